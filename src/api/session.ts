@@ -1,0 +1,45 @@
+/** What the gateway client needs from whoever holds the sign-in (the auth store in the app, a fake in tests). */
+export type ApiSession = {
+  /** The bearer token to send, renewed first when it has expired; null when nobody is signed in. */
+  accessToken: () => Promise<string | null>;
+  /** Called after a 401: renews the session and resolves with a fresh token, or null when that failed. */
+  reauthenticate: () => Promise<string | null>;
+  /** Ends the session without a word to the user (SPEC §4: a second 401 or a failed renewal). */
+  signOutSilently: () => void;
+};
+
+/** The signed-in user as oidc-client-ts keeps it on the device; its User class has these fields. */
+export type StoredUser = {
+  access_token: string;
+  id_token?: string;
+  refresh_token?: string;
+  /** Seconds since the epoch. */
+  expires_at?: number;
+  profile: { sub: string; email?: string };
+};
+
+/** The part of oidc-client-ts' UserManager the auth store uses; unit tests pass a fake. */
+export type IdentityClient = {
+  getUser: () => Promise<StoredUser | null>;
+  removeUser: () => Promise<void>;
+  /** With a refresh token this is a token request, not an iframe. */
+  signinSilent: () => Promise<StoredUser | null>;
+  signinRedirect: () => Promise<void>;
+  signinRedirectCallback: (url?: string) => Promise<StoredUser>;
+  signinSilentCallback: (url?: string) => Promise<void>;
+  revokeRefreshToken: () => Promise<void>;
+};
+
+/** GET /api/client-config: how the browser reaches the identity provider. */
+export type ClientConfig = {
+  oidc: {
+    authority: string;
+    clientId: string;
+    redirectUri: string;
+    silentRedirectUri: string;
+    postLogoutRedirectUri: string;
+    scope: string;
+    resource?: string;
+  };
+  supportEmail: string;
+};

@@ -1,0 +1,26 @@
+import type { AstroGlobal } from 'astro';
+import en from '../../i18n/en.json' with { type: 'json' };
+import ru from '../../i18n/ru.json' with { type: 'json' };
+import { LANGUAGE_COOKIE, THEME_COOKIE, languageOf, localeOf, themeOf, type Locale, type Theme } from '../lib/preferences.ts';
+import { translate, type MessageKey } from '../lib/text.ts';
+
+export type PageLocals = { supportEmail?: string; publicUrl?: string };
+
+export type PageContext = {
+  locale: Locale;
+  theme: Theme | undefined;
+  t: (key: MessageKey, params?: Record<string, string | number>) => string;
+  locals: PageLocals;
+};
+
+/** What every server-rendered shell needs: the device's language and theme (from cookies) and its texts. */
+export function pageContext(astro: AstroGlobal): PageContext {
+  const locale = localeOf(languageOf(astro.cookies.get(LANGUAGE_COOKIE)?.value));
+  const messages: Partial<Record<string, string>> = locale === 'ru' ? ru : en;
+  return {
+    locale,
+    theme: themeOf(astro.cookies.get(THEME_COOKIE)?.value),
+    t: (key, params) => translate(messages, key, params),
+    locals: astro.locals as PageLocals,
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * What the user reads (SPEC §5, §9): amounts, fiat values, addresses and dates. Exact decimals come from
+ * src/lib/amount.ts; this file only adds digit grouping, currency symbols and the calendar.
+ */
+import dayjs from 'dayjs';
+import 'dayjs/locale/ru.js';
+import { displayDecimal, displayFiat } from './amount.ts';
+import type { Locale } from './preferences.ts';
+
+/** The 'MMM D, HH:mm A' of the transaction details (SPEC §9). */
+export const DETAIL_DATE_FORMAT = 'MMM D, HH:mm A';
+
+const SEPARATORS: Record<Locale, { group: string; point: string }> = {
+  en: { group: ',', point: '.' },
+  // Russian groups by a no-break space and writes a decimal comma.
+  ru: { group: '\u00a0', point: ',' },
+};
+
+/** "1234567.5" → "1,234,567.5" (en) or "1 234 567,5" (ru); the digits are never changed. */
+export function groupDigits(decimal: string, locale: Locale = 'en'): string {
+  const { group, point } = SEPARATORS[locale];
+  const negative = decimal.startsWith('-');
+  const [whole = '0', fraction] = (negative ? decimal.slice(1) : decimal).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, group);
+  return `${negative ? '-' : ''}${grouped}${fraction === undefined ? '' : point + fraction}`;
+}
+
+/** A crypto amount by the coin's `round` (2 when unknown), trailing zeros trimmed, zero as "0". */
+export function formatCrypto(value: string, round: number | undefined = undefined, locale: Locale = 'en'): string {
+  return groupDigits(displayDecimal(value, round ?? 2), locale);
+}
+
+/** A crypto amount with its ticker: "0.015 BTC". */
+export function formatCryptoWithCode(value: string, code: string, round?: number, locale: Locale = 'en'): string {
+  return `${formatCrypto(value, round, locale)}\u00a0${tickerOf(code)}`;
+}
+
+/** A fiat value with 2 decimals and its symbol, zero as "0": "$1,234.50", in Russian "1 234,50 $". */
+export function formatFiat(value: string, symbol: string, locale: Locale = 'en'): string {
+  const fixed = displayFiat(value);
+  const digits = /^-?0\.00$/.test(fixed) ? '0' : groupDigits(fixed, locale);
+  return locale === 'ru' ? `${digits}\u00a0${symbol}` : `${symbol}${digits}`;
+}
+
+/** The ticker users know: USDT for USDT_TRX (the network is shown beside it, not in the code). */
+export function tickerOf(currency: string): string {
+  return currency.split('_')[0] ?? currency;
+}
+
+export type DayGroup = { kind: 'today' | 'yesterday' | 'date'; key: string; label: string };
+
+/** The day an item belongs to in a history list: today, yesterday, or its date in the user's language. */
+export function dayGroupOf(date: string | number | Date, now: number | Date, locale: Locale = 'en'): DayGroup {
+  const day = dayjs(date).locale(locale).startOf('day');
+  const today = dayjs(now).startOf('day');
+  const key = day.format('YYYY-MM-DD');
+  if (day.isSame(today)) return { kind: 'today', key, label: '' };
+  if (day.isSame(today.subtract(1, 'day'))) return { kind: 'yesterday', key, label: '' };
+  return { kind: 'date', key, label: day.format(day.year() === today.year() ? 'D MMMM' : 'D MMMM YYYY') };
+}
+
+/** Items grouped by day, in the order given (the gateway sends them newest first). */
+export function groupByDay<T>(items: readonly T[], dateOf: (item: T) => string, now: number | Date, locale: Locale = 'en'): { day: DayGroup; items: T[] }[] {
+  const groups: { day: DayGroup; items: T[] }[] = [];
+  for (const item of items) {
+    const day = dayGroupOf(dateOf(item), now, locale);
+    const last = groups.at(-1);
+    if (last && last.day.key === day.key) last.items.push(item);
+    else groups.push({ day, items: [item] });
+  }
+  return groups;
+}
+
+/** Date and time of a transaction's details: "Mar 5, 14:07 PM". */
+export function formatDetailDate(date: string | number | Date, locale: Locale = 'en'): string {
+  return dayjs(date).locale(locale).format(DETAIL_DATE_FORMAT);
+}
+
+/** Time of day in a history row: "14:07". */
+export function formatTime(date: string | number | Date): string {
+  return dayjs(date).format('HH:mm');
+}

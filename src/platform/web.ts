@@ -1,0 +1,20 @@
+import type { Platform } from './platform.ts';
+
+export function webPlatform(): Platform {
+  return {
+    kind: 'web',
+    leave: (path, options) => (options?.replace ? window.location.replace(path) : window.location.assign(path)),
+    applyTheme: (dark) => {
+      document.documentElement.dataset.theme = dark ? 'dark' : 'light';
+    },
+    prefersDark: () => window.matchMedia('(prefers-color-scheme: dark)').matches,
+    setCookie: (text) => {
+      document.cookie = text;
+    },
+    readCookie: (name) => {
+      const found = document.cookie.split('; ').find((pair) => pair.startsWith(`${name}=`));
+      return found === undefined ? undefined : decodeURIComponent(found.slice(name.length + 1));
+    },
+    now: () => Date.now(),
+  };
+}

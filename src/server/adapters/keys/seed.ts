@@ -1,0 +1,82 @@
+/**
+ * The wallet's HD seed: WALLET_SEED (a BIP39 mnemonic) where given, else, outside production, a development
+ * mnemonic generated once into DATA_DIR (mode 0600) and reused by every process on that directory.
+ */
+import { generateMnemonic, mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
+import { wordlist } from '@scure/bip39/wordlists/english.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { HDKey } from '@scure/bip32';
+import { chmod, link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../../log.ts';
+
+export const SEED_FILE = 'wallet-seed.txt';
+
+/** A seed that cannot be used; its message names the variable or file to fix. */
+export class SeedError extends Error {
+  readonly code = 'SEED';
+}
+
+export type WalletSeed = {
+  /** 64 bytes of BIP39 seed: only the key derivation sees it. */
+  bytes: Uint8Array;
+  /** A public, non-secret fingerprint (hash of the master public key) to tell seeds apart in the database. */
+  fingerprint: string;
+  source: 'env' | 'file';
+};
+
+export function isValidMnemonic(mnemonic: string): boolean {
+  return validateMnemonic(normalise(mnemonic), wordlist);
+}
+
+/** Loads the seed; generates the development one on first start, loudly. */
+export async function loadWalletSeed(options: { mnemonic: string | undefined; dataDir: string; production: boolean }, log: Logger): Promise<WalletSeed> {
+  if (options.mnemonic) {
+    const mnemonic = normalise(options.mnemonic);
+    if (!validateMnemonic(mnemonic, wordlist)) throw new SeedError('WALLET_SEED is not a valid BIP39 English mnemonic');
+    return fromMnemonic(mnemonic, 'env');
+  }
+  if (options.production) throw new SeedError('WALLET_SEED must be set in production (a BIP39 mnemonic from your key store)');
+  const file = join(options.dataDir, SEED_FILE);
+  let mnemonic = await readFile(file, 'utf8').then(normalise, () => undefined);
+  if (mnemonic === undefined) {
+    mnemonic = await createSeedFile(options.dataDir, file);
+    log.warn(
+      { file },
+      '!!! DEVELOPMENT WALLET SEED GENERATED: deposit addresses derive from a mnemonic kept in a plain file. Never use it for real money; set WALLET_SEED from a key store in production !!!',
+    );
+  } else {
+    log.warn({ file }, 'using the development wallet seed from DATA_DIR: not for real money');
+  }
+  if (!validateMnemonic(mnemonic, wordlist)) throw new SeedError(`${file} does not hold a valid BIP39 mnemonic`);
+  return fromMnemonic(mnemonic, 'file');
+}
+
+/** Written beside and hard-linked into place, so two processes starting together agree on one mnemonic. */
+async function createSeedFile(dataDir: string, file: string): Promise<string> {
+  await mkdir(dataDir, { recursive: true });
+  const candidate = generateMnemonic(wordlist, 256);
+  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  await writeFile(temporary, `${candidate}\n`, { mode: 0o600 });
+  await chmod(temporary, 0o600);
+  try {
+    await link(temporary, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await unlink(temporary).catch(() => {});
+  }
+  return normalise(await readFile(file, 'utf8'));
+}
+
+function fromMnemonic(mnemonic: string, source: WalletSeed['source']): WalletSeed {
+  const bytes = mnemonicToSeedSync(mnemonic);
+  const master = HDKey.fromMasterSeed(bytes).publicKey;
+  if (!master) throw new SeedError('the seed gave no master key');
+  return { bytes, fingerprint: Buffer.from(sha256(master)).toString('hex').slice(0, 16), source };
+}
+
+function normalise(mnemonic: string): string {
+  return mnemonic.trim().toLowerCase().split(/\s+/).join(' ');
+}

@@ -1,0 +1,118 @@
+/**
+ * The default price source: a reference table shipped with the project, moved by a small bounded random walk.
+ * The walk's state lives in the database (app_setting 'rates.walk'), stepped by one worker at a time, so every
+ * process quotes the same prices; readers cache it for a second.
+ */
+import type pg from 'pg';
+import { randomInt } from 'node:crypto';
+import { parseDecimal } from '../../../lib/amount.ts';
+import { PRICE_DECIMALS, type PriceTable, type RatesPort } from './port.ts';
+
+/** Reference USD prices per base asset: the centre the walk never strays far from. */
+export const REFERENCE_USD: Readonly<Record<string, string>> = {
+  BTC: '65000',
+  ETH: '3200',
+  USDT: '1',
+  USDC: '1',
+  TRX: '0.12',
+  LTC: '75',
+  DOGE: '0.15',
+  TON: '5.5',
+};
+
+/** Reference fiat units per USD. */
+export const REFERENCE_FIAT_PER_USD: Readonly<Record<string, string>> = {
+  USD: '1',
+  EUR: '0.92',
+  KZT: '480',
+  UAH: '41',
+  AZN: '1.7',
+  CAD: '1.37',
+  RUB: '90',
+};
+
+const STABLE = new Set(['USDT', 'USDC']);
+/** Per step, in basis points of the price: volatile assets ±0.3%, stable ones ±0.02%. */
+const STEP_BPS = { volatile: 30, stable: 2 };
+/** How far from the reference the walk may go, in basis points: ±10%, stable ones ±0.5%. */
+const BOUND_BPS = { volatile: 1000, stable: 50 };
+const SETTING = 'rates.walk';
+const CACHE_MS = 1000;
+
+const scaled = (table: Readonly<Record<string, string>>) =>
+  Object.fromEntries(Object.entries(table).map(([k, v]) => [k, parseDecimal(v, PRICE_DECIMALS)])) as Record<string, bigint>;
+
+const REFERENCE = scaled(REFERENCE_USD);
+const FIAT = scaled(REFERENCE_FIAT_PER_USD);
+
+/** One step of the walk for every asset, clamped to its band around the reference. */
+export function walk(current: Readonly<Record<string, bigint>>, random: (min: number, max: number) => number = randomInt): Record<string, bigint> {
+  const next: Record<string, bigint> = {};
+  for (const [asset, reference] of Object.entries(REFERENCE)) {
+    const kind = STABLE.has(asset) ? 'stable' : 'volatile';
+    const price = current[asset] ?? reference;
+    const step = BigInt(random(-STEP_BPS[kind], STEP_BPS[kind] + 1));
+    const moved = (price * (10_000n + step)) / 10_000n;
+    const low = (reference * (10_000n - BigInt(BOUND_BPS[kind]))) / 10_000n;
+    const high = (reference * (10_000n + BigInt(BOUND_BPS[kind]))) / 10_000n;
+    next[asset] = moved < low ? low : moved > high ? high : moved;
+  }
+  return next;
+}
+
+export type ReferenceRates = RatesPort & {
+  /** Moves the walk one step (the worker's job); a no-op when another process is stepping it right now. */
+  step(): Promise<void>;
+};
+
+export function createReferenceRates(pool: pg.Pool): ReferenceRates {
+  let cache: { table: PriceTable; until: number } | undefined;
+
+  const read = async (): Promise<PriceTable> => {
+    const result = await pool.query<{ value: { prices?: Record<string, string> }; updated_at: Date }>(
+      'SELECT value, updated_at FROM app_setting WHERE key = $1',
+      [SETTING],
+    );
+    const row = result.rows[0];
+    const usd: Record<string, bigint> = { ...REFERENCE };
+    for (const [asset, value] of Object.entries(row?.value.prices ?? {})) {
+      if (asset in REFERENCE && /^\d+$/.test(value)) usd[asset] = BigInt(value);
+    }
+    return { usd, fiatPerUsd: FIAT, at: row?.updated_at ?? new Date() };
+  };
+
+  return {
+    async prices() {
+      if (cache && cache.until > Date.now()) return cache.table;
+      const table = await read();
+      cache = { table, until: Date.now() + CACHE_MS };
+      return table;
+    },
+    async step() {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query(`INSERT INTO app_setting (key, value) VALUES ($1, '{}'::jsonb) ON CONFLICT (key) DO NOTHING`, [SETTING]);
+        const locked = await client.query<{ value: { prices?: Record<string, string> } }>(
+          'SELECT value FROM app_setting WHERE key = $1 FOR UPDATE SKIP LOCKED',
+          [SETTING],
+        );
+        const row = locked.rows[0];
+        if (row) {
+          const current: Record<string, bigint> = {};
+          for (const [asset, value] of Object.entries(row.value.prices ?? {})) if (/^\d+$/.test(value)) current[asset] = BigInt(value);
+          const next = walk(current);
+          const prices = Object.fromEntries(Object.entries(next).map(([k, v]) => [k, v.toString()]));
+          await client.query('UPDATE app_setting SET value = $2, updated_at = now() WHERE key = $1', [SETTING, { prices }]);
+        }
+        await client.query('COMMIT');
+        cache = undefined;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+  };
+}

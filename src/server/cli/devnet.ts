@@ -1,0 +1,51 @@
+/**
+ * npm run devnet -- <command>: the devnet chains from the terminal, beside a running server.
+ *   deposit <currency> <address> <amount>   send a deposit from the devnet faucet to any address
+ *   heights                                 the current block height of each network
+ *   tx <hash>                               one transaction and its confirmations
+ */
+import { createDevnet, DevnetError } from '../adapters/chains/devnet.ts';
+import { openTool, toolFail } from './tool.ts';
+
+const USAGE = `usage: npm run devnet -- deposit <currency> <address> <amount>
+       npm run devnet -- heights
+       npm run devnet -- tx <hash>`;
+
+const [command, ...args] = process.argv.slice(2);
+if (!command || !['deposit', 'heights', 'tx'].includes(command)) toolFail(USAGE);
+if (command === 'deposit' && args.length !== 3) toolFail(USAGE);
+if (command === 'tx' && args.length !== 1) toolFail(USAGE);
+
+const { config, database } = await openTool();
+if (config.chains.mode !== 'devnet') toolFail(`CHAINS=${config.chains.mode}: there is no devnet to send to`);
+const chain = createDevnet(database.pool, { blockMs: config.chains.blockMs, confirmations: config.chains.confirmations, publicUrl: config.publicUrl });
+let code = 0;
+try {
+  await chain.init();
+  if (command === 'deposit') {
+    const [currency = '', address = '', amount = ''] = args;
+    const receipt = await chain.send({ currency: currency.toUpperCase(), toAddress: address, amount });
+    process.stdout.write(
+      `sent ${receipt.amount} ${receipt.currency} to ${receipt.toAddress}\n` +
+        `  tx ${receipt.txHash} in ${receipt.network} block ${receipt.blockHeight}; credited after ${chain.requiredConfirmations(receipt.network)} confirmation(s)\n` +
+        `  ${receipt.explorerUrl}\n`,
+    );
+  } else if (command === 'heights') {
+    for (const [network, height] of Object.entries(await chain.heights())) process.stdout.write(`${network.padEnd(9)} ${height}\n`);
+  } else {
+    const tx = await chain.findTransaction(args[0] ?? '');
+    if (!tx) {
+      process.stderr.write('no devnet transaction has this hash\n');
+      code = 1;
+    } else {
+      process.stdout.write(`${JSON.stringify(tx, null, 2)}\n`);
+    }
+  }
+} catch (error) {
+  if (!(error instanceof DevnetError)) throw error;
+  process.stderr.write(`devnet: ${error.message}\n`);
+  code = 1;
+} finally {
+  await database.close();
+}
+process.exit(code);

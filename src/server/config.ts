@@ -1,0 +1,156 @@
+import { z } from 'zod';
+import { resolve } from 'node:path';
+import { NETWORKS, type Network } from '../lib/currencies.ts';
+
+/** A configuration value that cannot be used; its message is one line naming the variable. */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG';
+}
+
+const postgresUrl = z
+  .string()
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'postgres:' || url.protocol === 'postgresql:') && url.hostname !== '';
+    } catch {
+      return false;
+    }
+  }, 'must be a postgres:// URL with a host, like postgres://user@127.0.0.1:5432/wallet');
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4321),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DATABASE_URL: postgresUrl.optional(),
+  DATA_DIR: z.string().min(1).default('./data'),
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  SUPPORT_EMAIL: z.email().default('support@wallet.example'),
+  WORKERS: z.enum(['on', 'off']).default('on'),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
+  APP_ENV: z.enum(['development', 'test', 'production']).optional(),
+  NODE_ENV: z.string().optional(),
+  WALLET_SEED: z.string().min(1).optional(),
+  CHAINS: z.enum(['devnet']).default('devnet'),
+  DEVNET_BLOCK_MS: z.coerce.number().int().min(20).max(600_000).default(2000),
+  DEVNET_CONFIRMATIONS: z
+    .string()
+    .regex(new RegExp(`^(?:(?:${NETWORKS.join('|')}):\\d{1,3})(?:,(?:${NETWORKS.join('|')}):\\d{1,3})*$`), 'must look like BITCOIN:2,ETHEREUM:12')
+    .optional(),
+  WORKER_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(500),
+  RATES_WALK_MS: z.coerce.number().int().min(0).max(86_400_000).default(10_000),
+  OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
+  OIDC_CLIENT_ID: z.string().min(1).max(200).default('wallet-web'),
+  OIDC_AUDIENCE: z.url({ protocol: /^https?$/ }).optional(),
+  OIDC_ACCESS_TOKEN_TTL: z.coerce.number().int().min(5).max(86_400).default(900),
+  OIDC_ID_TOKEN_TTL: z.coerce.number().int().min(5).max(86_400).default(3600),
+  OIDC_REFRESH_TOKEN_TTL: z.coerce.number().int().min(30).max(31_536_000).default(2_592_000),
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  MAIL_FROM: z.string().min(3).max(200).optional(),
+  TRUST_PROXY: z.enum(['on', 'off']).default('off'),
+});
+
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  publicUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  logLevel: z.infer<typeof schema>['LOG_LEVEL'];
+  supportEmail: string;
+  workers: boolean;
+  shutdownTimeoutMs: number;
+  version: string;
+  /** APP_ENV, else production when NODE_ENV=production, else development: production hides BTC_LNG and needs WALLET_SEED. */
+  appEnv: 'development' | 'test' | 'production';
+  production: boolean;
+  /** The BIP39 mnemonic of the custody's HD seed; unset outside production means a generated one in DATA_DIR. */
+  walletSeed: string | undefined;
+  chains: Readonly<{ mode: 'devnet'; blockMs: number; confirmations: Partial<Record<Network, number>> }>;
+  workerPollMs: number;
+  /** How often the reference rates take a random-walk step; 0 keeps them fixed. */
+  ratesWalkMs: number;
+  oidc: Readonly<{
+    /** The issuer the gateway trusts; the embedded provider at `${publicUrl}/oidc` unless OIDC_ISSUER names another. */
+    issuer: string;
+    embedded: boolean;
+    clientId: string;
+    /** The resource (JWT `aud`) of access tokens for the gateway. */
+    audience: string;
+    accessTokenTtl: number;
+    idTokenTtl: number;
+    refreshTokenTtl: number;
+  }>;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  trustProxy: boolean;
+}>;
+
+/** Reads the environment once; an empty variable counts as unset. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.0'): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0] ?? 'environment');
+    const shown = present[name] === undefined ? '' : ` (got ${JSON.stringify(redact(name, present[name]))})`;
+    throw new ConfigError(`${name} is invalid${shown}: ${issue?.message ?? 'unknown problem'}`);
+  }
+  const e = parsed.data;
+  const appEnv = e.APP_ENV ?? (e.NODE_ENV === 'production' ? 'production' : 'development');
+  const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
+  const embeddedIssuer = `${publicUrl}/oidc`;
+  const issuer = (e.OIDC_ISSUER ?? embeddedIssuer).replace(/\/+$/, '');
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    publicUrl,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: resolve(e.DATA_DIR),
+    logLevel: e.LOG_LEVEL,
+    supportEmail: e.SUPPORT_EMAIL,
+    workers: e.WORKERS === 'on',
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    version,
+    appEnv,
+    production: appEnv === 'production',
+    walletSeed: e.WALLET_SEED,
+    chains: Object.freeze({ mode: e.CHAINS, blockMs: e.DEVNET_BLOCK_MS, confirmations: parseConfirmations(e.DEVNET_CONFIRMATIONS) }),
+    workerPollMs: e.WORKER_POLL_MS,
+    ratesWalkMs: e.RATES_WALK_MS,
+    oidc: Object.freeze({
+      issuer,
+      embedded: issuer === embeddedIssuer,
+      clientId: e.OIDC_CLIENT_ID,
+      audience: (e.OIDC_AUDIENCE ?? `${publicUrl}/api`).replace(/\/+$/, ''),
+      accessTokenTtl: e.OIDC_ACCESS_TOKEN_TTL,
+      idTokenTtl: e.OIDC_ID_TOKEN_TTL,
+      refreshTokenTtl: e.OIDC_REFRESH_TOKEN_TTL,
+    }),
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM ?? `Wallet <no-reply@${new URL(publicUrl).hostname}>`,
+    trustProxy: e.TRUST_PROXY === 'on',
+  });
+}
+
+function redact(name: string, value: string | undefined): string | undefined {
+  if (name === 'WALLET_SEED' && value !== undefined) return '***';
+  if (value === undefined || (name !== 'DATABASE_URL' && name !== 'SMTP_URL')) return value;
+  try {
+    const url = new URL(value);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return value;
+  }
+}
+
+/** "BITCOIN:2,ETHEREUM:12" (already checked by the schema) to a map. */
+function parseConfirmations(value: string | undefined): Partial<Record<Network, number>> {
+  const map: Partial<Record<Network, number>> = {};
+  for (const pair of value ? value.split(',') : []) {
+    const [network, count] = pair.split(':');
+    if (network && count) map[network as Network] = Number(count);
+  }
+  return map;
+}

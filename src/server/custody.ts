@@ -1,0 +1,81 @@
+/**
+ * Composes the custody core from configuration: the HD seed, the chains (devnet), the rates source, the
+ * catalogue this environment offers, and the worker's jobs. Used by the server, the worker and the tests.
+ */
+import type pg from 'pg';
+import type { Config } from './config.ts';
+import type { Logger } from './log.ts';
+import { NETWORKS } from '../lib/currencies.ts';
+import { loadWalletSeed, SeedError, type WalletSeed } from './adapters/keys/seed.ts';
+import { createDevnet, type DevnetChain } from './adapters/chains/devnet.ts';
+import { createReferenceRates, type ReferenceRates } from './adapters/rates/reference.ts';
+import { buildCatalogue, type Catalogue } from './domain/catalogue.ts';
+import { ensureSystemAccounts, systemAccounts } from './domain/ledger.ts';
+import { confirmDeposits, scanDeposits } from './domain/deposits.ts';
+import type { JobHandler } from './jobs/worker.ts';
+import { createAssetReader, type AssetReader } from './domain/assets.ts';
+import { listenAccountChanges } from './domain/account-changes.ts';
+
+export type CustodyConfig = Pick<Config, 'production' | 'publicUrl' | 'dataDir' | 'walletSeed' | 'chains' | 'workerPollMs' | 'ratesWalkMs'>;
+
+export type Custody = {
+  seed: WalletSeed;
+  chain: DevnetChain;
+  /** True where the devnet stands in for real chains: the sandbox deposit route is on. */
+  devnet: boolean;
+  rates: ReferenceRates;
+  catalogue: Catalogue;
+  /** Asset lists (balances, addresses) served from a cache kept exact by account-change notifications. */
+  assets: AssetReader;
+  jobs: JobHandler[];
+  close: () => Promise<void>;
+};
+
+/** At most this old, whatever happens to notifications: a safety net, not the mechanism. */
+const ASSET_CACHE_TTL_MS = 2_000;
+
+const SEED_SETTING = 'wallet.seed';
+
+export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.Pool, options: { owner?: boolean } = {}): Promise<Custody> {
+  const seed = await loadWalletSeed({ mnemonic: config.walletSeed, dataDir: config.dataDir, production: config.production }, log);
+  await checkSeedFingerprint(pool, seed);
+  await ensureSystemAccounts(pool, systemAccounts(NETWORKS));
+  if (config.production) log.warn('CHAINS=devnet in production: deposits are simulated, no real chain is connected');
+  const chain = createDevnet(pool, { blockMs: config.chains.blockMs, confirmations: config.chains.confirmations, publicUrl: config.publicUrl });
+  // Only a process that runs the worker keeps the block clock's settings; a CLI beside it must not move them.
+  await chain.init({ rebase: options.owner ?? true });
+  const rates = createReferenceRates(pool);
+  const catalogue = buildCatalogue({ production: config.production, explorerUrl: (network) => chain.explorerUrl(network) });
+  // The reader is built before its listener exists; the listener only ever calls it after both are set.
+  const cache: { reader?: AssetReader } = {};
+  const listener = listenAccountChanges(pool.options, log, {
+    onChange: (account) => cache.reader?.invalidate(account),
+    onReset: () => cache.reader?.clear(),
+  });
+  const assets = createAssetReader(pool, catalogue, { ttlMs: ASSET_CACHE_TTL_MS, trusted: () => listener.healthy });
+  cache.reader = assets;
+  const jobs: JobHandler[] = [
+    {
+      name: 'chain.deposits',
+      everyMs: config.workerPollMs,
+      run: async () => {
+        for (const network of chain.networks) await scanDeposits(pool, chain, network);
+        await confirmDeposits(pool, chain, log);
+      },
+    },
+  ];
+  if (config.ratesWalkMs > 0) jobs.push({ name: 'rates.walk', everyMs: config.ratesWalkMs, run: () => rates.step() });
+  return { seed, chain, devnet: config.chains.mode === 'devnet', rates, catalogue, assets, jobs, close: () => listener.close() };
+}
+
+/** Deposit addresses in the database were derived from one seed: starting with another would orphan them. */
+async function checkSeedFingerprint(pool: pg.Pool, seed: WalletSeed): Promise<void> {
+  await pool.query(`INSERT INTO app_setting (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [SEED_SETTING, { fingerprint: seed.fingerprint }]);
+  const stored = await pool.query<{ value: { fingerprint?: string } }>('SELECT value FROM app_setting WHERE key = $1', [SEED_SETTING]);
+  const fingerprint = stored.rows[0]?.value.fingerprint;
+  if (fingerprint !== seed.fingerprint) {
+    throw new SeedError(
+      `the wallet seed (fingerprint ${seed.fingerprint}) is not the one this database's deposit addresses come from (${fingerprint}): set WALLET_SEED or DATA_DIR back`,
+    );
+  }
+}

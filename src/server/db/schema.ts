@@ -1,0 +1,9 @@
+// The whole Drizzle schema: one file per area under ./schema, gathered here for the client and drizzle-kit.
+export * from './schema/settings.ts';
+export * from './schema/users.ts';
+export * from './schema/idp.ts';
+export * from './schema/mail.ts';
+export * from './schema/ledger.ts';
+export * from './schema/wallet.ts';
+export * from './schema/chains.ts';
+export * from './schema/jobs.ts';

@@ -1,0 +1,71 @@
+import { sql } from 'drizzle-orm';
+import { bigint, index, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { walletAccounts } from './users.ts';
+import { walletTransactions } from './wallet.ts';
+
+const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
+
+/**
+ * A transfer seen on a chain to one of our deposit addresses. Unique per chain output, so a deposit seen
+ * twice, or by two workers at once, is one row, credited once (state PENDING → CREDITED in one transaction).
+ */
+export const chainDeposits = pgTable(
+  'chain_deposits',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    network: text('network').notNull(),
+    txHash: text('tx_hash').notNull(),
+    outputIndex: integer('output_index').notNull(),
+    currency: text('currency').notNull(),
+    fromAddress: text('from_address'),
+    toAddress: text('to_address').notNull(),
+    amount: units('amount').notNull(),
+    walletAccountId: uuid('wallet_account_id')
+      .notNull()
+      .references(() => walletAccounts.id, { onDelete: 'restrict' }),
+    walletTransactionId: uuid('wallet_transaction_id').references(() => walletTransactions.id),
+    blockHeight: bigint('block_height', { mode: 'number' }),
+    confirmations: integer('confirmations').notNull().default(0),
+    confirmationsRequired: integer('confirmations_required').notNull(),
+    state: text('state', { enum: ['PENDING', 'CREDITED', 'FAILED'] }).notNull().default('PENDING'),
+    ledgerEntryId: bigint('ledger_entry_id', { mode: 'number' }),
+    detectedAt: timestamp('detected_at', { withTimezone: true }).notNull().defaultNow(),
+    creditedAt: timestamp('credited_at', { withTimezone: true }),
+  },
+  (t) => [
+    unique('chain_deposits_output').on(t.network, t.txHash, t.outputIndex),
+    index('chain_deposits_pending').on(t.detectedAt).where(sql`${t.state} = 'PENDING'`),
+  ],
+);
+
+/** How far the deposit scanner has read each network's transfers. */
+export const chainCursors = pgTable('chain_cursors', {
+  network: text('network').primaryKey(),
+  position: text('position').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** The devnet's block clock per network: height = (now - genesis) / block time, the same for every process. */
+export const devnetChains = pgTable('devnet_chains', {
+  network: text('network').primaryKey(),
+  genesisAt: timestamp('genesis_at', { withTimezone: true }).notNull().defaultNow(),
+  blockMs: integer('block_ms').notNull(),
+});
+
+/** Transfers on the devnet chains, each mined in the block after the one current when it was sent. */
+export const devnetTransactions = pgTable(
+  'devnet_transactions',
+  {
+    seq: bigint('seq', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    network: text('network').notNull(),
+    txHash: text('tx_hash').notNull(),
+    outputIndex: integer('output_index').notNull(),
+    currency: text('currency').notNull(),
+    fromAddress: text('from_address').notNull(),
+    toAddress: text('to_address').notNull(),
+    amount: units('amount').notNull(),
+    blockHeight: bigint('block_height', { mode: 'number' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique('devnet_transactions_output').on(t.network, t.txHash, t.outputIndex), index('devnet_transactions_to').on(t.network, t.toAddress)],
+);

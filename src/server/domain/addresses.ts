@@ -1,0 +1,131 @@
+/**
+ * Deposit addresses derived from the HD seed with each chain's own libraries, and the server's address check
+ * (checksums: bech32, base58check, EIP-55, TON CRC16) on top of the browser's shapes in src/lib/address.ts.
+ */
+import { HDKey } from '@scure/bip32';
+import { Address as BitcoinAddress, NETWORK as BITCOIN_MAIN, p2pkh, p2wpkh } from '@scure/btc-signer';
+import { createBase58check } from '@scure/base';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { Address as TonAddress } from '@ton/core';
+import { deriveEd25519Path, keyPairFromSeed } from '@ton/crypto';
+import { WalletContractV4 } from '@ton/ton';
+import { isAddressShapeValid } from '../../lib/address.ts';
+import type { Network } from '../../lib/currencies.ts';
+
+type BTC_NETWORK = typeof BITCOIN_MAIN;
+
+const LITECOIN_MAIN: BTC_NETWORK = { bech32: 'ltc', pubKeyHash: 0x30, scriptHash: 0x32, wif: 0xb0 };
+// Dogecoin has no segwit; the bech32 prefix is never produced and only keeps the type complete.
+const DOGECOIN_MAIN: BTC_NETWORK = { bech32: 'doge', pubKeyHash: 0x1e, scriptHash: 0x16, wif: 0x9e };
+const TRON_PREFIX = 0x41;
+const base58check = createBase58check(sha256);
+
+/** BIP32 paths per network; the last number is the account's derivation index. TON is SLIP-10 ed25519 (all hardened). */
+export function derivationPath(network: Network, index: number): string {
+  switch (network) {
+    case 'BITCOIN':
+      return `m/84'/0'/0'/0/${index}`;
+    case 'LITECOIN':
+      return `m/84'/2'/0'/0/${index}`;
+    case 'DOGECOIN':
+      return `m/44'/3'/0'/0/${index}`;
+    case 'ETHEREUM':
+      return `m/44'/60'/0'/0/${index}`;
+    case 'TRON':
+      return `m/44'/195'/0'/0/${index}`;
+    case 'TON':
+      return `m/44'/607'/${index}'`;
+  }
+}
+
+/** The deposit address of derivation `index` on `network` under the wallet's BIP39 seed (64 bytes). */
+export async function deriveAddress(seed: Uint8Array, network: Network, index: number): Promise<string> {
+  if (!Number.isInteger(index) || index < 0 || index >= 0x80000000) throw new RangeError(`bad derivation index ${index}`);
+  if (network === 'TON') {
+    const secret = await deriveEd25519Path(Buffer.from(seed), [44, 607, index]);
+    const { publicKey } = keyPairFromSeed(secret);
+    // A standard wallet v4R2 on the basechain; shown non-bounceable, as wallets show deposit addresses.
+    return WalletContractV4.create({ workchain: 0, publicKey }).address.toString({ bounceable: false, urlSafe: true });
+  }
+  const key = HDKey.fromMasterSeed(seed).derive(derivationPath(network, index));
+  const publicKey = key.publicKey;
+  if (!publicKey) throw new Error('derivation gave no public key');
+  switch (network) {
+    case 'BITCOIN':
+      return required(p2wpkh(publicKey, BITCOIN_MAIN).address);
+    case 'LITECOIN':
+      return required(p2wpkh(publicKey, LITECOIN_MAIN).address);
+    case 'DOGECOIN':
+      return required(p2pkh(publicKey, DOGECOIN_MAIN).address);
+    case 'ETHEREUM':
+      return toChecksumAddress(bytesToHex(ethereumAccount(publicKey)));
+    case 'TRON': {
+      const body = new Uint8Array(21);
+      body[0] = TRON_PREFIX;
+      body.set(ethereumAccount(publicKey), 1);
+      return base58check.encode(body);
+    }
+  }
+}
+
+/** Does the address exist on `network`: the right shape and, where the format has one, a valid checksum. */
+export function isValidAddress(network: Network, address: string): boolean {
+  if (!isAddressShapeValid(network, address)) return false;
+  try {
+    switch (network) {
+      case 'BITCOIN':
+        BitcoinAddress(BITCOIN_MAIN).decode(address);
+        return true;
+      case 'LITECOIN':
+        BitcoinAddress(LITECOIN_MAIN).decode(address);
+        return true;
+      case 'DOGECOIN':
+        BitcoinAddress(DOGECOIN_MAIN).decode(address);
+        return true;
+      case 'ETHEREUM': {
+        const hex = address.slice(2);
+        // EIP-55: an all-lower or all-upper address carries no checksum; a mixed-case one must match it.
+        if (hex === hex.toLowerCase() || hex === hex.toUpperCase()) return true;
+        return toChecksumAddress(hex.toLowerCase()) === address;
+      }
+      case 'TRON': {
+        const body = base58check.decode(address);
+        return body.length === 21 && body[0] === TRON_PREFIX;
+      }
+      case 'TON':
+        // Friendly forms carry a CRC16 that parsing verifies; the raw form has none.
+        if (TonAddress.isRaw(address)) return TonAddress.parseRaw(address).workChain === 0 || TonAddress.parseRaw(address).workChain === -1;
+        return TonAddress.isFriendly(address) && !TonAddress.parseFriendly(address).isTestOnly;
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** The last 20 bytes of keccak256 of the uncompressed public key without its 0x04 prefix. */
+function ethereumAccount(compressedPublicKey: Uint8Array): Uint8Array {
+  const uncompressed = secp256k1.Point.fromBytes(compressedPublicKey).toBytes(false);
+  return keccak_256(uncompressed.subarray(1)).subarray(12);
+}
+
+/** EIP-55 mixed-case checksum of a lower-case hex account (40 characters, no 0x). */
+function toChecksumAddress(lowerHex: string): string {
+  const hash = bytesToHex(keccak_256(new TextEncoder().encode(lowerHex)));
+  let out = '0x';
+  for (let i = 0; i < lowerHex.length; i++) {
+    const char = lowerHex[i] ?? '';
+    out += parseInt(hash[i] ?? '0', 16) >= 8 ? char.toUpperCase() : char;
+  }
+  return out;
+}
+
+function bytesToHex(bytes: Uint8Array): string {
+  return Buffer.from(bytes).toString('hex');
+}
+
+function required(address: string | undefined): string {
+  if (!address) throw new Error('the chain library produced no address');
+  return address;
+}

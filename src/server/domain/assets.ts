@@ -1,0 +1,215 @@
+/**
+ * An account's assets (SPEC §3 balance item, §7 account currency): which currencies it shows, its balance in
+ * each from the ledger, and its deposit address per network, derived from the HD seed on first need.
+ */
+import type pg from 'pg';
+import { formatUnits } from '../../lib/amount.ts';
+import { COINS, findCoin, type CoinMeta, type Network } from '../../lib/currencies.ts';
+import { deriveAddress } from './addresses.ts';
+import { ensureUserLedgerAccount, type Queryable } from './ledger.ts';
+import { notifyAccountChanged } from './account-changes.ts';
+import type { WalletSeed } from '../adapters/keys/seed.ts';
+
+/** SPEC §3 account balance item, amounts as exact decimal strings. */
+export type AssetItem = {
+  currency: string;
+  isCrypto: boolean;
+  isToken: boolean;
+  /** Spendable now. */
+  totalAvailable: string;
+  /** Set aside for operations in flight (withdrawals, swaps). */
+  onHold: string;
+  depositAddress: string | null;
+};
+
+export type AssetRefusal = 'UNKNOWN_CURRENCY' | 'ASSET_NOT_FOUND' | 'SEED_MISMATCH';
+
+export class AssetError extends Error {
+  readonly problem: AssetRefusal;
+  constructor(problem: AssetRefusal, message: string) {
+    super(message);
+    this.problem = problem;
+  }
+}
+
+/** What the gateway offers in this environment (BTC_LNG is not offered in production). */
+export type Offer = { coins: readonly CoinMeta[] };
+
+// The currency → network table travels with the query, so one statement joins balances and addresses.
+const CURRENCIES = COINS.map((c) => c.currency);
+const NETWORK_OF = COINS.map((c) => c.network);
+
+/** The assets an account shows, in catalogue order, with balances and deposit addresses: one query. */
+export async function listAssets(db: Queryable, walletAccountId: string, offer: Offer): Promise<AssetItem[]> {
+  const result = await db.query<{ currency: string; available: string | null; on_hold: string | null; address: string | null }>({
+    name: 'assets_list',
+    text: `SELECT a.currency, b.available, b.on_hold, d.address
+             FROM account_assets a
+             JOIN unnest($2::text[], $3::text[]) WITH ORDINALITY AS m(currency, network, position) ON m.currency = a.currency
+             LEFT JOIN ledger_balances b ON b.ledger_account_id = a.wallet_account_id AND b.currency = a.currency
+             LEFT JOIN deposit_addresses d ON d.wallet_account_id = a.wallet_account_id AND d.network = m.network
+            WHERE a.wallet_account_id = $1 AND a.archived_at IS NULL
+            ORDER BY m.position`,
+    values: [walletAccountId, CURRENCIES, NETWORK_OF],
+  });
+  const offered = new Set(offer.coins.map((c) => c.currency));
+  const items: AssetItem[] = [];
+  for (const row of result.rows) {
+    const coin = findCoin(row.currency);
+    if (!coin || !offered.has(coin.currency)) continue;
+    items.push({
+      currency: coin.currency,
+      isCrypto: true,
+      isToken: coin.token,
+      totalAvailable: formatUnits(BigInt(row.available ?? '0'), coin.decimals),
+      onHold: formatUnits(BigInt(row.on_hold ?? '0'), coin.decimals),
+      depositAddress: row.address,
+    });
+  }
+  return items;
+}
+
+/** Adds (or brings back) currencies to an account, with a deposit address on each network they use. */
+export async function addAssets(pool: pg.Pool, walletAccountId: string, currencies: readonly string[], offer: Offer, seed: WalletSeed): Promise<void> {
+  const coins = currencies.map((currency) => {
+    const coin = offer.coins.find((c) => c.currency === currency && c.active);
+    if (!coin) throw new AssetError('UNKNOWN_CURRENCY', `${currency} is not a currency this wallet offers`);
+    return coin;
+  });
+  const networks = [...new Set(coins.map((c) => c.network))];
+  // Derivation is CPU work outside the transaction; the index it needs is allocated first.
+  const index = await derivationIndex(pool, walletAccountId, seed);
+  const addresses = await Promise.all(networks.map(async (network) => ({ network, address: await deriveAddress(seed.bytes, network, index) })));
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await ensureUserLedgerAccount(client, walletAccountId);
+    await client.query(
+      `INSERT INTO account_assets (wallet_account_id, currency) SELECT $1, unnest($2::text[])
+       ON CONFLICT (wallet_account_id, currency) DO UPDATE SET archived_at = NULL`,
+      [walletAccountId, coins.map((c) => c.currency)],
+    );
+    await insertAddresses(client, walletAccountId, index, addresses);
+    await notifyAccountChanged(client, walletAccountId);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/** Hides a currency from the account; its balance stays in the ledger and shows again when it is re-added. */
+export async function archiveAsset(db: Queryable, walletAccountId: string, currency: string): Promise<void> {
+  const result = await db.query(
+    `WITH archived AS (
+       UPDATE account_assets SET archived_at = coalesce(archived_at, now()) WHERE wallet_account_id = $1 AND currency = $2 RETURNING 1)
+     SELECT pg_notify('wallet_account_changed', $1::text) FROM archived`,
+    [walletAccountId, currency],
+  );
+  if (result.rowCount === 0) throw new AssetError('ASSET_NOT_FOUND', `${currency} is not among this account's assets`);
+}
+
+/** An account's deposit address on a network, derived and stored on first need. */
+export async function depositAddressOf(pool: pg.Pool, walletAccountId: string, network: Network, seed: WalletSeed): Promise<string> {
+  const known = await pool.query<{ address: string }>('SELECT address FROM deposit_addresses WHERE wallet_account_id = $1 AND network = $2', [
+    walletAccountId,
+    network,
+  ]);
+  if (known.rows[0]) return known.rows[0].address;
+  const index = await derivationIndex(pool, walletAccountId, seed);
+  const address = await deriveAddress(seed.bytes, network, index);
+  await insertAddresses(pool, walletAccountId, index, [{ network, address }]);
+  return address;
+}
+
+/** The account's place in the HD tree: allocated once, in sequence, by the database. */
+async function derivationIndex(db: Queryable, walletAccountId: string, seed: WalletSeed, retried = false): Promise<number> {
+  const result = await db.query<{ derivation_index: number; seed_fingerprint: string }>(
+    `WITH created AS (
+       INSERT INTO wallet_account_keys (wallet_account_id, seed_fingerprint) VALUES ($1, $2)
+       ON CONFLICT (wallet_account_id) DO NOTHING RETURNING derivation_index, seed_fingerprint)
+     SELECT derivation_index, seed_fingerprint FROM created
+     UNION ALL SELECT derivation_index, seed_fingerprint FROM wallet_account_keys WHERE wallet_account_id = $1
+     LIMIT 1`,
+    [walletAccountId, seed.fingerprint],
+  );
+  const row = result.rows[0];
+  // A concurrent first request committed its row after this statement's snapshot: read it again.
+  if (!row && !retried) return derivationIndex(db, walletAccountId, seed, true);
+  if (!row) throw new Error('no derivation index');
+  if (row.seed_fingerprint !== seed.fingerprint) {
+    throw new AssetError('SEED_MISMATCH', 'this account was set up under another wallet seed: WALLET_SEED or DATA_DIR changed');
+  }
+  return row.derivation_index;
+}
+
+async function insertAddresses(db: Queryable, walletAccountId: string, index: number, addresses: readonly { network: Network; address: string }[]): Promise<void> {
+  if (addresses.length === 0) return;
+  await db.query(
+    `INSERT INTO deposit_addresses (network, address, wallet_account_id, derivation_index)
+     SELECT n, a, $1, $2 FROM unnest($3::text[], $4::text[]) AS t(n, a)
+     ON CONFLICT DO NOTHING`,
+    [walletAccountId, index, addresses.map((a) => a.network), addresses.map((a) => a.address)],
+  );
+}
+
+/** Reads an account's assets through a per-process cache that account-change notifications keep exact. */
+export type AssetReader = {
+  /** The asset list as the JSON the gateway sends. */
+  json(walletAccountId: string): Promise<string>;
+  /** Read from the database now (after a change made by this request), refreshing the cache. */
+  fresh(walletAccountId: string): Promise<AssetItem[]>;
+  invalidate(walletAccountId: string): void;
+  clear(): void;
+};
+
+const CACHE_LIMIT = 100_000;
+
+/**
+ * Balances are polled every 10 s by every open app, so they are served from memory. An entry lives at most
+ * `ttlMs` (a safety net), is dropped when a notification says the account changed, and nothing is cached while
+ * notifications are not known to arrive (`trusted` false). A read that overlapped a change is not stored.
+ */
+export function createAssetReader(pool: pg.Pool, offer: Offer, options: { ttlMs: number; trusted: () => boolean }): AssetReader {
+  const cache = new Map<string, { json: string; until: number }>();
+  // A logical clock: a read may fill the cache only if no change to its account (or reset) came after it began.
+  const changedAt = new Map<string, number>();
+  let clearedAt = 0;
+  let clock = 0;
+
+  const load = async (account: string) => {
+    const ticket = clock;
+    const items = await listAssets(pool, account, offer);
+    const json = JSON.stringify(items);
+    if (options.trusted() && Math.max(changedAt.get(account) ?? 0, clearedAt) <= ticket) {
+      if (cache.size >= CACHE_LIMIT) cache.clear();
+      cache.set(account, { json, until: Date.now() + options.ttlMs });
+    }
+    return { items, json };
+  };
+
+  const reader: AssetReader = {
+    async json(account) {
+      const hit = cache.get(account);
+      if (hit && hit.until > Date.now() && options.trusted()) return hit.json;
+      return (await load(account)).json;
+    },
+    async fresh(account) {
+      reader.invalidate(account);
+      return (await load(account)).items;
+    },
+    invalidate(account) {
+      cache.delete(account);
+      if (changedAt.size >= CACHE_LIMIT) reader.clear();
+      changedAt.set(account, ++clock);
+    },
+    clear() {
+      cache.clear();
+      changedAt.clear();
+      clearedAt = ++clock;
+    },
+  };
+  return reader;
+}

@@ -1,0 +1,16 @@
+/**
+ * The catalogue this gateway offers (SPEC §3 coin and fiat metadata): the shipped coins, less what the
+ * environment hides (BTC_LNG in production), with explorer links pointing at the chain actually in use.
+ */
+import { COINS, FIATS, visibleCoins, type CoinMeta, type FiatMeta, type Network } from '../../lib/currencies.ts';
+
+export type Catalogue = { coins: readonly CoinMeta[]; fiats: readonly FiatMeta[] };
+
+export function buildCatalogue(options: { production: boolean; explorerUrl?: (network: Network) => string | undefined }): Catalogue {
+  const coins = visibleCoins(COINS, options.production).map((coin) => ({ ...coin, urlScan: options.explorerUrl?.(coin.network) ?? coin.urlScan }));
+  return { coins, fiats: FIATS };
+}
+
+export function offeredCoin(catalogue: Catalogue, currency: string): CoinMeta | undefined {
+  return catalogue.coins.find((c) => c.currency === currency);
+}

@@ -1,0 +1,61 @@
+import { Hono } from 'hono';
+import type pg from 'pg';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import { databaseStatus } from '../db/database.ts';
+import { errorResponse } from './errors.ts';
+import type { Db } from '../db/database.ts';
+import type { UserService } from '../domain/users.ts';
+import type { AccessTokenVerifier } from './auth-middleware.ts';
+import { createUserApi } from './user.ts';
+import type { Custody } from '../custody.ts';
+import { createCatalogueApi } from './catalogue.ts';
+import { createWalletApi } from './wallet.ts';
+import { createDevnetSandbox } from './sandbox-devnet.ts';
+
+const ACCOUNT_URL = /^[a-z]+:\/\/[^/]+\/api\/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\//;
+const FALL_THROUGH = 'x-no-account-route';
+
+/** `auth` is the bearer-token verifier: guard a route with `requireAuth(deps.auth)` from ./auth-middleware.ts. */
+export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody };
+
+/** What the node server calls: Hono's fetch signature. */
+export type ApiHandler = { fetch: (request: Request, env?: unknown) => Promise<Response> };
+
+/** The gateway under /api: one sub-app per area is mounted here as the areas are built. */
+export function createApi(deps: ApiDeps): ApiHandler {
+  const api = new Hono().basePath('/api');
+  api.onError((error, c) => errorResponse(error, c, deps.log));
+  api.notFound((c) => c.json({ exceptionCode: 'NOT_FOUND', message: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
+
+  api.get('/health', async (c) => {
+    const database = await databaseStatus(deps.pool);
+    return c.json({ status: database === 'up' ? 'ok' : 'degraded', version: deps.config.version, database }, database === 'up' ? 200 : 503);
+  });
+  api.route('/', createUserApi({ config: deps.config, users: deps.users, auth: deps.auth }));
+  api.route('/', createCatalogueApi({ catalogue: deps.custody.catalogue, rates: deps.custody.rates }));
+
+  // Routes of SPEC §7 under /api/{account}/… go on `accounts`, not `api`: a parameter first, beside /api/user and
+  // the like, makes Hono give up its RegExpRouter for a slower trie on every route. Requests whose first segment
+  // is an account id (a UUID) try `accounts` first and fall through to the rest when no route there matches.
+  const accounts = new Hono().basePath('/api');
+  accounts.onError((error, c) => errorResponse(error, c, deps.log));
+  accounts.notFound(() => new Response(null, { status: 404, headers: { [FALL_THROUGH]: '1' } }));
+  accounts.route('/', createWalletApi({ pool: deps.pool, custody: deps.custody, auth: deps.auth }));
+
+  // /sandbox/* sits beside /api: the stand-ins for third parties, each on only where no real one is configured.
+  const root = new Hono();
+  root.onError((error, c) => errorResponse(error, c, deps.log));
+  root.notFound((c) => c.json({ exceptionCode: 'NOT_FOUND', message: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
+  root.route('/', api);
+  if (deps.custody.devnet) root.route('/sandbox/devnet', createDevnetSandbox(deps.custody.chain));
+  return {
+    async fetch(request, env) {
+      if (ACCOUNT_URL.test(request.url)) {
+        const response = await accounts.fetch(request, env);
+        if (!response.headers.has(FALL_THROUGH)) return response;
+      }
+      return root.fetch(request, env);
+    },
+  };
+}

@@ -1,0 +1,151 @@
+// Usage: `app.get('/path', requireAuth(deps.auth), handler)` or `app.use('/area/*', requireAuth(deps.auth))`, then `c.get('principal')` is `{ userId, sub }`.
+import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { eq, sql } from 'drizzle-orm';
+import type { MiddlewareHandler } from 'hono';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import { users, walletAccounts } from '../db/schema.ts';
+import { loadIdpSecrets, publicJwks } from '../idp/keys.ts';
+import type { Logger } from '../log.ts';
+import type { ApiEnv, Principal } from './context.ts';
+
+/** Why a bearer token is refused; the message goes to the caller as is. */
+export class UnauthorizedError extends Error {}
+
+/** Checks access tokens of the configured issuer; one per process, shared by every /api area. */
+export type AccessTokenVerifier = {
+  verify: (token: string) => Promise<Principal>;
+  /** Drops cached tokens of a user (after a password reset) so this process refuses them at once. */
+  forgetUser: (userId: string) => void;
+};
+
+const CACHE_LIMIT = 10_000;
+const KEY_RELOAD_MS = 30_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const discoverySchema = z.object({ issuer: z.string(), jwks_uri: z.url() });
+
+/**
+ * Verifies JWT access tokens locally with jose (issuer, audience, expiry, signature) and keeps each verified token
+ * until it expires in a bounded cache. With the embedded provider the keys come from the database; with an
+ * external issuer (OIDC_ISSUER) from its JWKS found by discovery, and unknown subjects get a user on first sight.
+ */
+export function createAccessTokenVerifier(deps: { config: Config; db: Db; log: Logger }): AccessTokenVerifier {
+  const { config, db, log } = deps;
+  const { oidc } = config;
+  const cache = new Map<string, { principal: Principal; expiresAt: number }>();
+
+  let keys: Promise<JWTVerifyGetKey> | undefined;
+  let reloadedAt = 0;
+  const loadKeys = async (): Promise<JWTVerifyGetKey> => {
+    if (oidc.embedded) return createLocalJWKSet(publicJwks(await loadIdpSecrets(db)));
+    const response = await fetch(`${oidc.issuer}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(10_000) });
+    const body: unknown = await response.json();
+    return createRemoteJWKSet(new URL(discoverySchema.parse(body).jwks_uri));
+  };
+  const getKeys = (): Promise<JWTVerifyGetKey> => {
+    keys ??= loadKeys().catch((error: unknown) => {
+      keys = undefined;
+      throw error;
+    });
+    return keys;
+  };
+
+  const verifySignature = async (token: string): Promise<JWTPayload> => {
+    const options = { issuer: oidc.issuer, audience: oidc.audience, clockTolerance: 5, algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'] };
+    try {
+      return (await jwtVerify(token, await getKeys(), options)).payload;
+    } catch (error) {
+      // A key rotated since the keys were read: reread them (at most every 30 s, unknown kids cost nothing else).
+      if (error instanceof joseErrors.JWKSNoMatchingKey && oidc.embedded && Date.now() - reloadedAt > KEY_RELOAD_MS) {
+        reloadedAt = Date.now();
+        keys = undefined;
+        return (await jwtVerify(token, await getKeys(), options)).payload;
+      }
+      throw error;
+    }
+  };
+
+  const userOf = async (payload: JWTPayload): Promise<string> => {
+    const sub = payload.sub;
+    if (!sub) throw new UnauthorizedError('The access token has no subject');
+    if (oidc.embedded) {
+      if (!UUID.test(sub)) throw new UnauthorizedError('The access token names no known user');
+      const [user] = await db.select({ id: users.id, revokedAt: users.sessionsRevokedAt }).from(users).where(eq(users.id, sub));
+      if (!user) throw new UnauthorizedError('The access token names no known user');
+      // iat has whole seconds; our provider adds the millisecond (issued_at_ms) so a sign-in right after a reset counts.
+      const issuedAtMs = typeof payload.issued_at_ms === 'number' ? payload.issued_at_ms : (payload.iat ?? 0) * 1000;
+      if (user.revokedAt && issuedAtMs < user.revokedAt.getTime()) throw new UnauthorizedError('The session has ended; sign in again');
+      return user.id;
+    }
+    const [known] = await db.select({ id: users.id }).from(users).where(eq(users.externalSubject, sub));
+    if (known) return known.id;
+    const email = typeof payload.email === 'string' ? payload.email.trim().toLowerCase() : null;
+    return db.transaction(async (tx) => {
+      const [taken] = email ? await tx.select({ id: users.id }).from(users).where(eq(users.email, email)) : [];
+      const [created] = await tx
+        .insert(users)
+        .values({ externalSubject: sub, email: taken ? null : email, emailConfirmedAt: email && !taken ? sql`now()` : null })
+        .onConflictDoNothing()
+        .returning({ id: users.id });
+      if (!created) {
+        const [raced] = await tx.select({ id: users.id }).from(users).where(eq(users.externalSubject, sub));
+        if (!raced) throw new Error('the user of an external subject could not be created');
+        return raced.id;
+      }
+      await tx.insert(walletAccounts).values({ userId: created.id, name: 'Account' });
+      log.info({ userId: created.id }, 'user created for an external subject');
+      return created.id;
+    });
+  };
+
+  return {
+    async verify(token) {
+      const hit = cache.get(token);
+      if (hit && hit.expiresAt > Date.now()) return hit.principal;
+      if (hit) cache.delete(token);
+      let payload: JWTPayload;
+      try {
+        payload = await verifySignature(token);
+      } catch (error) {
+        if (error instanceof joseErrors.JWTExpired) throw new UnauthorizedError('The access token has expired');
+        if (error instanceof joseErrors.JOSEError) throw new UnauthorizedError('The access token is not valid');
+        throw error;
+      }
+      const principal: Principal = { userId: await userOf(payload), sub: payload.sub ?? '' };
+      if (cache.size >= CACHE_LIMIT) {
+        const oldest = cache.keys().next();
+        if (!oldest.done) cache.delete(oldest.value);
+      }
+      cache.set(token, { principal, expiresAt: (payload.exp ?? 0) * 1000 });
+      return principal;
+    },
+    forgetUser(userId) {
+      for (const [token, entry] of cache) if (entry.principal.userId === userId) cache.delete(token);
+    },
+  };
+}
+
+const BEARER = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i;
+
+/** The gateway's guard: a valid `Authorization: Bearer <JWT>` sets `principal`; anything else is 401 UNAUTHORIZED. */
+export function requireAuth(verifier: AccessTokenVerifier): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization');
+    const token = header ? BEARER.exec(header)?.[1] : undefined;
+    const refuse = (message: string) => {
+      c.header('WWW-Authenticate', 'Bearer error="invalid_token"');
+      return c.json({ exceptionCode: 'UNAUTHORIZED', message }, 401);
+    };
+    if (!token) return refuse('Sign in first: the request has no bearer access token');
+    let principal: Principal;
+    try {
+      principal = await verifier.verify(token);
+    } catch (error) {
+      if (error instanceof UnauthorizedError) return refuse(error.message);
+      throw error;
+    }
+    c.set('principal', principal);
+    await next();
+  };
+}

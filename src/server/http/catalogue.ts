@@ -1,0 +1,77 @@
+/**
+ * Public metadata and rates (SPEC §7 Meta; POST /rate, /fiat/rate/invert): no sign-in needed, the browser
+ * loads them before anything else.
+ *
+ * POST /api/rate           { currencies?: string[], fiatCurrencies?: string[] } → { ratesMap: { [crypto]: { [fiat]: "decimal" } } }
+ * POST /api/fiat/rate/invert { currencies?: string[], fiatCurrencies?: string[] } → { ratesMap: { [fiat]: { [crypto]: "decimal" } } }
+ * Omitted lists mean every offered crypto currency and every fiat currency.
+ */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import type { Catalogue } from '../domain/catalogue.ts';
+import { invertedRatesMap, ratesMap } from '../domain/rates.ts';
+import type { RatesPort } from '../adapters/rates/port.ts';
+import { ApiError } from './errors.ts';
+import type { ApiEnv } from './context.ts';
+
+const code = z.string().trim().min(1).max(32).regex(/^[A-Z0-9_]+$/, 'A currency code is upper-case letters, digits and _');
+const ratesBody = z
+  .object({ currencies: z.array(code).max(100).optional(), fiatCurrencies: z.array(code).max(20).optional() })
+  .default({});
+
+export function createCatalogueApi(deps: { catalogue: Catalogue; rates: RatesPort }): Hono<ApiEnv> {
+  const { catalogue, rates } = deps;
+  const app = new Hono<ApiEnv>();
+  const crypto = catalogue.coins;
+  const fiat = catalogue.fiats;
+
+  // SPEC §7: query results are kept 60 s; the catalogue changes only with a deployment.
+  const cached = (c: { header: (name: string, value: string) => void }) => c.header('Cache-Control', 'public, max-age=60');
+
+  app.get('/b2c-wallet/meta-info/currency', (c) => {
+    cached(c);
+    return c.json(crypto);
+  });
+  app.get('/b2c-wallet/meta-info/coin', (c) => {
+    cached(c);
+    return c.json({ fiat, crypto });
+  });
+  app.get('/fiat/metadata', (c) => {
+    cached(c);
+    return c.json(fiat);
+  });
+
+  const selection = async (body: unknown) => {
+    const parsed = ratesBody.parse(body ?? {});
+    const coins = parsed.currencies ? parsed.currencies.map((currency) => findOrRefuse(crypto, currency, 'crypto')) : crypto;
+    const fiats = parsed.fiatCurrencies ? parsed.fiatCurrencies.map((currency) => findOrRefuse(fiat, currency, 'fiat').currency) : fiat.map((f) => f.currency);
+    return { coins, fiats, table: await rates.prices() };
+  };
+
+  app.post('/rate', async (c) => {
+    const { coins, fiats, table } = await selection(await optionalJson(c.req.raw));
+    return c.json({ ratesMap: ratesMap(table, coins, fiats) });
+  });
+  app.post('/fiat/rate/invert', async (c) => {
+    const { coins, fiats, table } = await selection(await optionalJson(c.req.raw));
+    return c.json({ ratesMap: invertedRatesMap(table, coins, fiats) });
+  });
+  return app;
+}
+
+function findOrRefuse<T extends { currency: string }>(list: readonly T[], currency: string, kind: string): T {
+  const found = list.find((item) => item.currency === currency);
+  if (!found) throw new ApiError(400, 'UNKNOWN_CURRENCY', `${currency} is not a ${kind} currency this wallet offers`);
+  return found;
+}
+
+/** An empty body counts as `{}`; a body that is there must be JSON. */
+export async function optionalJson(request: Request): Promise<unknown> {
+  const text = await request.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ApiError(400, 'VALIDATION', 'The request body is not valid JSON');
+  }
+}

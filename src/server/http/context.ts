@@ -1,0 +1,12 @@
+import type { Database } from '../db/database.ts';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+
+/** The signed-in caller, set by the bearer-token middleware of the sign-in area. */
+export type Principal = { userId: string; sub: string };
+
+/** Hono environment shared by every /api sub-app: `c.get('principal')` after authentication. */
+export type ApiEnv = { Variables: { principal: Principal; log: Logger } };
+
+/** What every area of the gateway is built from; each area adds its own services to this in main.ts. */
+export type GatewayDeps = { config: Config; log: Logger; database: Database };

@@ -1,0 +1,77 @@
+/**
+ * /sandbox/devnet: the devnet's faucet and explorer, on only while the devnet stands in for real chains.
+ *
+ * POST /sandbox/devnet/deposit { currency, address, amount } → 201 { network, currency, txHash, outputIndex, fromAddress,
+ *   toAddress, amount, blockHeight, explorerUrl }  (what `npm run devnet -- deposit` does, for tests and demos)
+ * GET  /sandbox/devnet/tx/:hash → an explorer page of one transaction (the coins' urlScan points here)
+ * GET  /sandbox/devnet/heights → { [network]: height }
+ */
+import { Hono } from 'hono';
+import { html } from 'hono/html';
+import { z } from 'zod';
+import { DevnetError, type DevnetChain } from '../adapters/chains/devnet.ts';
+import { ApiError } from './errors.ts';
+import { optionalJson } from './catalogue.ts';
+
+const depositBody = z.object({
+  currency: z.string().trim().min(1).max(32),
+  address: z.string().trim().min(1).max(200),
+  amount: z.string().trim().min(1).max(40),
+});
+
+export function createDevnetSandbox(chain: DevnetChain): Hono {
+  const app = new Hono();
+
+  app.post('/deposit', async (c) => {
+    const body = depositBody.parse(await optionalJson(c.req.raw));
+    try {
+      return c.json(await chain.send({ currency: body.currency, toAddress: body.address, amount: body.amount }), 201);
+    } catch (error) {
+      if (error instanceof DevnetError) throw new ApiError(400, error.problem, error.message, { cause: error });
+      throw error;
+    }
+  });
+
+  app.get('/heights', async (c) => c.json(await chain.heights()));
+
+  app.get('/tx/:hash', async (c) => {
+    const tx = await chain.findTransaction(c.req.param('hash'));
+    if (!tx) return c.html(page('Transaction not found', html`<p>No devnet transaction has this hash.</p>`), 404);
+    const state = tx.confirmations === 0 ? 'in the mempool' : `${tx.confirmations} confirmation${tx.confirmations === 1 ? '' : 's'}`;
+    return c.html(
+      page(
+        `${tx.network} devnet transaction`,
+        html`<dl>
+          <dt>Hash</dt><dd><code>${tx.txHash}</code></dd>
+          <dt>Amount</dt><dd>${tx.amount} ${tx.currency}</dd>
+          <dt>From</dt><dd><code>${tx.fromAddress}</code></dd>
+          <dt>To</dt><dd><code>${tx.toAddress}</code></dd>
+          <dt>Block</dt><dd>${tx.blockHeight} (chain height ${tx.height})</dd>
+          <dt>Status</dt><dd>${state}; deposits are credited at ${tx.requiredConfirmations}</dd>
+          <dt>Sent</dt><dd>${tx.createdAt.toISOString()}</dd>
+        </dl>`,
+      ),
+    );
+  });
+  return app;
+}
+
+function page(title: string, body: ReturnType<typeof html>) {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title}</title>
+        <style>
+          body { font: 15px/1.5 system-ui, sans-serif; max-width: 540px; margin: 2rem auto; padding: 0 1rem; }
+          dt { color: #666; margin-top: .6rem; } dd { margin: 0; word-break: break-all; }
+        </style>
+      </head>
+      <body>
+        <h1>${title}</h1>
+        <p>Devnet: a simulated chain inside this wallet, not a real network.</p>
+        ${body}
+      </body>
+    </html>`;
+}

@@ -1,0 +1,119 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { z } from 'zod';
+import type { Config } from '../config.ts';
+import { EMAIL_PATTERN } from '../../lib/email.ts';
+import { FIAT_CURRENCIES, LANGUAGES, UserError, type UserErrorCode, type UserService } from '../domain/users.ts';
+import { ApiError } from './errors.ts';
+import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
+import type { ApiEnv } from './context.ts';
+
+const email = z
+  .string({ error: 'The e-mail is required' })
+  .trim()
+  .max(254, 'The e-mail is too long')
+  .regex(EMAIL_PATTERN, 'The e-mail address is not valid');
+// Length rules live in the password policy; this only keeps absurd inputs away from the hasher.
+const password = z.string({ error: 'The password is required' }).min(1, 'The password is required').max(4096, 'The password is too long');
+const code = z.string({ error: 'The confirmation code is required' }).trim().min(1, 'The confirmation code is required').max(256, 'The confirmation code is not valid');
+
+const signUpBody = z.object({ email, password, accountName: z.string().trim().min(1).max(64).default('Account') });
+const confirmBody = z.object({ confirmationCode: code });
+const resetBody = z.object({ email });
+const resetConfirmBody = z.object({ password, confirmationCode: code });
+const currencyParam = z.object({ currency: z.enum(FIAT_CURRENCIES, { error: `The currency must be one of ${FIAT_CURRENCIES.join(', ')}` }) });
+const languageParam = z.object({ language: z.enum(LANGUAGES, { error: `The language must be one of ${LANGUAGES.join(', ')}` }) });
+
+const STATUS: Record<UserErrorCode, ContentfulStatusCode> = { EMAIL_TAKEN: 409, WEAK_PASSWORD: 400, CONFIRMATION_INVALID: 400, NOT_FOUND: 404 };
+
+/** Domain refusals become the gateway's error shape. */
+async function run<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof UserError) throw new ApiError(STATUS[error.code], error.code, error.message, { cause: error });
+    throw error;
+  }
+}
+
+async function jsonBody(c: { req: { json: () => Promise<unknown> } }): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    throw new ApiError(400, 'VALIDATION', 'The request body is not valid JSON');
+  }
+}
+
+/** What the browser needs to sign in against whichever issuer is configured (public). */
+export function clientConfig(config: Config) {
+  return {
+    oidc: {
+      authority: config.oidc.issuer,
+      clientId: config.oidc.clientId,
+      redirectUri: `${config.publicUrl}/auth/callback`,
+      silentRedirectUri: `${config.publicUrl}/auth/silent`,
+      postLogoutRedirectUri: `${config.publicUrl}/auth`,
+      scope: 'openid email profile offline_access',
+      resource: config.oidc.audience,
+    },
+    supportEmail: config.supportEmail,
+  };
+}
+
+/** SPEC §7 User service under /api, plus GET /client-config. */
+export function createUserApi(deps: { config: Config; users: UserService; auth: AccessTokenVerifier }): Hono<ApiEnv> {
+  const { users } = deps;
+  const app = new Hono<ApiEnv>();
+  const auth = requireAuth(deps.auth);
+  // Per route, not app.use('*'): mounted at the root of /api, a wildcard would reach every other area too.
+  const limit = bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.json({ exceptionCode: 'VALIDATION', message: 'The request body is too large' }, 413) });
+
+  app.get('/client-config', (c) => {
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.json(clientConfig(deps.config));
+  });
+
+  app.post('/user', limit, async (c) => {
+    const body = signUpBody.parse(await jsonBody(c));
+    await run(() => users.signUp(body));
+    return c.json({ email: body.email.toLowerCase(), confirmationSent: true }, 201);
+  });
+
+  app.get('/user', auth, async (c) => c.json(await run(() => users.profile(c.get('principal').userId))));
+
+  app.get('/user/auth', auth, async (c) => {
+    const profile = await run(() => users.profile(c.get('principal').userId));
+    return c.json({ tgAuth: profile.tgAuth });
+  });
+
+  app.post('/confirmation/confirm', limit, async (c) => {
+    const body = confirmBody.parse(await jsonBody(c));
+    await run(() => users.confirmEmail(body.confirmationCode));
+    return c.json({ confirmed: true });
+  });
+
+  app.post('/password-reset', limit, async (c) => {
+    const body = resetBody.parse(await jsonBody(c));
+    await run(() => users.requestPasswordReset(body.email));
+    return c.json({ sent: true });
+  });
+
+  app.post('/password-reset/confirm', limit, async (c) => {
+    const body = resetConfirmBody.parse(await jsonBody(c));
+    await run(() => users.resetPassword(body.confirmationCode, body.password));
+    return c.json({ reset: true });
+  });
+
+  app.post('/user/default-fiat-currency/update/:currency', auth, async (c) => {
+    const { currency } = currencyParam.parse(c.req.param());
+    return c.json(await run(() => users.setDefaultFiatCurrency(c.get('principal').userId, currency)));
+  });
+
+  app.post('/user/language/:language', auth, async (c) => {
+    const { language } = languageParam.parse(c.req.param());
+    return c.json(await run(() => users.setLanguage(c.get('principal').userId, language)));
+  });
+
+  return app;
+}

@@ -1,0 +1,23 @@
+/**
+ * npm run worker: the background jobs alone, for running them apart from the gateway (the gateway then runs
+ * with WORKERS=off, or both run them: jobs are claimed row by row, never twice at once).
+ */
+import { openCustody } from '../custody.ts';
+import { openTool } from '../cli/tool.ts';
+import { createWorker } from './worker.ts';
+
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
+const { config, log, database } = await openTool({ quiet: false });
+const custody = await openCustody(config, log, database.pool);
+const worker = createWorker({ pool: database.pool, log, handlers: custody.jobs, pollMs: config.workerPollMs });
+worker.start();
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await worker.stop();
+  await custody.close();
+  await database.close();
+  process.exit(0);
+};
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop());

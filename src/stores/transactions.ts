@@ -1,0 +1,103 @@
+import { getTransaction, getTransactions, type Transaction } from '../api/wallet.ts';
+import { explorerLink, type CoinMeta } from '../lib/currencies.ts';
+import { formatCryptoWithCode, formatDetailDate, tickerOf } from '../lib/format.ts';
+import type { Locale } from '../lib/preferences.ts';
+import type { MessageKey } from '../lib/text.ts';
+import type { Translate } from './i18n.ts';
+import { createQuery } from './query.ts';
+
+export type HistoryArgs = { account: string; currency: string };
+export type DetailArgs = { account: string; id: string; type: string };
+
+/** SPEC §7: the newest 100 transactions of one currency. */
+export const historyQuery = createQuery<HistoryArgs, Transaction[]>({
+  key: ({ account, currency }) => `${account}:${currency}`,
+  load: async ({ account, currency }) => (await getTransactions(account, currency)).result,
+});
+
+export const detailQuery = createQuery<DetailArgs, Transaction>({
+  key: ({ account, id, type }) => `${account}:${id}:${type}`,
+  load: ({ account, id, type }) => getTransaction(account, id, type),
+});
+
+const TITLES: Record<string, Record<Transaction['state'], MessageKey>> = {
+  DEPOSIT: { COMPLETED: 'tx_title_received', IN_PROGRESS: 'tx_title_receiving', FAILED: 'tx_title_receive_failed' },
+  WITHDRAWAL: { COMPLETED: 'tx_title_sent', IN_PROGRESS: 'tx_title_sending', FAILED: 'tx_title_send_failed' },
+  EXCHANGE: { COMPLETED: 'tx_title_swapped', IN_PROGRESS: 'tx_title_swapping', FAILED: 'tx_title_swap_failed' },
+  C2F: { COMPLETED: 'tx_title_sell', IN_PROGRESS: 'tx_title_sell', FAILED: 'tx_title_sell' },
+  F2C: { COMPLETED: 'tx_title_buy', IN_PROGRESS: 'tx_title_buy', FAILED: 'tx_title_buy' },
+  FIAT_DEPOSIT: { COMPLETED: 'tx_title_buy', IN_PROGRESS: 'tx_title_buy', FAILED: 'tx_title_buy' },
+};
+
+/** SPEC §4 titles: received / receiving / failed to receive, and so on; C2F is a sell, a card purchase a buy. */
+export function titleKeyOf(tx: Pick<Transaction, 'transactionType' | 'direction' | 'state'>): MessageKey {
+  const byType = TITLES[tx.transactionType] ?? TITLES[tx.direction === 'WITHDRAWAL' ? 'WITHDRAWAL' : 'DEPOSIT'];
+  return byType?.[tx.state] ?? 'tx_title_received';
+}
+
+export const STATUS_KEYS: Record<Transaction['state'], MessageKey> = {
+  IN_PROGRESS: 'tx_status_pending',
+  COMPLETED: 'tx_status_completed',
+  FAILED: 'tx_status_failed',
+};
+
+/** The side of the movement this currency's history sees: money in is +, money out is −. */
+export function movementOf(tx: Transaction, currency: string): { sign: '+' | '-'; amount: string; currency: string } {
+  if (tx.transactionType === 'EXCHANGE' && tx.fromCurrency && tx.toCurrency) {
+    const outgoing = tx.fromCurrency === currency;
+    const amount = (outgoing ? tx.fromAmount : tx.toAmount) ?? tx.amount;
+    return { sign: outgoing ? '-' : '+', amount, currency };
+  }
+  return { sign: tx.direction === 'WITHDRAWAL' ? '-' : '+', amount: tx.amount, currency: tx.currency || currency };
+}
+
+export type DetailRow = { label: MessageKey; value: string; href?: string; tone?: 'error' | 'pending'; mono?: boolean };
+
+const isSome = (value: string | null | undefined): value is string => value !== null && value !== undefined && value !== '';
+const nonZero = (value: string | null | undefined): value is string => isSome(value) && !/^0*(?:\.0*)?$/.test(value);
+
+/** An explorer link is followed only to the web: an absolute http(s) address or a path on this origin. */
+function safeLink(href: string | undefined): string | undefined {
+  return href && (/^https?:\/\//.test(href) || /^\/(?!\/)/.test(href)) ? href : undefined;
+}
+
+/** Every detail field of SPEC §3 the transaction carries, in reading order. */
+export function detailRows(tx: Transaction, coins: Record<string, CoinMeta>, locale: Locale, t: Translate): DetailRow[] {
+  const coin = coins[tx.currency];
+  const round = (code: string) => coins[code]?.round;
+  const money = (value: string, code: string) => formatCryptoWithCode(value, code, round(code), locale);
+  const incoming = tx.direction === 'DEPOSIT';
+  const rows: DetailRow[] = [{ label: 'tx_detail_date', value: formatDetailDate(tx.createdDate, locale) }];
+  rows.push({ label: 'tx_detail_status', value: t(STATUS_KEYS[tx.state]), tone: tx.state === 'FAILED' ? 'error' : tx.state === 'IN_PROGRESS' ? 'pending' : undefined });
+  if (tx.state === 'IN_PROGRESS' && typeof tx.confirmations === 'number' && typeof tx.requiredConfirmations === 'number') {
+    rows.push({ label: 'tx_detail_confirmations', value: t('tx_confirmations_of', { count: Math.min(tx.confirmations, tx.requiredConfirmations), required: tx.requiredConfirmations }) });
+  }
+  if (tx.state === 'FAILED' && isSome(tx.failureReason)) rows.push({ label: 'tx_detail_failure', value: tx.failureReason, tone: 'error' });
+  if (tx.transactionType === 'EXCHANGE' && tx.fromCurrency && tx.toCurrency && tx.fromAmount && tx.toAmount) {
+    rows.push({ label: 'tx_detail_paid', value: money(tx.fromAmount, tx.fromCurrency) });
+    rows.push({ label: 'tx_detail_got', value: money(tx.toAmount, tx.toCurrency) });
+  } else {
+    rows.push({ label: 'tx_detail_amount', value: money(tx.amount, tx.currency) });
+  }
+  if (isSome(tx.exchangeRate)) {
+    const [base, quote] = tx.transactionType === 'EXCHANGE' ? [tx.fromCurrency ?? tx.currency, tx.toCurrency ?? ''] : [tx.currency, tx.fiatCurrency ?? ''];
+    rows.push({ label: 'tx_detail_rate', value: `1 ${tickerOf(base)} = ${tx.exchangeRate} ${tickerOf(quote)}`.trim() });
+  }
+  const feeCurrency = tx.feeCurrency ?? tx.currency;
+  if (nonZero(tx.fee)) rows.push({ label: 'tx_detail_fee', value: money(tx.fee, feeCurrency) });
+  // The gateway may repeat the fee as the service fee; one charge is shown once.
+  if (nonZero(tx.serviceFee) && tx.serviceFee !== tx.fee) rows.push({ label: 'tx_detail_service_fee', value: money(tx.serviceFee, feeCurrency) });
+  if (isSome(tx.senderName)) rows.push({ label: 'tx_detail_sender_name', value: tx.senderName });
+  if (isSome(tx.from)) rows.push({ label: 'tx_detail_sender', value: tx.from, mono: true });
+  const recipientName = tx.recipientName ?? tx.contact;
+  if (isSome(recipientName)) rows.push({ label: 'tx_detail_recipient_name', value: recipientName });
+  const recipient = incoming ? tx.to : (tx.recipientAddress ?? tx.to);
+  if (isSome(recipient)) rows.push({ label: incoming ? 'tx_detail_receiver' : 'tx_detail_recipient_address', value: recipient, mono: true });
+  const network = tx.blockchain ?? coin?.blockchain ?? tx.network;
+  if (isSome(network)) rows.push({ label: 'tx_detail_network', value: network });
+  if (isSome(tx.hash)) {
+    const href = safeLink(tx.explorerUrl ?? (coin ? explorerLink(coin.urlScan, tx.hash) : undefined));
+    rows.push({ label: 'tx_detail_hash', value: tx.hash, href, mono: true });
+  }
+  return rows;
+}

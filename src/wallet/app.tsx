@@ -1,0 +1,70 @@
+import { useStore } from '@nanostores/react';
+import { lazy, Suspense, useEffect } from 'react';
+import { $router, sectionOf, type RouteName } from '../stores/router.ts';
+import { $routesReady, startAuth } from '../stores/auth.ts';
+import { $t, type Translate } from '../stores/i18n.ts';
+import { syncPreferences } from '../stores/settings.ts';
+import '../stores/user.ts';
+import { FullScreenSpinner, Spinner } from './ui/spinner.tsx';
+import { ToastHost } from './ui/toast.tsx';
+import { BottomNav } from './ui/bottom-nav.tsx';
+import { PlaceholderScreen } from './screens/common/placeholder.tsx';
+
+// The custody screens load on demand (size budget: island ≤ 100 KB gzip); Home's chunk is fetched during the sign-in hold.
+const loadHome = () => import('./screens/home/home.tsx');
+const HomeScreen = lazy(() => loadHome().then((module) => ({ default: module.HomeScreen })));
+const AssetScreen = lazy(() => import('./screens/asset/asset.tsx').then((module) => ({ default: module.AssetScreen })));
+const ReceiveScreen = lazy(() => import('./screens/asset/receive.tsx').then((module) => ({ default: module.ReceiveScreen })));
+const TransactionScreen = lazy(() => import('./screens/asset/transaction.tsx').then((module) => ({ default: module.TransactionScreen })));
+const SelectAssetScreen = lazy(() => import('./screens/select-asset/select-asset.tsx').then((module) => ({ default: module.SelectAssetScreen })));
+const ManageAssetsScreen = lazy(() => import('./screens/manage-assets/manage-assets.tsx').then((module) => ({ default: module.ManageAssetsScreen })));
+const SettingsArea = lazy(() => import('./screens/settings/index.tsx').then((module) => ({ default: module.SettingsArea })));
+
+/** Picks the screen for the current route; screens not built yet show a placeholder with their title. */
+function Screen({ route }: { route: RouteName; t: Translate }) {
+  switch (route) {
+    case 'settings':
+    case 'selectCurrency':
+    case 'selectLanguage':
+      return <SettingsArea route={route} />;
+    case 'home':
+      return <HomeScreen />;
+    case 'asset':
+      return <AssetScreen />;
+    case 'receive':
+      return <ReceiveScreen />;
+    case 'transaction':
+      return <TransactionScreen />;
+    case 'selectAssetReceive':
+      return <SelectAssetScreen purpose="receive" />;
+    case 'selectAssetSend':
+      return <SelectAssetScreen purpose="send" />;
+    case 'manageAssets':
+      return <ManageAssetsScreen />;
+    default:
+      return <PlaceholderScreen title={route} />;
+  }
+}
+
+export function WalletApp() {
+  const ready = useStore($routesReady);
+  const page = useStore($router);
+  const t = useStore($t);
+  useEffect(() => {
+    syncPreferences();
+    void loadHome();
+    void startAuth();
+  }, []);
+  if (!ready || !page) return <FullScreenSpinner label={t('common_loading')} />;
+  return (
+    <>
+      <main className="flex-1">
+        <Suspense fallback={<div className="flex justify-center pt-24"><Spinner label={t('common_loading')} /></div>}>
+          <Screen route={page.route} t={t} />
+        </Suspense>
+      </main>
+      <BottomNav t={t} active={sectionOf(page.route)} />
+      <ToastHost />
+    </>
+  );
+}

@@ -1,0 +1,175 @@
+import { useStore } from '@nanostores/react';
+import { getPagePath } from '@nanostores/router';
+import { formatCryptoWithCode, formatFiat } from '../../../lib/format.ts';
+import { $fiatSymbol } from '../../../stores/account.ts';
+import { refreshBalances } from '../../../stores/balances.ts';
+import {
+  $addingCommonAssets,
+  $assetRows,
+  $homeView,
+  $showLinkBanner,
+  $totalFiat,
+  addCommonAssets,
+  dismissProtectPrompt,
+  hideLinkBannerForGood,
+  linkMessengerAccount,
+  openSwapFromHome,
+} from '../../../stores/home.ts';
+import { $t } from '../../../stores/i18n.ts';
+import { $router } from '../../../stores/router.ts';
+import { $locale } from '../../../stores/settings.ts';
+import { AmountEnd, AssetRow } from '../../ui/asset-row.tsx';
+import { Glyph } from '../../ui/glyph.tsx';
+import { RoundAction, SectionHeader } from '../../ui/screen-header.tsx';
+import { Spinner } from '../../ui/spinner.tsx';
+
+/** /home in its three states (SPEC §2): first-time empty, the protect-your-wallet prompt, or the wallet. */
+export function HomeScreen() {
+  const t = useStore($t);
+  const view = useStore($homeView);
+  return (
+    <div className="screen" data-testid={`home-${view}`}>
+      {(view === 'wallet' || view === 'empty') && <LinkBanner />}
+      {view === 'loading' && (
+        <div className="flex justify-center pt-24">
+          <Spinner label={t('common_loading')} />
+        </div>
+      )}
+      {view === 'error' && (
+        <div className="card flex flex-col items-center gap-3 text-center mt-12">
+          <p className="m-0">{t('home_load_error')}</p>
+          <button type="button" className="btn-ghost bg-bg" onClick={() => void refreshBalances()}>
+            {t('common_retry')}
+          </button>
+        </div>
+      )}
+      {view === 'empty' && <EmptyHome />}
+      {view === 'protect' && <ProtectPrompt />}
+      {view === 'wallet' && <WalletHome />}
+    </div>
+  );
+}
+
+function EmptyHome() {
+  const t = useStore($t);
+  const adding = useStore($addingCommonAssets);
+  return (
+    <section className="flex flex-col items-center text-center gap-4 pt-12">
+      <span className="w-20 h-20 rounded-full bg-surface inline-flex items-center justify-center">
+        <Glyph name="wallet" size={36} />
+      </span>
+      <h1 className="text-2xl font-700 m-0">{t('home_empty_title')}</h1>
+      <p className="m-0 text-muted">{t('home_empty_text')}</p>
+      <div className="flex flex-col gap-3 w-full mt-4">
+        <button type="button" className="btn-primary w-full" onClick={() => void addCommonAssets()} disabled={adding}>
+          <Glyph name="plus" size={20} />
+          {t('home_add_common')}
+        </button>
+        <p className="m-0 -mt-1 text-sm text-muted">{t('home_common_hint')}</p>
+        <a href={getPagePath($router, 'manageAssets')} className="btn-ghost w-full no-underline">
+          {t('home_select_assets')}
+        </a>
+      </div>
+    </section>
+  );
+}
+
+function ProtectPrompt() {
+  const t = useStore($t);
+  return (
+    <section className="flex flex-col items-center text-center gap-4 pt-12">
+      <span className="w-20 h-20 rounded-full bg-surface inline-flex items-center justify-center text-success">
+        <Glyph name="shield" size={36} />
+      </span>
+      <h1 className="text-2xl font-700 m-0">{t('home_protect_title')}</h1>
+      <p className="m-0 text-muted">{t('home_protect_text')}</p>
+      <div className="flex flex-col gap-3 w-full mt-4">
+        <a href={getPagePath($router, 'walletProtection')} className="btn-primary w-full no-underline">
+          {t('home_protect_action')}
+        </a>
+        <button type="button" className="btn-ghost w-full" onClick={dismissProtectPrompt}>
+          {t('home_protect_later')}
+        </button>
+      </div>
+    </section>
+  );
+}
+
+function WalletHome() {
+  const t = useStore($t);
+  const rows = useStore($assetRows);
+  const total = useStore($totalFiat);
+  const symbol = useStore($fiatSymbol);
+  const locale = useStore($locale);
+  return (
+    <>
+      <section className="flex flex-col items-center gap-1 pt-4 pb-2">
+        <span className="text-sm text-muted">{t('home_total_balance')}</span>
+        <span className="text-4xl font-700 tracking-tight" data-testid="total-balance">
+          {total === undefined ? '…' : formatFiat(total, symbol, locale)}
+        </span>
+      </section>
+      <nav className="flex gap-2">
+        <RoundAction label={t('action_receive')} glyph="receive" href={getPagePath($router, 'selectAssetReceive')} />
+        <RoundAction label={t('action_send')} glyph="send" href={getPagePath($router, 'selectAssetSend')} />
+        <RoundAction label={t('action_swap')} glyph="swap" onClick={openSwapFromHome} />
+        <RoundAction label={t('action_buy_sell')} glyph="card" href={getPagePath($router, 'buySell')} />
+      </nav>
+      <SectionHeader
+        title={t('home_assets')}
+        action={
+          <a href={getPagePath($router, 'manageAssets')} className="inline-flex w-9 h-9 items-center justify-center text-muted" aria-label={t('home_manage_assets')}>
+            <Glyph name="sliders" size={20} />
+          </a>
+        }
+      />
+      {rows.length === 0 ? (
+        <p className="card m-0 text-muted text-center">{t('home_all_hidden')}</p>
+      ) : (
+        <div className="list-card" data-testid="asset-list">
+          {rows.map((row) => (
+            <AssetRow
+              key={row.currency}
+              coin={row.coin}
+              href={getPagePath($router, 'asset', { currency: row.currency })}
+              subtitle={row.coin.token ? `${row.coin.baseCurrency} · ${row.coin.blockchain}` : row.coin.baseCurrency}
+              end={<AmountEnd amount={formatCryptoWithCode(row.amount, row.coin.baseCurrency, row.coin.round, locale)} value={row.fiatValue === undefined ? undefined : formatFiat(row.fiatValue, symbol, locale)} />}
+              testId="asset-row"
+            />
+          ))}
+        </div>
+      )}
+      <a href={getPagePath($router, 'manageAssets')} className="btn-ghost w-full no-underline">
+        <Glyph name="sliders" size={20} />
+        {t('home_manage_assets')}
+      </a>
+    </>
+  );
+}
+
+function LinkBanner() {
+  const t = useStore($t);
+  const shown = useStore($showLinkBanner);
+  if (!shown) return null;
+  return (
+    <aside className="card flex flex-col gap-3" data-testid="link-banner">
+      <div className="flex items-start gap-3">
+        <span className="w-10 h-10 rounded-full bg-accent text-white inline-flex items-center justify-center shrink-0">
+          <Glyph name="plane" size={20} />
+        </span>
+        <div className="flex flex-col gap-1 min-w-0">
+          <strong className="font-700">{t('home_link_title')}</strong>
+          <span className="text-sm text-muted">{t('home_link_text')}</span>
+        </div>
+      </div>
+      <div className="grid grid-cols-2 gap-2">
+        <button type="button" className="btn-primary h-auto min-h-10 py-2 px-3 text-sm leading-tight" onClick={linkMessengerAccount}>
+          {t('home_link_action')}
+        </button>
+        <button type="button" className="btn-ghost bg-bg h-auto min-h-10 py-2 px-3 text-sm leading-tight" onClick={hideLinkBannerForGood}>
+          {t('home_link_never')}
+        </button>
+      </div>
+    </aside>
+  );
+}

@@ -1,0 +1,49 @@
+import { useStore } from '@nanostores/react';
+import { getPagePath } from '@nanostores/router';
+import { $catalogue } from '../../../stores/catalogue.ts';
+import { $t } from '../../../stores/i18n.ts';
+import { $managedAssets, $toggling, setAssetShown } from '../../../stores/manage-assets.ts';
+import { $router } from '../../../stores/router.ts';
+import { AssetRow } from '../../ui/asset-row.tsx';
+import { ScreenHeader } from '../../ui/screen-header.tsx';
+import { Spinner } from '../../ui/spinner.tsx';
+
+/** /manage-assets: a toggle per active crypto asset; what is shown is kept on this device. */
+export function ManageAssetsScreen() {
+  const t = useStore($t);
+  const catalogue = useStore($catalogue);
+  const assets = useStore($managedAssets);
+  const toggling = useStore($toggling);
+  return (
+    <div className="screen" data-testid="manage-assets">
+      <ScreenHeader title={t('manage_title')} back={getPagePath($router, 'home')} backLabel={t('common_back')} />
+      <p className="m-0 text-sm text-muted">{t('manage_hint')}</p>
+      {!catalogue.data ? (
+        <Spinner size={32} label={t('common_loading')} />
+      ) : (
+        <div className="list-card">
+          {assets.map(({ coin, shown }) => (
+            <label key={coin.currency} className="block cursor-pointer">
+              <AssetRow
+                coin={coin}
+                subtitle={coin.token ? `${coin.baseCurrency} · ${coin.blockchain}` : coin.baseCurrency}
+                end={
+                  <input
+                    type="checkbox"
+                    role="switch"
+                    className="switch"
+                    checked={shown}
+                    disabled={toggling === coin.currency}
+                    onChange={(event) => void setAssetShown(coin.currency, event.target.checked)}
+                    aria-label={coin.name}
+                    data-testid={`toggle-${coin.currency}`}
+                  />
+                }
+              />
+            </label>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,16 @@
+import type { RouteName } from '../../../stores/router.ts';
+import { SelectCurrencyScreen } from './select-currency.tsx';
+import { SelectLanguageScreen } from './select-language.tsx';
+import { SettingsScreen } from './settings.tsx';
+
+/** The settings area, loaded as one lazy chunk: it picks its screen by route. */
+export function SettingsArea({ route }: { route: RouteName }) {
+  switch (route) {
+    case 'selectCurrency':
+      return <SelectCurrencyScreen />;
+    case 'selectLanguage':
+      return <SelectLanguageScreen />;
+    default:
+      return <SettingsScreen />;
+  }
+}

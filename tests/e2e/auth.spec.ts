@@ -1,0 +1,281 @@
+import { SMTPServer } from 'smtp-server';
+import type { Page } from '@playwright/test';
+import { test as base, expect } from './fixtures.ts';
+import { freePort } from '../support/server.ts';
+
+/** SPEC §7 and issue 3: a real SMTP server receives the mails the app sends; tests read links from them. */
+type Mailbox = { url: string; link: (to: string, path: RegExp) => Promise<string> };
+
+/** Short access tokens, so that renewal happens within a test. */
+const ACCESS_TOKEN_TTL_S = 12;
+const PASSWORD = 'correct horse battery';
+
+const test = base.extend<object, { mailbox: Mailbox }>({
+  mailbox: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const inbox: { to: string; text: string }[] = [];
+      const smtp = new SMTPServer({
+        authOptional: true,
+        disabledCommands: ['STARTTLS', 'AUTH'],
+        onData(stream, session, callback) {
+          let raw = '';
+          stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+          stream.on('end', () => {
+            // Quoted-printable soft breaks and escaped '=' undone, so links read whole.
+            for (const to of session.envelope.rcptTo) inbox.push({ to: to.address.toLowerCase(), text: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
+            callback();
+          });
+        },
+      });
+      const port = await freePort();
+      await new Promise<void>((resolve) => smtp.listen(port, '127.0.0.1', resolve));
+      const link = async (to: string, path: RegExp) => {
+        const deadline = Date.now() + 15_000;
+        for (;;) {
+          for (const mail of [...inbox].reverse()) {
+            const found = mail.to === to.toLowerCase() ? new RegExp(`https?://[^\\s"'<>]*${path.source}[^\\s"'<>]*`).exec(mail.text)?.[0] : undefined;
+            if (found) return found;
+          }
+          if (Date.now() > deadline) throw new Error(`no mail to ${to} with a link to ${path}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      };
+      await use({ url: `smtp://127.0.0.1:${port}`, link });
+      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+    },
+    { scope: 'worker' },
+  ],
+  appEnv: [async ({ mailbox }, use) => use({ SMTP_URL: mailbox.url, OIDC_ACCESS_TOKEN_TTL: String(ACCESS_TOKEN_TTL_S) }), { scope: 'worker' }],
+});
+
+let counter = 0;
+const newEmail = () => `user${Date.now()}${counter++}@example.com`;
+
+/** The path of a link the app mailed, on the server the test runs (PUBLIC_URL names the same one). */
+const pathOf = (link: string) => new URL(link).pathname;
+
+async function signUpAndConfirm(page: Page, mailbox: Mailbox, email: string, password = PASSWORD): Promise<void> {
+  const created = await page.request.post('/api/user', { data: { email, password, accountName: 'Account' } });
+  expect(created.ok()).toBe(true);
+  const code = pathOf(await mailbox.link(email, /\/auth\/signup\/confirm\//)).split('/').pop();
+  const confirmed = await page.request.post('/api/confirmation/confirm', { data: { confirmationCode: code } });
+  expect(confirmed.ok()).toBe(true);
+}
+
+async function logIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/auth/login');
+  await page.getByTestId('login-email').click();
+  await page.waitForURL('**/auth/login/email?uid=*');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+}
+
+async function storedUser(page: Page): Promise<{ access_token: string; refresh_token?: string; expires_at: number; profile: { sub: string } } | null> {
+  return page.evaluate(() => {
+    const key = Object.keys(localStorage).find((name) => name.startsWith('wallet.oidc.user:'));
+    return key ? JSON.parse(localStorage.getItem(key) ?? 'null') : null;
+  });
+}
+
+test.describe('accounts and sign-in', () => {
+  test('sign up, confirm from the mail, log in, land on /home, and a reload keeps the user signed in', async ({ page, mailbox }) => {
+    const email = newEmail();
+    await page.goto('/auth/signup/email');
+    const submit = page.getByRole('button', { name: 'Sign up' });
+    await expect(submit).toBeDisabled();
+    await page.getByLabel('E-mail').fill('someone@example');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await expect(submit).toBeDisabled(); // no top-level part of two letters yet
+    await page.getByLabel('E-mail').fill(email);
+    await expect(submit).toBeEnabled();
+    // Show/hide the password.
+    const password = page.getByLabel('Password', { exact: true });
+    await expect(password).toHaveAttribute('type', 'password');
+    await page.getByRole('button', { name: 'Show password' }).click();
+    await expect(password).toHaveAttribute('type', 'text');
+    await page.getByRole('button', { name: 'Hide password' }).click();
+    await expect(password).toHaveAttribute('type', 'password');
+    await submit.click();
+    await page.waitForURL('**/auth/signup/email/success');
+    await expect(page.getByRole('heading', { name: 'Check your mail' })).toBeVisible();
+
+    const link = await mailbox.link(email, /\/auth\/signup\/confirm\//);
+    await page.goto(pathOf(link));
+    await expect(page.getByRole('heading', { name: 'E-mail confirmed' })).toBeVisible();
+    await page.getByRole('link', { name: 'Continue to log in' }).click();
+    await page.waitForURL('**/auth/login');
+
+    await logIn(page, email, PASSWORD);
+    await page.waitForURL('**/home');
+    await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+    const user = await storedUser(page);
+    expect(user?.refresh_token).toBeTruthy();
+
+    await page.reload();
+    await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+    expect(new URL(page.url()).pathname).toBe('/home');
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await expect(page.getByTestId('profile-email')).toHaveText(email);
+  });
+
+  test('signing up twice with one e-mail shows the login error toast', async ({ page, mailbox }) => {
+    const email = newEmail();
+    await signUpAndConfirm(page, mailbox, email);
+    await page.goto('/auth/signup/email');
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await expect(page.getByTestId('toast')).toHaveText('Wrong address or password. Please check entered information');
+    await expect(page.getByTestId('toast')).toBeHidden({ timeout: 5_000 });
+    expect(new URL(page.url()).pathname).toBe('/auth/signup/email');
+  });
+
+  test('a common password is refused with a clear message', async ({ page }) => {
+    await page.goto('/auth/signup/email');
+    await page.getByLabel('E-mail').fill(newEmail());
+    await page.getByLabel('Password', { exact: true }).fill('password');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await expect(page.getByTestId('toast')).toHaveText('Choose a password of 8 to 128 characters that is not a common one and not your e-mail.');
+  });
+
+  test('a wrong password shows the toast and keeps the visitor on the login page', async ({ page, mailbox }) => {
+    const email = newEmail();
+    await signUpAndConfirm(page, mailbox, email);
+    await logIn(page, email, 'not the password');
+    await page.waitForURL('**/auth/login/email?uid=*error=1*');
+    await expect(page.getByTestId('toast')).toHaveText('Wrong address or password. Please check entered information');
+    await expect(page.getByTestId('toast')).toBeHidden({ timeout: 5_000 });
+    // The same interaction still works with the right password.
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL('**/home');
+  });
+
+  test('a confirmation link that does not exist shows the error toast on the login page', async ({ page }) => {
+    await page.goto('/auth/signup/confirm/not-a-real-code');
+    await page.waitForURL('**/auth/login?error=confirm');
+    await expect(page.getByTestId('toast')).toHaveText("Confirmation code doesn't exists!");
+  });
+
+  test('forgot password: the reset link sets a new password, which logs in; the old one fails', async ({ page, mailbox }) => {
+    const email = newEmail();
+    const newPassword = 'a brand new secret';
+    await signUpAndConfirm(page, mailbox, email);
+
+    await page.goto('/auth/login/email?uid=none');
+    await page.getByRole('link', { name: 'Forgot password?' }).click();
+    await page.waitForURL('**/auth/forgot');
+    const send = page.getByRole('button', { name: 'Send link' });
+    await expect(send).toBeDisabled();
+    await page.getByLabel('E-mail').fill(email);
+    await send.click();
+    await expect(page.getByTestId('check-mail')).toHaveText('If an account exists for this e-mail, we have sent a link to reset the password.');
+
+    const link = await mailbox.link(email, /\/auth\/forgot\//);
+    await page.goto(pathOf(link));
+    const save = page.getByRole('button', { name: 'Save password' });
+    await page.getByLabel('New password', { exact: true }).fill(newPassword);
+    await page.getByLabel('Confirm new password').fill('something else');
+    await expect(page.getByText('Passwords do not match')).toBeVisible();
+    await expect(save).toBeDisabled();
+    await page.getByLabel('Confirm new password').fill(newPassword);
+    await expect(save).toBeEnabled();
+    await save.click();
+    await page.waitForURL('**/auth/forgot-success');
+    await expect(page.getByRole('heading', { name: 'Password changed' })).toBeVisible();
+
+    // A used reset link fails with 'something went wrong'.
+    await page.goto(pathOf(link));
+    await page.getByLabel('New password', { exact: true }).fill('yet another secret');
+    await page.getByLabel('Confirm new password').fill('yet another secret');
+    await page.getByRole('button', { name: 'Save password' }).click();
+    await expect(page.getByTestId('toast')).toHaveText('Something went wrong...');
+
+    await logIn(page, email, PASSWORD);
+    await page.waitForURL('**/auth/login/email?uid=*error=1*');
+    await expect(page.getByTestId('toast')).toHaveText('Wrong address or password. Please check entered information');
+    await logIn(page, email, newPassword);
+    await page.waitForURL('**/home');
+  });
+
+  test('an expired access token renews silently, at start and before a gateway call', async ({ page, mailbox }) => {
+    test.setTimeout(90_000);
+    const email = newEmail();
+    await signUpAndConfirm(page, mailbox, email);
+    await logIn(page, email, PASSWORD);
+    await page.waitForURL('**/home');
+    const first = await storedUser(page);
+    expect(first).not.toBeNull();
+    const renewals: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/oidc/token') && (request.postData() ?? '').includes('grant_type=refresh_token')) renewals.push(request.url());
+    });
+
+    // At start: the stored access token has expired (no app runs meanwhile), the refresh token signs in silently.
+    await page.goto('about:blank');
+    await page.waitForTimeout((first!.expires_at - Date.now() / 1000 + 1) * 1000);
+    await page.goto('/home');
+    await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
+    expect(new URL(page.url()).pathname).toBe('/home');
+    const second = await storedUser(page);
+    expect(second?.access_token).not.toBe(first?.access_token);
+    expect(second?.refresh_token).not.toBe(first?.refresh_token); // rotated
+    expect(second?.profile.sub).toBe(first?.profile.sub);
+    expect(renewals.length).toBeGreaterThanOrEqual(1);
+
+    // In the running app: the token expires, and the next gateway call renews it first.
+    await page.waitForTimeout((second!.expires_at - Date.now() / 1000 + 1) * 1000);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByTestId('settings-currency').click();
+    await page.getByRole('radio', { name: /EUR/ }).click();
+    await expect(page).toHaveURL(/\/settings$/);
+    await expect(page.getByTestId('settings-currency')).toContainText('EUR');
+    const third = await storedUser(page);
+    expect(third?.access_token).not.toBe(second?.access_token);
+  });
+
+  test('settings: currency and language are saved to the account and the device; logout ends the session', async ({ page, mailbox }) => {
+    const email = newEmail();
+    await signUpAndConfirm(page, mailbox, email);
+    await logIn(page, email, PASSWORD);
+    await page.waitForURL('**/home');
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await expect(page.getByTestId('settings-currency')).toContainText('USD');
+
+    await page.getByTestId('settings-currency').click();
+    await expect(page).toHaveURL(/\/settings\/select-currency$/);
+    await expect(page.getByRole('radio')).toHaveCount(6);
+    await expect(page.getByRole('radio', { name: /USD/ })).toHaveAttribute('aria-checked', 'true');
+    await page.getByRole('radio', { name: /KZT/ }).click();
+    await expect(page).toHaveURL(/\/settings$/);
+    await expect(page.getByTestId('settings-currency')).toContainText('KZT');
+
+    await page.getByTestId('settings-language').click();
+    await page.getByRole('radio', { name: 'Русский' }).click();
+    await expect(page).toHaveURL(/\/settings$/);
+    await expect(page.getByRole('heading', { name: 'Настройки' })).toBeVisible();
+    // The shells follow too (they read the cookie).
+    expect((await page.context().cookies()).find((cookie) => cookie.name === 'lang')?.value).toBe('RUS');
+
+    // The account kept both: a fresh device (storage cleared) gets them back from GET /user.
+    const token = (await storedUser(page))?.access_token;
+    const profile = await page.request.get('/api/user', { headers: { authorization: `Bearer ${token}` } });
+    expect((await profile.json()) as unknown).toMatchObject({ accounts: [{ defaultFiatCurrency: 'KZT', language: 'RUS' }] });
+
+    // Logout: the refresh token is revoked and the device forgets the user.
+    const refresh = (await storedUser(page))?.refresh_token;
+    await page.getByRole('button', { name: 'Выйти' }).click();
+    await page.waitForURL('**/auth');
+    expect(await storedUser(page)).toBeNull();
+    const config = (await (await page.request.get('/api/client-config')).json()) as { oidc: { clientId: string; resource: string } };
+    const reuse = await page.request.post('/oidc/token', {
+      form: { grant_type: 'refresh_token', refresh_token: refresh ?? '', client_id: config.oidc.clientId, resource: config.oidc.resource },
+    });
+    expect(reuse.status()).toBe(400);
+    await page.goto('/home');
+    await page.waitForURL('**/auth/login');
+  });
+});

@@ -1,0 +1,143 @@
+import { bech32 } from '@scure/base';
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
+import type { LaunchedServer } from '../support/server.ts';
+
+/**
+ * Issue 4's walk: a new user adds the common assets, receives BTC on a valid bech32 address with its QR code, and a
+ * devnet deposit shows as Pending, then completed after its confirmations, with balance and fiat total updating
+ * without a reload. Blocks are slow enough that the Pending state lasts longer than one balance poll (10 s).
+ */
+test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '8000', DEVNET_CONFIRMATIONS: 'BITCOIN:3', RATES_WALK_MS: '0' } });
+
+const PASSWORD = 'correct horse battery';
+let counter = 0;
+const newEmail = () => `custody${Date.now()}${counter++}@example.com`;
+
+/** Without SMTP_URL the server logs each mail's link; the test reads the confirmation link from there. */
+async function confirmationCode(app: LaunchedServer, email: string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    for (const line of app.output().split('\n').reverse()) {
+      if (!line.includes('"confirm_email"') || !line.includes(email)) continue;
+      const { link } = JSON.parse(line) as { link?: string };
+      const code = link ? new URL(link).pathname.split('/').pop() : undefined;
+      if (code) return code;
+    }
+    if (Date.now() > deadline) throw new Error(`no confirmation mail to ${email} in the server log`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function signUpAndLogIn(page: Page, app: LaunchedServer): Promise<void> {
+  const email = newEmail();
+  expect((await page.request.post('/api/user', { data: { email, password: PASSWORD, accountName: 'Account' } })).ok()).toBe(true);
+  const confirmed = await page.request.post('/api/confirmation/confirm', { data: { confirmationCode: await confirmationCode(app, email) } });
+  expect(confirmed.ok()).toBe(true);
+  await page.goto('/auth/login');
+  await page.getByTestId('login-email').click();
+  await page.waitForURL('**/auth/login/email?uid=*');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL('**/home');
+}
+
+test.describe('custody: assets, receive and a deposit', () => {
+  test('a new user adds the common assets, receives BTC, and sees the deposit go from Pending to completed', async ({ page, app, context }) => {
+    test.setTimeout(120_000);
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await signUpAndLogIn(page, app);
+
+    // First-time empty account.
+    await expect(page.getByTestId('home-empty')).toBeVisible();
+    await expect(page.getByText('Add assets from the list')).toBeVisible();
+    await page.getByRole('button', { name: 'Add most common assets' }).click();
+
+    // Assets exist and no passcode: the protect-your-wallet prompt, dismissed for good.
+    await expect(page.getByRole('heading', { name: 'Protect your wallet' })).toBeVisible();
+    await page.getByRole('button', { name: 'Not now' }).click();
+    await expect(page.getByTestId('home-wallet')).toBeVisible();
+    await expect(page.getByTestId('asset-row')).toHaveCount(3);
+    await expect(page.getByTestId('asset-row').first()).toContainText('Bitcoin');
+    await expect(page.getByTestId('total-balance')).toHaveText('$0');
+    // From here on nothing may reload the page: the marker would be lost.
+    await page.evaluate(() => ((window as unknown as { noReload: boolean }).noReload = true));
+
+    // Receive → choose BTC → address and QR code.
+    await page.getByRole('link', { name: 'Receive' }).click();
+    await expect(page).toHaveURL(/\/select-asset\/receive$/);
+    await page.getByPlaceholder('Search').fill('bitc');
+    await page.getByTestId('chooser-item').filter({ hasText: 'Bitcoin' }).first().click();
+    await expect(page).toHaveURL(/\/home\/asset\/BTC\/receive$/);
+    const address = (await page.getByTestId('receive-address').textContent())?.trim() ?? '';
+    const decoded = bech32.decode(address as `${string}1${string}`);
+    expect(decoded.prefix).toBe('bc');
+    expect(decoded.words[0]).toBe(0); // witness version 0: native segwit (BIP84)
+    const qr = page.getByTestId('qr-code');
+    await expect(qr).toBeVisible();
+    await expect(qr).toHaveAttribute('data-text', address);
+    expect(await qr.boundingBox()).toMatchObject({ width: 200, height: 200 });
+    await page.getByRole('button', { name: 'Copy address' }).click();
+    await expect(page.getByTestId('toast')).toHaveText('Address copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(address);
+
+    // The devnet faucet sends 0.01 BTC to that address (what `npm run devnet -- deposit BTC <address> 0.01` does).
+    const sent = await page.request.post('/sandbox/devnet/deposit', { data: { currency: 'BTC', address, amount: '0.01' } });
+    expect(sent.status()).toBe(201);
+
+    await page.getByRole('link', { name: 'Back' }).click();
+    await expect(page).toHaveURL(/\/home\/asset\/BTC$/);
+    await expect(page.getByTestId('copy-address')).toContainText(`${address.slice(0, 8)}...${address.slice(-4)}`);
+    const item = page.getByTestId('history-item').first();
+    await expect(item).toHaveAttribute('data-state', 'IN_PROGRESS', { timeout: 15_000 });
+    await expect(item).toContainText('Receiving');
+    await expect(item).toContainText('Pending');
+    await expect(page.getByTestId('asset-balance')).toHaveText('0\u00a0BTC');
+
+    // Credited after its confirmations: the poll brings the new state and balance.
+    await expect(item).toHaveAttribute('data-state', 'COMPLETED', { timeout: 45_000 });
+    await expect(item).toContainText('Received');
+    await expect(item).toContainText('+0.01\u00a0BTC');
+    await expect(page.getByTestId('asset-balance')).toHaveText('0.01\u00a0BTC');
+    await expect(page.getByText('Today')).toBeVisible();
+
+    // Its details: every field the deposit has, with the explorer link.
+    await item.click();
+    await expect(page.getByTestId('transaction-title')).toHaveText('Received');
+    await expect(page.getByTestId('detail-tx_detail_status')).toContainText('Completed');
+    await expect(page.getByTestId('detail-tx_detail_date')).toContainText(/[A-Z][a-z]{2} \d{1,2}, \d{2}:\d{2} (AM|PM)/);
+    await expect(page.getByTestId('detail-tx_detail_receiver')).toContainText(address);
+    await expect(page.getByTestId('detail-tx_detail_network')).toContainText('Bitcoin');
+    await expect(page.getByTestId('explorer-link')).toHaveAttribute('href', /\/sandbox\/devnet\/tx\/[0-9a-f]{64}$/);
+
+    // Home: the total in fiat now counts the deposit.
+    await page.getByRole('link', { name: 'Back' }).click();
+    await page.getByRole('link', { name: 'Back' }).click();
+    await expect(page).toHaveURL(/\/home$/);
+    await expect(page.getByTestId('total-balance')).toHaveText(/^\$[1-9][\d,]*\.\d{2}$/);
+    await expect(page.getByTestId('asset-row').first()).toContainText('0.01\u00a0BTC');
+    expect(await page.evaluate(() => (window as unknown as { noReload?: boolean }).noReload)).toBe(true);
+  });
+
+  test('manage assets hides an asset on this device and adds one the account lacks', async ({ page, app }) => {
+    await signUpAndLogIn(page, app);
+    await page.getByRole('link', { name: 'Select assets' }).click();
+    await expect(page).toHaveURL(/\/manage-assets$/);
+    await page.getByTestId('toggle-LTC').check();
+    await expect(page.getByTestId('toggle-LTC')).toBeChecked();
+    await page.getByRole('link', { name: 'Back' }).click();
+    await expect(page.getByRole('heading', { name: 'Protect your wallet' })).toBeVisible();
+    await page.getByRole('button', { name: 'Not now' }).click();
+    await expect(page.getByTestId('asset-row')).toHaveText([/Litecoin/]);
+    await page.getByRole('link', { name: 'Manage assets' }).first().click();
+    await page.getByTestId('toggle-LTC').uncheck();
+    await page.getByRole('link', { name: 'Back' }).click();
+    await expect(page.getByTestId('asset-row')).toHaveCount(0);
+    await expect(page.getByText('All your assets are hidden')).toBeVisible();
+    // Hidden on the device only: the send chooser leaves it out too, and the account still has it.
+    await page.getByRole('link', { name: 'Send' }).click();
+    await expect(page.getByTestId('chooser-item').filter({ hasText: 'Litecoin' })).toHaveCount(0);
+    await expect(page.getByTestId('chooser-item').filter({ hasText: 'Bitcoin' }).first()).toBeVisible();
+  });
+});

@@ -1,0 +1,83 @@
+import { test, expect } from './fixtures.ts';
+
+test.describe('foundation', () => {
+  test('/home while signed out shows the spinner, then lands in the sign-in area', async ({ page }) => {
+    await page.goto('/home');
+    await expect(page.getByTestId('app-spinner')).toBeVisible();
+    await page.waitForURL('**/auth/login');
+    await expect(page.getByRole('heading', { name: 'Log in' })).toBeVisible();
+  });
+
+  test('/error/B2C_USM0027 offers a contact-support mail link', async ({ page }) => {
+    await page.goto('/error/B2C_USM0027');
+    await expect(page.getByTestId('error-text')).toHaveText('Something went wrong. Please try again later or contact support.');
+    const support = page.getByTestId('contact-support');
+    await expect(support).toBeVisible();
+    await expect(support).toHaveAttribute('href', /^mailto:support@wallet\.example\?subject=B2C_USM0027$/);
+  });
+
+  test('/error/B2C_USM0023 shows its text and no button', async ({ page }) => {
+    await page.goto('/error/B2C_USM0023');
+    await expect(page.getByTestId('error-text')).toHaveText('Session expired. Please reopen the web app and link the account again.');
+    await expect(page.locator('main a, main button')).toHaveCount(0);
+  });
+
+  test('/exchange and /notifications show coming soon with the bottom navigation', async ({ page }) => {
+    await page.goto('/exchange');
+    await expect(page.getByRole('heading', { name: 'Coming soon' })).toBeVisible();
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    await expect(nav.getByRole('link')).toHaveText([/Home/, /Exchange\s*soon/, /Notify\s*soon/, /Settings/]);
+    await expect(nav.getByRole('link', { name: /Exchange/ })).toHaveAttribute('aria-current', 'page');
+    await nav.getByRole('link', { name: /Notify/ }).click();
+    await expect(page).toHaveURL(/\/notifications$/);
+    await expect(page.getByRole('heading', { name: 'Coming soon' })).toBeVisible();
+  });
+
+  test('switching to Russian changes the texts and survives a reload', async ({ page }) => {
+    await page.goto('/auth');
+    await expect(page.getByRole('link', { name: 'Log in' })).toBeVisible();
+    await page.getByRole('link', { name: 'Русский' }).click();
+    await expect(page.getByRole('link', { name: 'Войти' })).toBeVisible();
+    await expect(page.locator('html')).toHaveAttribute('lang', 'ru');
+    await page.reload();
+    await expect(page.getByRole('link', { name: 'Войти' })).toBeVisible();
+    await page.goto('/exchange');
+    await expect(page.getByRole('heading', { name: 'Скоро' })).toBeVisible();
+    await page.goto('/auth');
+    await page.getByRole('link', { name: 'English' }).click();
+    await expect(page.getByRole('link', { name: 'Log in' })).toBeVisible();
+  });
+
+  test('the theme choice survives a reload and applies before the first paint', async ({ page }) => {
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto('/auth');
+    const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(await background()).toBe('rgb(255, 255, 255)');
+    await page.getByRole('link', { name: 'Dark' }).click();
+    await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+    expect(await background()).toBe('rgb(32, 32, 37)');
+    await page.reload();
+    expect(await background()).toBe('rgb(32, 32, 37)');
+    // The server renders the stored theme into the HTML, so there is no flash of the other one.
+    const html = await (await page.request.get('/auth')).text();
+    expect(html).toMatch(/<html[^>]*data-theme="dark"/);
+    await page.getByRole('link', { name: 'Light' }).click();
+    expect(await background()).toBe('rgb(255, 255, 255)');
+  });
+
+  test('without a stored choice the system preference decides the theme', async ({ page }) => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.goto('/auth/login');
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(32, 32, 37)');
+  });
+
+  test('static shells load no script unless they have a form', async ({ page }) => {
+    const scripts: string[] = [];
+    page.on('request', (request) => {
+      if (request.resourceType() === 'script') scripts.push(request.url());
+    });
+    for (const path of ['/auth', '/auth/login', '/exchange', '/terms', '/error/B2C_USM0022']) await page.goto(path);
+    expect(scripts).toEqual([]);
+    expect(await page.locator('script').count()).toBe(0);
+  });
+});

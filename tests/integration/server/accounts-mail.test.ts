@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import pg from 'pg';
+import { SMTPServer } from 'smtp-server';
+import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
+import { codeFromLink, confirmEmail, signIn, signUp, signUpAndSignIn } from '../../support/auth.ts';
+
+const PASSWORD = 'a quite long secret';
+
+/** A mail as received, with quoted-printable soft breaks undone so links read whole. */
+type Received = { to: string; raw: string };
+
+describe('mail through SMTP_URL', () => {
+  let database: TestDatabase;
+  let server: LaunchedServer;
+  let smtp: SMTPServer;
+  const inbox: Received[] = [];
+
+  const waitForMail = async (to: string, subject: RegExp): Promise<Received> => {
+    for (let i = 0; i < 100; i += 1) {
+      const mail = inbox.find((m) => m.to === to && subject.test(m.raw));
+      if (mail) return mail;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`no mail to ${to}`);
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('adminDatabaseUrl'));
+    const smtpPort = await freePort();
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      onData(stream, session, callback) {
+        let raw = '';
+        stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
+        stream.on('end', () => {
+          inbox.push({ to: session.envelope.rcptTo[0]?.address ?? '', raw: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve));
+    const port = await freePort();
+    server = await launchServer({ DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SMTP_URL: `smtp://127.0.0.1:${smtpPort}` });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+    await database?.drop();
+  });
+
+  it('sends the confirmation mail (text and HTML) and keeps no live link in the outbox', async () => {
+    const email = `smtp-${Date.now()}@example.com`;
+    await signUp(server.url, { email, password: PASSWORD });
+    const mail = await waitForMail(email, /Confirm your e-mail/);
+    expect(mail.raw).toContain('text/plain');
+    expect(mail.raw).toContain('text/html');
+    const link = /http:\/\/127\.0\.0\.1:\d+\/auth\/signup\/confirm\/[\w-]+/.exec(mail.raw)?.[0];
+    expect(link).toBeTruthy();
+    expect((await confirmEmail(server.url, codeFromLink(link ?? ''))).status).toBe(200);
+    expect((await signIn(server.url, { email, password: PASSWORD })).accessToken).toBeTruthy();
+
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    try {
+      const rows = await db.query<{ status: string; text: string }>('SELECT status, text FROM mail_outbox WHERE recipient = $1', [email]);
+      expect(rows.rows).toHaveLength(1);
+      expect(rows.rows[0]?.status).toBe('sent');
+      expect(rows.rows[0]?.text).not.toContain('/auth/signup/confirm/');
+    } finally {
+      await db.end();
+    }
+  });
+
+  it('sends the reset mail in the user’s language', async () => {
+    const email = `smtp-ru-${Date.now()}@example.com`;
+    await signUp(server.url, { email, password: PASSWORD });
+    const confirmation = await waitForMail(email, /Confirm your e-mail/);
+    const link = /http:\/\/127\.0\.0\.1:\d+\/auth\/signup\/confirm\/[\w-]+/.exec(confirmation.raw)?.[0] ?? '';
+    await confirmEmail(server.url, codeFromLink(link));
+    const tokens = await signIn(server.url, { email, password: PASSWORD });
+    await fetch(`${server.url}/api/user/language/RUS`, { method: 'POST', headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    await fetch(`${server.url}/api/password-reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+    // The subject is MIME-encoded UTF-8; the link and the language attribute of the HTML part are plain.
+    const reset = await waitForMail(email, /\/auth\/forgot\//);
+    expect(reset.raw).toContain('lang="ru"');
+  });
+});
+
+describe('an external OpenID issuer replaces the embedded one', () => {
+  let issuerDb: TestDatabase;
+  let gatewayDb: TestDatabase;
+  let issuer: LaunchedServer;
+  let gateway: LaunchedServer;
+
+  beforeAll(async () => {
+    [issuerDb, gatewayDb] = await Promise.all([createTestDatabase(inject('adminDatabaseUrl')), createTestDatabase(inject('adminDatabaseUrl'))]);
+    const issuerPort = await freePort();
+    let gatewayPort = await freePort();
+    while (gatewayPort === issuerPort) gatewayPort = await freePort();
+    const issuerUrl = `http://127.0.0.1:${issuerPort}`;
+    issuer = await launchServer({ DATABASE_URL: issuerDb.url, PORT: String(issuerPort), PUBLIC_URL: issuerUrl });
+    // The gateway trusts the first server's provider as an operator would trust Keycloak.
+    gateway = await launchServer({
+      DATABASE_URL: gatewayDb.url,
+      PORT: String(gatewayPort),
+      PUBLIC_URL: `http://127.0.0.1:${gatewayPort}`,
+      OIDC_ISSUER: `${issuerUrl}/oidc`,
+      OIDC_AUDIENCE: `${issuerUrl}/api`,
+    });
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await issuer?.stop();
+    await Promise.all([issuerDb?.drop(), gatewayDb?.drop()]);
+  });
+
+  it('verifies the issuer’s tokens through discovery and gives the subject a user of its own', async () => {
+    const config = (await (await fetch(`${gateway.url}/api/client-config`)).json()) as { oidc: { authority: string } };
+    expect(config.oidc.authority).toBe(`${issuer.url}/oidc`);
+    const embedded = await fetch(`${gateway.url}/oidc/.well-known/openid-configuration`);
+    expect(embedded.headers.get('content-type') ?? '').not.toContain('json');
+    const email = `external-${Date.now()}@example.com`;
+    const user = await signUpAndSignIn(issuer.url, { email, password: PASSWORD, databaseUrl: issuerDb.url });
+    const first = await fetch(`${gateway.url}/api/user`, { headers: { authorization: `Bearer ${user.accessToken}` } });
+    expect(first.status).toBe(200);
+    const profile = (await first.json()) as { accounts: Array<{ id: string }> };
+    expect(profile.accounts).toHaveLength(1);
+    const again = (await (await fetch(`${gateway.url}/api/user`, { headers: { authorization: `Bearer ${user.accessToken}` } })).json()) as { accounts: Array<{ id: string }> };
+    expect(again.accounts[0]?.id).toBe(profile.accounts[0]?.id);
+  });
+});

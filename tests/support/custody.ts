@@ -1,0 +1,64 @@
+import type pg from 'pg';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, type Database } from '../../src/server/db/database.ts';
+import { createLogger } from '../../src/server/log.ts';
+import { openCustody, type Custody, type CustodyConfig } from '../../src/server/custody.ts';
+import { auditLedger, type AuditResult } from '../../src/server/domain/ledger-audit.ts';
+
+/** BIP84's test mnemonic: tests derive known addresses from it. Never a real wallet's seed. */
+export const TEST_MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+
+export const quietLog = createLogger('silent');
+
+/** The custody core on a test database, without HTTP: fast blocks, few confirmations, fixed rates. */
+export async function openTestCustody(databaseUrl: string, overrides: Partial<CustodyConfig> = {}): Promise<{ database: Database; custody: Custody }> {
+  const database = await openDatabase({ databaseUrl, dataDir: await mkdtemp(join(tmpdir(), 'wallet-test-data-')) }, quietLog);
+  const config: CustodyConfig = {
+    production: false,
+    publicUrl: 'http://wallet.test',
+    dataDir: await mkdtemp(join(tmpdir(), 'wallet-test-data-')),
+    walletSeed: TEST_MNEMONIC,
+    chains: { mode: 'devnet', blockMs: 100, confirmations: { BITCOIN: 2, ETHEREUM: 3, TRON: 2 } },
+    workerPollMs: 50,
+    ratesWalkMs: 0,
+    ...overrides,
+  };
+  const custody = await openCustody(config, quietLog, database.pool);
+  const close = database.close;
+  // Closing the database also stops the custody's notification listener.
+  database.close = async () => {
+    await custody.close();
+    await close();
+  };
+  return { database, custody };
+}
+
+/** A user with one wallet account, made directly in the database (the sign-in area owns the real flow). */
+export async function createWalletAccount(pool: pg.Pool): Promise<{ userId: string; accountId: string }> {
+  const user = await pool.query<{ id: string }>(`INSERT INTO users DEFAULT VALUES RETURNING id`);
+  const userId = user.rows[0]?.id ?? '';
+  const account = await pool.query<{ id: string }>(`INSERT INTO wallet_accounts (user_id) VALUES ($1) RETURNING id`, [userId]);
+  return { userId, accountId: account.rows[0]?.id ?? '' };
+}
+
+/** Runs ledger:audit's checks; returns the failed ones (empty when the ledger is sound). */
+export async function auditFailures(pool: pg.Pool): Promise<AuditResult[]> {
+  const client = await pool.connect();
+  try {
+    return (await auditLedger(client)).filter((r) => !r.ok);
+  } finally {
+    client.release();
+  }
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

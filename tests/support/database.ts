@@ -1,0 +1,54 @@
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startEmbeddedPostgres } from '../../src/server/db/embedded.ts';
+import { createLogger } from '../../src/server/log.ts';
+
+/**
+ * A PostgreSQL server for tests: TEST_DATABASE_URL (any database on it; CI uses the machine's server),
+ * else an embedded one in a temporary directory. Each test suite makes its own database and drops it.
+ */
+export type TestServer = { adminUrl: string; stop: () => Promise<void> };
+
+export async function startTestPostgres(): Promise<TestServer> {
+  const given = process.env.TEST_DATABASE_URL;
+  if (given) return { adminUrl: given, stop: async () => {} };
+  const dir = await mkdtemp(join(tmpdir(), 'wallet-test-pg-'));
+  const embedded = await startEmbeddedPostgres(dir, createLogger('warn'));
+  return {
+    adminUrl: embedded.url,
+    stop: async () => {
+      await embedded.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type TestDatabase = { url: string; drop: () => Promise<void> };
+
+export async function createTestDatabase(adminUrl: string, prefix = 'wallet_test'): Promise<TestDatabase> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

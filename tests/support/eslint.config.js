@@ -1,0 +1,24 @@
+// Lint rules for the whole repository (kept out of the top level, which holds only what the layout names).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { defineConfig } from 'eslint/config';
+
+export default defineConfig(
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', '.astro/**', 'test-results/**', 'playwright-report/**', '**/*.astro', 'src/server/db/migrations/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', window: 'readonly', document: 'readonly', localStorage: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': ['error', { selector: 'ExportDefaultDeclaration', message: 'Named exports only.' }],
+    },
+  },
+  {
+    // Tools that require a default export by their own convention.
+    files: ['astro.config.mjs', 'uno.config.ts', 'src/server/db/drizzle.config.ts', 'tests/**/*.config.ts', 'tests/e2e/global-setup.ts', 'tests/support/eslint.config.js'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+);

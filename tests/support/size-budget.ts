@@ -1,0 +1,104 @@
+import { createServer } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { createWebHandler, CLIENT_DIR } from '../../src/server/http/web.ts';
+
+/**
+ * Size budgets of the browser bundles (issue 2), measured on the built pages as a browser receives them:
+ * a static shell's JS ≤ 5 KB gzip (none without a form), the wallet island's initial JS ≤ 100 KB gzip,
+ * each lazily loaded screen ≤ 30 KB gzip beyond what the initial load already brought.
+ */
+const KB = 1024;
+const SHELLS_WITHOUT_FORM = ['/auth', '/auth/login', '/auth/signup', '/auth/signup/email/success', '/auth/forgot-success', '/exchange', '/notifications', '/terms', '/privacy', '/error/B2C_USM0027'];
+const SHELLS_WITH_FORM = ['/auth/login/email', '/auth/signup/email', '/auth/forgot', '/auth/forgot/some-code', '/auth/signup/confirm/some-code'];
+const ISLAND_PAGES = ['/home'];
+
+const gz = (text: string | Buffer) => gzipSync(text, { level: 9 }).length;
+const read = (file: string) => readFileSync(join(CLIENT_DIR, file));
+
+function staticImports(code: string): string[] {
+  return [...code.matchAll(/(?:import|export)\s*(?:[\w*${}\s,]+from\s*)?["'`](\.\.?\/[^"'`]+\.js)["'`]/g)].map((m) => m[1] ?? '');
+}
+function dynamicImports(code: string): string[] {
+  return [...code.matchAll(/import\(\s*["'`](\.\.?\/[^"'`]+\.js)["'`]\s*\)/g)].map((m) => m[1] ?? '');
+}
+function resolveFrom(file: string, spec: string): string {
+  return join(file, '..', spec).replace(/^\/+/, '');
+}
+/** The file and everything it statically imports, transitively. */
+function closure(entry: string, into = new Set<string>()): Set<string> {
+  if (into.has(entry)) return into;
+  into.add(entry);
+  const code = read(entry).toString();
+  for (const spec of staticImports(code)) closure(resolveFrom(entry, spec), into);
+  return into;
+}
+
+type PageJs = { inline: number; files: Set<string>; lazy: Set<string> };
+
+function scriptsOf(html: string): PageJs {
+  const files = new Set<string>();
+  let inline = 0;
+  for (const match of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)) {
+    const src = /\bsrc="([^"]+)"/.exec(match[1] ?? '')?.[1];
+    if (src) closure(src.replace(/^\//, ''), files);
+    else inline += gz(match[2] ?? '');
+  }
+  // Astro islands name their component and renderer in attributes rather than script tags.
+  for (const match of html.matchAll(/\b(?:component-url|renderer-url)="([^"]+)"/g)) closure((match[1] ?? '').replace(/^\//, ''), files);
+  const lazy = new Set<string>();
+  for (const file of files) for (const spec of dynamicImports(read(file).toString())) lazy.add(resolveFrom(file, spec));
+  return { inline, files, lazy };
+}
+
+const sum = (files: Iterable<string>) => [...files].reduce((total, file) => total + gz(read(file)), 0);
+
+const web = await createWebHandler();
+const server = createServer((req, res) => web(req, res, () => res.end()));
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const address = server.address();
+const origin = `http://127.0.0.1:${address && typeof address === 'object' ? address.port : 0}`;
+const html = async (path: string) => (await fetch(origin + path)).text();
+
+const failures: string[] = [];
+const rows: string[] = [];
+function check(label: string, bytes: number, limit: number) {
+  rows.push(`${bytes <= limit ? 'ok  ' : 'OVER'} ${label.padEnd(48)} ${(bytes / KB).toFixed(1).padStart(6)} KB gzip (budget ${limit / KB} KB)`);
+  if (bytes > limit) failures.push(label);
+}
+
+try {
+  for (const path of SHELLS_WITHOUT_FORM) {
+    const js = scriptsOf(await html(path));
+    check(`shell ${path} (no form: no JS)`, js.inline + sum(js.files), 0);
+  }
+  for (const path of SHELLS_WITH_FORM) {
+    const js = scriptsOf(await html(path));
+    check(`shell ${path}`, js.inline + sum(js.files), 5 * KB);
+  }
+  for (const path of ISLAND_PAGES) {
+    const js = scriptsOf(await html(path));
+    check(`wallet island ${path}: initial`, js.inline + sum(js.files), 100 * KB);
+    const seen = new Set(js.files);
+    const queue = [...js.lazy];
+    for (const chunk of queue) {
+      if (seen.has(chunk)) continue;
+      const own = [...closure(chunk)].filter((file) => !seen.has(file));
+      check(`  lazy ${chunk.replace(/^_astro\//, '')}`, sum(own), 30 * KB);
+      for (const file of own) {
+        seen.add(file);
+        for (const spec of dynamicImports(read(file).toString())) queue.push(resolveFrom(file, spec));
+      }
+    }
+  }
+} finally {
+  server.close();
+}
+
+console.log(rows.join('\n'));
+if (failures.length) {
+  console.error(`size budget exceeded: ${failures.join(', ')}`);
+  process.exit(1);
+}
+console.log('size budgets: all within limits');

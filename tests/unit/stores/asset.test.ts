@@ -1,0 +1,231 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as WalletApi from '../../../src/api/wallet.ts';
+import { setPlatform } from '../../../src/platform/platform.ts';
+import { testPlatform } from '../../../src/platform/test.ts';
+import { balance, CATALOGUE, RATES, transaction } from './wallet-fixtures.ts';
+
+const api = vi.hoisted(() => ({
+  getAssets: vi.fn(),
+  getCoinCatalogue: vi.fn(),
+  getRatesMap: vi.fn(),
+  addAccountCurrency: vi.fn(),
+  addAccountCurrencies: vi.fn(),
+  getTransactions: vi.fn(),
+  getTransaction: vi.fn(),
+}));
+vi.mock('../../../src/api/wallet.ts', async (original) => ({ ...(await original<typeof WalletApi>()), ...api }));
+
+const { $profile } = await import('../../../src/stores/user.ts');
+const { balancesQuery, BALANCE_POLL_MS } = await import('../../../src/stores/balances.ts');
+const { catalogueQuery } = await import('../../../src/stores/catalogue.ts');
+const { ratesQuery } = await import('../../../src/stores/rates.ts');
+const { historyQuery, detailQuery } = await import('../../../src/stores/transactions.ts');
+const { $router } = await import('../../../src/stores/router.ts');
+const { $selectedCurrency, $selectedLanguage, $disabledAssets } = await import('../../../src/stores/settings.ts');
+const { $activeToast, hideToast } = await import('../../../src/stores/toasts.ts');
+const asset = await import('../../../src/stores/asset.ts');
+const chooser = await import('../../../src/stores/select-asset.ts');
+const manage = await import('../../../src/stores/manage-assets.ts');
+
+const NOW = new Date(2025, 2, 5, 10, 0);
+const ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+
+describe('asset page, receive and details', () => {
+  beforeEach(() => {
+    setPlatform(testPlatform({ now: () => NOW.getTime() }));
+    vi.resetAllMocks();
+    for (const query of [balancesQuery, catalogueQuery, ratesQuery, historyQuery, detailQuery]) query.clear();
+    hideToast();
+    $selectedCurrency.set('USD');
+    $selectedLanguage.set('ENG');
+    $disabledAssets.set([]);
+    api.getCoinCatalogue.mockResolvedValue(CATALOGUE);
+    api.getRatesMap.mockResolvedValue({ ratesMap: RATES });
+    api.getAssets.mockResolvedValue([balance('BTC', '0.015', { onHold: '0.001', depositAddress: ADDRESS })]);
+    api.getTransactions.mockResolvedValue({ result: [] });
+    $profile.set({
+      data: { email: 'a@b.io', pinCodeActive: true, tgAuth: true, accounts: [{ id: 'acc-1', language: 'ENG', defaultFiatCurrency: 'USD', email: 'a@b.io' }] },
+      loading: false,
+      error: null,
+    });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+    $profile.set({ data: null, loading: false, error: null });
+  });
+
+  it('shows the balance, on hold, value and the shortened address of the route currency', async () => {
+    $router.open('/home/asset/btc');
+    const off = asset.$asset.listen(() => {});
+    await vi.waitFor(() => expect(asset.$asset.get()?.fiatValue).toBe('975.0018'));
+    expect(asset.$asset.get()).toMatchObject({ currency: 'BTC', held: true, available: '0.015', onHold: '0.001', address: ADDRESS, shortAddress: 'bc1qar0s...5mdq', fiatSymbol: '$' });
+    off();
+  });
+
+  it('copies the address and says so; a refused copy says that instead', async () => {
+    const write = vi.fn(async () => {});
+    await asset.copyAddress(ADDRESS, write);
+    expect(write).toHaveBeenCalledWith(ADDRESS);
+    expect($activeToast.get()).toMatchObject({ kind: 'success', text: 'Address copied' });
+    await asset.copyAddress(ADDRESS, async () => {
+      throw new Error('denied');
+    });
+    expect($activeToast.get()?.kind).toBe('error');
+  });
+
+  it('groups the history by day with Today and Yesterday, titled and signed', async () => {
+    api.getTransactions.mockResolvedValue({
+      result: [
+        transaction({ id: 'a', state: 'IN_PROGRESS', createdDate: new Date(2025, 2, 5, 9, 15).toISOString() }),
+        transaction({ id: 'b', direction: 'WITHDRAWAL', transactionType: 'WITHDRAWAL', state: 'FAILED', amount: '0.002', createdDate: new Date(2025, 2, 4, 18).toISOString() }),
+        transaction({ id: 'c', createdDate: new Date(2025, 1, 20, 12).toISOString() }),
+      ],
+    });
+    $router.open('/home/asset/BTC');
+    const off = asset.$historyGroups.listen(() => {});
+    await vi.waitFor(() => expect(asset.$historyGroups.get()).toHaveLength(3));
+    const groups = asset.$historyGroups.get();
+    expect(groups.map((g) => g.label)).toEqual(['Today', 'Yesterday', '20 February']);
+    expect(groups[0]?.rows[0]).toMatchObject({ id: 'a', title: 'Receiving', sign: '+', amount: '0.01', time: '09:15', state: 'IN_PROGRESS' });
+    expect(groups[1]?.rows[0]).toMatchObject({ title: 'Failed to send', sign: '-', state: 'FAILED' });
+    expect(api.getTransactions).toHaveBeenCalledWith('acc-1', 'BTC');
+    off();
+  });
+
+  it('reads the history again on each balance poll, so a deposit goes from Pending to completed without a reload', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] });
+    // Restarted under the fake clock, so the poll runs on it.
+    balancesQuery.clear();
+    historyQuery.clear();
+    api.getTransactions.mockResolvedValue({ result: [transaction({ state: 'IN_PROGRESS' })] });
+    $router.open('/home/asset/BTC');
+    const off = asset.$historyGroups.listen(() => {});
+    const offBalances = asset.$asset.listen(() => {});
+    await vi.advanceTimersByTimeAsync(50);
+    expect(asset.$historyGroups.get()[0]?.rows[0]?.state).toBe('IN_PROGRESS');
+    api.getTransactions.mockResolvedValue({ result: [transaction({ state: 'COMPLETED' })] });
+    api.getAssets.mockResolvedValue([balance('BTC', '0.025', { depositAddress: ADDRESS })]);
+    await vi.advanceTimersByTimeAsync(BALANCE_POLL_MS);
+    expect(asset.$asset.get()?.available).toBe('0.025');
+    expect(asset.$historyGroups.get()[0]?.rows[0]).toMatchObject({ state: 'COMPLETED', title: 'Received' });
+    off();
+    offBalances();
+  });
+
+  it('loads the details of the route transaction with its type', async () => {
+    api.getTransaction.mockResolvedValue(transaction({ id: 'tx-9', state: 'IN_PROGRESS' }));
+    $router.open('/home/asset/BTC/transaction/tx-9/DEPOSIT');
+    const off = asset.$transactionDetail.listen(() => {});
+    await vi.waitFor(() => expect(asset.$transactionDetail.get()?.title).toBe('Receiving'));
+    expect(api.getTransaction).toHaveBeenCalledWith('acc-1', 'tx-9', 'DEPOSIT');
+    expect(asset.$transactionDetail.get()?.rows.find((row) => row.label === 'tx_detail_status')?.value).toBe('Pending');
+    off();
+  });
+
+  it('adds an asset opened for receiving that the account lacks', async () => {
+    api.getAssets.mockResolvedValue([]);
+    api.addAccountCurrency.mockImplementation(async () => {
+      api.getAssets.mockResolvedValue([balance('ETH', '0')]);
+    });
+    $router.open('/home/asset/ETH/receive');
+    const off = asset.$asset.listen(() => {});
+    await vi.waitFor(() => expect(asset.$asset.get()?.loading).toBe(false));
+    await vi.waitFor(() => expect(asset.$asset.get()?.coin).toBeDefined());
+    await asset.ensureAssetHeld();
+    expect(api.addAccountCurrency).toHaveBeenCalledWith('acc-1', 'ETH');
+    expect(asset.$asset.get()?.held).toBe(true);
+    off();
+  });
+});
+
+describe('choosers and asset management (SPEC §2)', () => {
+  beforeEach(() => {
+    setPlatform(testPlatform());
+    vi.resetAllMocks();
+    for (const query of [balancesQuery, catalogueQuery, ratesQuery]) query.clear();
+    hideToast();
+    $disabledAssets.set([]);
+    chooser.$assetSearch.set('');
+    api.getCoinCatalogue.mockResolvedValue(CATALOGUE);
+    api.getRatesMap.mockResolvedValue({ ratesMap: RATES });
+    api.getAssets.mockResolvedValue([balance('BTC', '0.5')]);
+    $profile.set({
+      data: { email: 'a@b.io', pinCodeActive: true, tgAuth: true, accounts: [{ id: 'acc-1', language: 'ENG', defaultFiatCurrency: 'USD', email: 'a@b.io' }] },
+      loading: false,
+      error: null,
+    });
+  });
+
+  it('lists active crypto assets not hidden on the device, and searches them', async () => {
+    const off = chooser.$chooserItems.listen(() => {});
+    await vi.waitFor(() => expect(chooser.$chooserItems.get().length).toBeGreaterThan(0));
+    const currencies = () => chooser.$chooserItems.get().map((item) => item.coin.currency);
+    expect(currencies()).toEqual(['BTC', 'ETH', 'USDT_ETH', 'USDC_ETH', 'TRX', 'USDT_TRX', 'LTC', 'DOGE', 'TON']);
+    expect(chooser.$chooserItems.get()[0]?.amount).toBe('0.5');
+    $disabledAssets.set(['ETH']);
+    expect(currencies()).not.toContain('ETH');
+    chooser.$assetSearch.set('tron');
+    expect(currencies()).toEqual(['TRX', 'USDT_TRX']);
+    chooser.$assetSearch.set('usdt');
+    expect(currencies()).toEqual(['USDT_ETH', 'USDT_TRX']);
+    chooser.$assetSearch.set('zzz');
+    expect(currencies()).toEqual([]);
+    off();
+  });
+
+  it('adds a chosen asset the account lacks, then opens receive or send for it', async () => {
+    const off = chooser.$chooserItems.listen(() => {});
+    await vi.waitFor(() => expect(balancesQuery.peek('acc-1').data).toBeDefined());
+    await chooser.chooseAsset('BTC', 'send');
+    expect(api.addAccountCurrency).not.toHaveBeenCalled();
+    expect($router.get()).toMatchObject({ route: 'send', params: { currency: 'BTC' } });
+    await chooser.chooseAsset('TON', 'receive');
+    expect(api.addAccountCurrency).toHaveBeenCalledWith('acc-1', 'TON');
+    expect($router.get()).toMatchObject({ route: 'receive', params: { currency: 'TON' } });
+    off();
+  });
+
+  it('toggles an asset: on adds it if missing and shows it, off only hides it on this device', async () => {
+    const off = manage.$managedAssets.listen(() => {});
+    await vi.waitFor(() => expect(manage.$managedAssets.get().length).toBe(9));
+    const shown = () => manage.$managedAssets.get().filter((a) => a.shown).map((a) => a.coin.currency);
+    expect(shown()).toEqual(['BTC']);
+    await manage.setAssetShown('BTC', false);
+    expect($disabledAssets.get()).toEqual(['BTC']);
+    expect(shown()).toEqual([]);
+    api.addAccountCurrency.mockImplementation(async () => api.getAssets.mockResolvedValue([balance('BTC', '0.5'), balance('LTC')]));
+    await manage.setAssetShown('LTC', true);
+    await manage.setAssetShown('BTC', true);
+    expect(api.addAccountCurrency).toHaveBeenCalledTimes(1);
+    expect(api.addAccountCurrency).toHaveBeenCalledWith('acc-1', 'LTC');
+    expect($disabledAssets.get()).toEqual([]);
+    expect(shown()).toEqual(['BTC', 'LTC']);
+    off();
+  });
+
+  it('shows a toggle switched on at once while the account adds the asset', async () => {
+    const off = manage.$managedAssets.listen(() => {});
+    await vi.waitFor(() => expect(manage.$managedAssets.get().length).toBe(9));
+    let finish = () => {};
+    api.addAccountCurrency.mockImplementation(() => new Promise<void>((resolve) => (finish = resolve)));
+    const done = manage.setAssetShown('TON', true);
+    await vi.waitFor(() => expect(api.addAccountCurrency).toHaveBeenCalled());
+    expect(manage.$managedAssets.get().find((a) => a.coin.currency === 'TON')?.shown).toBe(true);
+    api.getAssets.mockResolvedValue([balance('BTC', '0.5'), balance('TON')]);
+    finish();
+    await done;
+    expect(manage.$toggling.get()).toBeNull();
+    expect(manage.$managedAssets.get().find((a) => a.coin.currency === 'TON')?.shown).toBe(true);
+    off();
+  });
+
+  it('keeps the toggle off and says so when adding fails', async () => {
+    const off = manage.$managedAssets.listen(() => {});
+    await vi.waitFor(() => expect(manage.$managedAssets.get().length).toBe(9));
+    api.addAccountCurrency.mockRejectedValue(new Error('down'));
+    await manage.setAssetShown('DOGE', true);
+    expect($activeToast.get()?.kind).toBe('error');
+    expect(manage.$managedAssets.get().find((a) => a.coin.currency === 'DOGE')?.shown).toBe(false);
+    off();
+  });
+});

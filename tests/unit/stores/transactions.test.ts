@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { english, format, type MessageKey } from '../../../src/lib/text.ts';
+import { coinMap } from '../../../src/stores/catalogue.ts';
+import { detailRows, movementOf, titleKeyOf } from '../../../src/stores/transactions.ts';
+import type { Transaction } from '../../../src/api/wallet.ts';
+import { CATALOGUE, transaction } from './wallet-fixtures.ts';
+
+const t = (key: MessageKey, params?: Record<string, string | number>) => format(english[key], params);
+const coins = coinMap(CATALOGUE.crypto);
+const title = (transactionType: Transaction['transactionType'], state: Transaction['state'], direction: Transaction['direction'] = 'DEPOSIT') =>
+  t(titleKeyOf({ transactionType, state, direction }));
+
+describe('transaction titles (SPEC §4)', () => {
+  it('names deposits, withdrawals and swaps by their state', () => {
+    expect([title('DEPOSIT', 'COMPLETED'), title('DEPOSIT', 'IN_PROGRESS'), title('DEPOSIT', 'FAILED')]).toEqual(['Received', 'Receiving', 'Failed to receive']);
+    expect([title('WITHDRAWAL', 'COMPLETED', 'WITHDRAWAL'), title('WITHDRAWAL', 'IN_PROGRESS', 'WITHDRAWAL'), title('WITHDRAWAL', 'FAILED', 'WITHDRAWAL')]).toEqual([
+      'Sent',
+      'Sending',
+      'Failed to send',
+    ]);
+    expect([title('EXCHANGE', 'COMPLETED'), title('EXCHANGE', 'IN_PROGRESS'), title('EXCHANGE', 'FAILED')]).toEqual(['Swapped', 'Swapping', 'Failed to swap']);
+  });
+
+  it('titles a card payout a sell and a card purchase a buy', () => {
+    expect(title('C2F', 'COMPLETED', 'WITHDRAWAL')).toBe('Sell');
+    expect(title('FIAT_DEPOSIT', 'IN_PROGRESS')).toBe('Buy');
+    expect(title('F2C', 'COMPLETED')).toBe('Buy');
+  });
+});
+
+describe('the movement a history row shows', () => {
+  it('signs money in and out', () => {
+    expect(movementOf(transaction(), 'BTC')).toEqual({ sign: '+', amount: '0.01', currency: 'BTC' });
+    expect(movementOf(transaction({ direction: 'WITHDRAWAL', transactionType: 'WITHDRAWAL' }), 'BTC').sign).toBe('-');
+  });
+
+  it('shows a swap from the side of the asset being looked at', () => {
+    const swap = transaction({ transactionType: 'EXCHANGE', fromCurrency: 'BTC', toCurrency: 'USDT_TRX', fromAmount: '0.01', toAmount: '650.5' });
+    expect(movementOf(swap, 'BTC')).toEqual({ sign: '-', amount: '0.01', currency: 'BTC' });
+    expect(movementOf(swap, 'USDT_TRX')).toEqual({ sign: '+', amount: '650.5', currency: 'USDT_TRX' });
+  });
+});
+
+describe('transaction details (SPEC §3)', () => {
+  const labels = (rows: ReturnType<typeof detailRows>) => rows.map((row) => row.label);
+
+  it('shows date, status, amount, addresses, network and the hash with its explorer link', () => {
+    const rows = detailRows(transaction({ createdDate: new Date(2025, 2, 5, 14, 7).toISOString() }), coins, 'en', t);
+    expect(labels(rows)).toEqual(['tx_detail_date', 'tx_detail_status', 'tx_detail_amount', 'tx_detail_sender', 'tx_detail_receiver', 'tx_detail_network', 'tx_detail_hash']);
+    expect(rows[0]?.value).toBe('Mar 5, 14:07 PM');
+    expect(rows[1]?.value).toBe('Completed');
+    expect(rows[2]?.value).toBe('0.01\u00a0BTC');
+    expect(rows.at(-2)?.value).toBe('Bitcoin');
+    expect(rows.at(-1)?.href).toBe('https://mempool.space/tx/abc123');
+  });
+
+  it('shows a pending one as Pending with its confirmations, a failed one in error style with its reason', () => {
+    const pending = detailRows(transaction({ state: 'IN_PROGRESS', confirmations: 1, requiredConfirmations: 3 }), coins, 'en', t);
+    expect(pending[1]).toMatchObject({ value: 'Pending', tone: 'pending' });
+    expect(pending[2]).toMatchObject({ label: 'tx_detail_confirmations', value: '1 of 3' });
+    const failed = detailRows(transaction({ state: 'FAILED', failureReason: 'Rejected by the network' }), coins, 'en', t);
+    expect(failed[1]).toMatchObject({ value: 'Failed', tone: 'error' });
+    expect(failed[2]).toMatchObject({ label: 'tx_detail_failure', value: 'Rejected by the network' });
+  });
+
+  it('shows a fee the gateway repeats as the service fee once', () => {
+    const rows = detailRows(transaction({ fee: '0.0001', serviceFee: '0.0001' }), coins, 'en', t);
+    expect(rows.filter((row) => row.label === 'tx_detail_fee' || row.label === 'tx_detail_service_fee')).toHaveLength(1);
+  });
+
+  it('adds fees, names, the recipient address and the exchange rate when the transaction has them', () => {
+    const withdrawal = transaction({
+      direction: 'WITHDRAWAL',
+      transactionType: 'WITHDRAWAL',
+      fee: '0.0001',
+      serviceFee: '0.00005',
+      recipientAddress: 'bc1qrecipient0000000000000000000000000',
+      senderName: 'Me',
+      recipientName: 'Alice',
+      hash: null,
+    });
+    const rows = detailRows(withdrawal, coins, 'en', t);
+    expect(labels(rows)).toEqual([
+      'tx_detail_date',
+      'tx_detail_status',
+      'tx_detail_amount',
+      'tx_detail_fee',
+      'tx_detail_service_fee',
+      'tx_detail_sender_name',
+      'tx_detail_sender',
+      'tx_detail_recipient_name',
+      'tx_detail_recipient_address',
+      'tx_detail_network',
+    ]);
+    const swap = transaction({ transactionType: 'EXCHANGE', fromCurrency: 'BTC', toCurrency: 'USDT_TRX', fromAmount: '0.01', toAmount: '650.5', exchangeRate: '65050', from: null, to: null });
+    const swapRows = detailRows(swap, coins, 'en', t);
+    expect(swapRows.find((row) => row.label === 'tx_detail_paid')?.value).toBe('0.01\u00a0BTC');
+    expect(swapRows.find((row) => row.label === 'tx_detail_got')?.value).toBe('650.5\u00a0USDT');
+    expect(swapRows.find((row) => row.label === 'tx_detail_rate')?.value).toBe('1 BTC = 65050 USDT');
+  });
+
+  it('never links a hash to anything but a web address', () => {
+    expect(detailRows(transaction({ explorerUrl: 'javascript:alert(1)' }), coins, 'en', t).at(-1)?.href).toBeUndefined();
+    expect(detailRows(transaction({ explorerUrl: '//evil.example/tx' }), coins, 'en', t).at(-1)?.href).toBeUndefined();
+    expect(detailRows(transaction({ explorerUrl: '/sandbox/devnet/tx/abc123' }), coins, 'en', t).at(-1)?.href).toBe('/sandbox/devnet/tx/abc123');
+    expect(detailRows(transaction({ explorerUrl: 'http://127.0.0.1:4321/sandbox/devnet/tx/abc123' }), coins, 'en', t).at(-1)?.href).toBe('http://127.0.0.1:4321/sandbox/devnet/tx/abc123');
+  });
+
+  it('writes the date in Russian for a Russian user', () => {
+    expect(detailRows(transaction({ createdDate: new Date(2025, 2, 5, 14, 7).toISOString() }), coins, 'ru', t)[0]?.value).toMatch(/^март?\.? 5, 14:07 дня$/);
+  });
+});
+
+describe('the catalogue as a map', () => {
+  it('is keyed by currency and skips coins without implementations', () => {
+    const [first] = CATALOGUE.crypto;
+    if (!first) throw new Error('empty catalogue');
+    const map = coinMap([first, { ...first, currency: 'EMPTY', implementations: [] }]);
+    expect(Object.keys(map)).toEqual([first.currency]);
+    expect(Object.keys(coins)).not.toContain('BTC_LNG');
+  });
+});
