@@ -3,7 +3,8 @@ import { lazy, Suspense, useEffect } from 'react';
 import { $router, sectionOf, type RouteName } from '../stores/router.ts';
 import { $routesReady, startAuth } from '../stores/auth.ts';
 import { $t, type Translate } from '../stores/i18n.ts';
-import { syncPreferences } from '../stores/settings.ts';
+import { $selectedLanguage, syncPreferences } from '../stores/settings.ts';
+import { localeOf } from '../lib/preferences.ts';
 import '../stores/user.ts';
 import { FullScreenSpinner, Spinner } from './ui/spinner.tsx';
 import { ToastHost } from './ui/toast.tsx';
@@ -50,6 +51,10 @@ export function WalletApp() {
   const ready = useStore($routesReady);
   const page = useStore($router);
   const t = useStore($t);
+  const language = useStore($selectedLanguage);
+  useEffect(() => {
+    document.documentElement.lang = localeOf(language);
+  }, [language]);
   useEffect(() => {
     syncPreferences();
     void loadHome();

@@ -11,7 +11,8 @@ import { createWebHandler, CLIENT_DIR } from '../../src/server/http/web.ts';
  */
 const KB = 1024;
 const SHELLS_WITHOUT_FORM = ['/auth', '/auth/login', '/auth/signup', '/auth/signup/email/success', '/auth/forgot-success', '/exchange', '/notifications', '/terms', '/privacy', '/error/B2C_USM0027'];
-const SHELLS_WITH_FORM = ['/auth/login/email', '/auth/signup/email', '/auth/forgot', '/auth/forgot/some-code', '/auth/signup/confirm/some-code'];
+// Pages with a form or a script-driven hand-over (the OpenID redirect and callback pages).
+const SHELLS_WITH_FORM = ['/auth/login/email', '/auth/signup/email', '/auth/forgot', '/auth/forgot/some-code', '/auth/signup/confirm/some-code', '/auth/login/start', '/auth/callback', '/auth/silent'];
 const ISLAND_PAGES = ['/home'];
 
 const gz = (text: string | Buffer) => gzipSync(text, { level: 9 }).length;

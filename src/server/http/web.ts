@@ -25,6 +25,9 @@ export async function createWebHandler(): Promise<NodeHandler> {
     },
   });
   return (req, res, next) => {
+    // sirv pipes a read stream without an error handler: a file removed since start (a rebuild under a running
+    // server) would crash the process, so such a stream's error ends just this response.
+    res.once('pipe', (source) => source.once('error', () => res.destroy()));
     assets(req, res, () => entry.handler(req, res, next));
   };
 }
