@@ -1,4 +1,4 @@
-import { UserManager, WebStorageStateStore } from 'oidc-client-ts';
+import { User, UserManager, WebStorageStateStore } from 'oidc-client-ts';
 import type { ClientConfig, IdentityClient } from './session.ts';
 import { getClientConfig } from './user.ts';
 
@@ -37,5 +37,18 @@ export async function createIdentityClient(given?: ClientConfig): Promise<Identi
     signinRedirectCallback: (url) => manager.signinRedirectCallback(url),
     signinSilentCallback: (url) => manager.signinSilentCallback(url),
     revokeRefreshToken: () => manager.revokeTokens(['refresh_token']),
+    async storeUser(given) {
+      const user = new User({
+        access_token: given.access_token,
+        id_token: given.id_token,
+        refresh_token: given.refresh_token,
+        token_type: 'Bearer',
+        scope: oidc.scope,
+        expires_at: given.expires_at,
+        profile: given.profile as ConstructorParameters<typeof User>[0]['profile'],
+      });
+      await manager.storeUser(user);
+      return user;
+    },
   };
 }

@@ -28,6 +28,8 @@ export type IdentityClient = {
   signinRedirectCallback: (url?: string) => Promise<StoredUser>;
   signinSilentCallback: (url?: string) => Promise<void>;
   revokeRefreshToken: () => Promise<void>;
+  /** Keeps tokens obtained elsewhere (the messenger sign-in) as the signed-in user, renewable like any other. */
+  storeUser?: (user: StoredUser & { id_token: string; profile: Record<string, unknown> & { sub: string } }) => Promise<StoredUser>;
 };
 
 /** GET /api/client-config: how the browser reaches the identity provider. */
@@ -42,4 +44,6 @@ export type ClientConfig = {
     resource?: string;
   };
   supportEmail: string;
+  /** Whether the buy/sell screen's sell entry is on (SELL_ENABLED); absent from an older gateway means off. */
+  sellEnabled?: boolean;
 };

@@ -8,6 +8,8 @@ import { createAccessTokenVerifier, type AccessTokenVerifier } from './http/auth
 import { revokeUserSessions } from './idp/adapter.ts';
 import { loadIdpSecrets } from './idp/keys.ts';
 import { createIdentityProvider, type IdentityProvider } from './idp/provider.ts';
+import { createTokenEndpointCaller, type TokenEndpointAnswer } from './idp/messenger-grant.ts';
+import { createMessengerService, loadDevKeys, type MessengerService } from './domain/messenger.ts';
 
 /** The sign-in area wired together: users, mail, the token verifier and, unless OIDC_ISSUER names another, the provider. */
 export type Accounts = {
@@ -16,6 +18,8 @@ export type Accounts = {
   mailer: Mailer;
   hasher: PasswordHasher;
   idp: IdentityProvider | undefined;
+  /** Telegram accounts and sign-in (config.telegram.enabled); `token` is the provider's token endpoint, in process. */
+  messenger: { service: MessengerService; token: ((form: URLSearchParams) => Promise<TokenEndpointAnswer>) | undefined } | undefined;
   close: () => void;
 };
 
@@ -35,8 +39,26 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
       auth.forgetUser(userId);
     },
   });
+  const telegram = config.telegram;
+  const messengerService = telegram.enabled
+    ? createMessengerService({
+        db: database.db,
+        log,
+        config: telegram,
+        keys: telegram.botToken ? { botToken: telegram.botToken, publicKey: telegram.publicKey } : await loadDevKeys(database.db),
+      })
+    : undefined;
+  if (telegram.devMode) log.warn('TELEGRAM_BOT_TOKEN is unset: the Telegram mini app runs in development mode, with a generated bot token (open /tg)');
   const idp = config.oidc.embedded
-    ? createIdentityProvider({ config, db: database.db, pool: database.pool, log, users, secrets: await loadIdpSecrets(database.db) })
+    ? createIdentityProvider({
+        config,
+        db: database.db,
+        pool: database.pool,
+        log,
+        users,
+        secrets: await loadIdpSecrets(database.db),
+        messenger: messengerService && (({ initData, oneTimeCode }) => (oneTimeCode === undefined ? messengerService.signIn(initData) : messengerService.signInWithCode(oneTimeCode, initData))),
+      })
     : undefined;
   if (!idp) log.info({ issuer: config.oidc.issuer }, 'using an external OpenID issuer; the embedded provider is off');
   return {
@@ -45,6 +67,7 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
     mailer,
     hasher,
     idp,
+    messenger: messengerService && { service: messengerService, token: idp && createTokenEndpointCaller(idp.handle, '/oidc/token') },
     close() {
       idp?.close();
       mailer.close();

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { resolve } from 'node:path';
 import { NETWORKS, type Network } from '../lib/currencies.ts';
+import { telegramConfig, telegramSchema, type TelegramConfig } from './config-telegram.ts';
+import { withdrawalConfig, withdrawalSchema, type WithdrawalConfig } from './config-withdrawals.ts';
+import { buyConfig, buySchema, type BuyConfig } from './config-buy.ts';
 
 /** A configuration value that cannot be used; its message is one line naming the variable. */
 export class ConfigError extends Error {
@@ -48,6 +51,38 @@ const schema = z.object({
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).max(200).optional(),
   TRUST_PROXY: z.enum(['on', 'off']).default('off'),
+  SWAP_SPREAD_BPS: z.coerce.number().int().min(0).max(2000).default(50),
+  SWAP_LIMITS: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.record(
+        z.string().regex(/^[A-Z0-9_]+(?:\/[A-Z0-9_]+)?$/, 'keys are a source currency (BTC) or a pair (BTC/USDT_TRX)'),
+        z
+          .object({ min: z.string().regex(/^\d{1,12}(?:\.\d{1,18})?$/), max: z.string().regex(/^\d{1,12}(?:\.\d{1,18})?$/) })
+          .refine((l) => Number(l.min) < Number(l.max), 'min must be below max'),
+      ),
+    )
+    .optional(),
+  PAYOUT_PROVIDER: z.enum(['sandbox']).default('sandbox'),
+  PAYOUT_WEBHOOK_SECRET: z.string().min(16).max(200).optional(),
+  PAYOUT_SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
+  PAYOUT_BIN_TABLE: z.string().min(1).optional(),
+  SELL_MIN_RUB: z.string().regex(/^\d{1,9}(?:\.\d{1,2})?$/, 'must be an amount in roubles, like 1000').default('1000'),
+  SELL_MAX_RUB: z.string().regex(/^\d{1,9}(?:\.\d{1,2})?$/, 'must be an amount in roubles, like 300000').default('300000'),
+  SELL_SPREAD_BPS: z.coerce.number().int().min(0).max(5000).default(150),
+  SELL_RATE_TTL_S: z.coerce.number().int().min(10).max(3600).default(300),
+  ...telegramSchema,
+  ...withdrawalSchema,
+  SELL_ENABLED: z.enum(['on', 'off']).default('off'),
+  ...buySchema,
 });
 
 export type Config = Readonly<{
@@ -84,6 +119,20 @@ export type Config = Readonly<{
   smtpUrl: string | undefined;
   mailFrom: string;
   trustProxy: boolean;
+  /** Swaps (SPEC §5): the spread in basis points taken in the destination currency, and limits per source or pair. */
+  swap: Readonly<{ spreadBps: number; limits: Readonly<Record<string, { min: string; max: string }>> }>;
+  /** The payout bank of sells: `sandbox` is the embedded one under /sandbox/payout. */
+  payout: Readonly<{ provider: 'sandbox'; webhookSecret: string | undefined; sandboxDelayMs: number; binTable: string | undefined }>;
+  /** Sell limits in RUB (decimal strings), the margin under the market rate, and how long a quoted rate holds. */
+  sell: Readonly<{ minRub: string; maxRub: string; spreadBps: number; rateTtlS: number }>;
+  /** The mini app, its sign-in and the bot (config-telegram.ts). */
+  telegram: TelegramConfig;
+  /** Withdrawal fees per currency and blocked addresses (config-withdrawals.ts). */
+  withdrawals: WithdrawalConfig;
+  /** Whether the buy/sell screen's sell entry is on (SPEC §1: off by default). */
+  sellEnabled: boolean;
+  /** Buying crypto with a card (config-buy.ts). */
+  buy: BuyConfig;
 }>;
 
 /** Reads the environment once; an empty variable counts as unset. */
@@ -130,11 +179,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? `Wallet <no-reply@${new URL(publicUrl).hostname}>`,
     trustProxy: e.TRUST_PROXY === 'on',
+    swap: Object.freeze({ spreadBps: e.SWAP_SPREAD_BPS, limits: Object.freeze(e.SWAP_LIMITS ?? {}) }),
+    payout: Object.freeze({ provider: e.PAYOUT_PROVIDER, webhookSecret: e.PAYOUT_WEBHOOK_SECRET, sandboxDelayMs: e.PAYOUT_SANDBOX_DELAY_MS, binTable: e.PAYOUT_BIN_TABLE }),
+    sell: Object.freeze({ minRub: e.SELL_MIN_RUB, maxRub: e.SELL_MAX_RUB, spreadBps: e.SELL_SPREAD_BPS, rateTtlS: e.SELL_RATE_TTL_S }),
+    telegram: telegramConfig(e, { publicUrl, production: appEnv === 'production' }),
+    withdrawals: withdrawalConfig(e),
+    sellEnabled: e.SELL_ENABLED === 'on',
+    buy: buyConfig(e),
   });
 }
 
 function redact(name: string, value: string | undefined): string | undefined {
-  if (name === 'WALLET_SEED' && value !== undefined) return '***';
+  if ((name === 'WALLET_SEED' || name === 'PAYOUT_WEBHOOK_SECRET' || name === 'CARD_WEBHOOK_SECRET') && value !== undefined) return '***';
+  if ((name === 'TELEGRAM_BOT_TOKEN' || name === 'TELEGRAM_WEBHOOK_SECRET') && value !== undefined) return '***';
   if (value === undefined || (name !== 'DATABASE_URL' && name !== 'SMTP_URL')) return value;
   try {
     const url = new URL(value);

@@ -14,9 +14,17 @@ import { ensureSystemAccounts, systemAccounts } from './domain/ledger.ts';
 import { confirmDeposits, scanDeposits } from './domain/deposits.ts';
 import type { JobHandler } from './jobs/worker.ts';
 import { createAssetReader, type AssetReader } from './domain/assets.ts';
-import { listenAccountChanges } from './domain/account-changes.ts';
+import { listenAccountChanges, onLocalAccountChange } from './domain/account-changes.ts';
+import { DEFAULT_PAYOUT_CONFIG, openPayouts, type Payouts } from './adapters/payout/open.ts';
+import { createSellDesk, DEFAULT_SELL_SETTINGS, type SellDesk } from './domain/sell.ts';
+import { expireSwapOrders } from './domain/swaps.ts';
+import { openCards, type Cards } from './adapters/card/open.ts';
+import { createBuyDesk, type BuyDesk } from './domain/buy.ts';
+import { DEFAULT_BUY_CONFIG } from './config-buy.ts';
+import { processWithdrawals } from './domain/withdrawals.ts';
 
-export type CustodyConfig = Pick<Config, 'production' | 'publicUrl' | 'dataDir' | 'walletSeed' | 'chains' | 'workerPollMs' | 'ratesWalkMs'>;
+export type CustodyConfig = Pick<Config, 'production' | 'publicUrl' | 'dataDir' | 'walletSeed' | 'chains' | 'workerPollMs' | 'ratesWalkMs'> &
+  Partial<Pick<Config, 'payout' | 'sell' | 'buy'>>;
 
 export type Custody = {
   seed: WalletSeed;
@@ -28,6 +36,12 @@ export type Custody = {
   /** Asset lists (balances, addresses) served from a cache kept exact by account-change notifications. */
   assets: AssetReader;
   jobs: JobHandler[];
+  /** The payout bank of sells (the embedded sandbox unless one is configured) and the sell orders on it. */
+  payouts: Payouts;
+  sell: SellDesk;
+  /** The card payment provider of purchases (the embedded sandbox unless one is configured) and the buy orders on it. */
+  cards: Cards;
+  buy: BuyDesk;
   close: () => Promise<void>;
 };
 
@@ -41,7 +55,7 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   await checkSeedFingerprint(pool, seed);
   await ensureSystemAccounts(pool, systemAccounts(NETWORKS));
   if (config.production) log.warn('CHAINS=devnet in production: deposits are simulated, no real chain is connected');
-  const chain = createDevnet(pool, { blockMs: config.chains.blockMs, confirmations: config.chains.confirmations, publicUrl: config.publicUrl });
+  const chain = createDevnet(pool, { blockMs: config.chains.blockMs, confirmations: config.chains.confirmations, publicUrl: config.publicUrl, seed: seed.bytes });
   // Only a process that runs the worker keeps the block clock's settings; a CLI beside it must not move them.
   await chain.init({ rebase: options.owner ?? true });
   const rates = createReferenceRates(pool);
@@ -54,6 +68,7 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   });
   const assets = createAssetReader(pool, catalogue, { ttlMs: ASSET_CACHE_TTL_MS, trusted: () => listener.healthy });
   cache.reader = assets;
+  const stopLocal = onLocalAccountChange((account) => assets.changing(account));
   const jobs: JobHandler[] = [
     {
       name: 'chain.deposits',
@@ -64,8 +79,25 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
       },
     },
   ];
+  // Withdrawals: sign, broadcast (or reconcile by hash after a crash), confirm; each row claimed with SKIP LOCKED.
+  jobs.push({ name: 'chain.withdrawals', everyMs: config.workerPollMs, run: () => processWithdrawals(pool, chain, log) });
   if (config.ratesWalkMs > 0) jobs.push({ name: 'rates.walk', everyMs: config.ratesWalkMs, run: () => rates.step() });
-  return { seed, chain, devnet: config.chains.mode === 'devnet', rates, catalogue, assets, jobs, close: () => listener.close() };
+  // Swap orders left on the review past their quote's 300 s give their hold back.
+  jobs.push({ name: 'swap.expiry', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await expireSwapOrders(pool)) });
+  const payouts = await openPayouts(config.payout ?? DEFAULT_PAYOUT_CONFIG, { pool, log, publicUrl: config.publicUrl, pollMs: config.workerPollMs });
+  const sell = createSellDesk({ pool, rates, coins: () => catalogue.coins, provider: payouts.provider, settings: config.sell ?? DEFAULT_SELL_SETTINGS, log });
+  // Sell orders the payout provider has not taken yet are handed to it again.
+  jobs.push(...payouts.jobs, { name: 'sell.submit', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await sell.submitPending()) });
+  const buyConfig = config.buy ?? DEFAULT_BUY_CONFIG;
+  const cards = await openCards(buyConfig, { pool, log, publicUrl: config.publicUrl, pollMs: config.workerPollMs });
+  const buy = createBuyDesk({ pool, rates, coins: () => catalogue.coins, provider: cards.provider, settings: buyConfig, publicUrl: config.publicUrl, log });
+  // Card payment webhooks go out; unconfirmed and unpaid buy orders past their time expire.
+  jobs.push(...cards.jobs, { name: 'buy.expiry', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await buy.expireOrders()) });
+  const close = () => {
+    stopLocal();
+    return listener.close();
+  };
+  return { seed, chain, devnet: config.chains.mode === 'devnet', rates, catalogue, assets, jobs, payouts, sell, cards, buy, close };
 }
 
 /** Deposit addresses in the database were derived from one seed: starting with another would orphan them. */

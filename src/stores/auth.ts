@@ -162,11 +162,28 @@ async function resolveStartupUser(): Promise<StoredUser | null> {
   }
 }
 
+/** The mini app's entry: where a signed-out session inside the messenger starts over (a fresh messenger login). */
+export const MINI_APP_PATH = '/tg';
+
 /** Startup: resolve the user, hold, then send the anonymous to sign-in and the signed-in from unknown paths home. */
 export async function startAuth(holdMs = AUTH_HOLD_MS): Promise<void> {
   $authState.set('loading');
   $routesReady.set(false);
-  setUser(await resolveStartupUser());
+  const launch = platform().messenger;
+  if (launch) {
+    // The messenger branch loads with the mini app only: the auth shells' script stays small.
+    const messenger = await import('./messenger-startup.ts');
+    try {
+      setUser(await messenger.resolveMessengerUser(launch, { identity, renewSession }));
+    } catch (error) {
+      setUser(null);
+      leaving = true;
+      platform().leave(`/error/${messenger.messengerErrorCode(error)}`, { replace: true });
+      return;
+    }
+  } else {
+    setUser(await resolveStartupUser());
+  }
   await new Promise((resolve) => setTimeout(resolve, holdMs));
   if (!$user.get()) {
     platform().leave(SIGN_IN_PATH, { replace: true });
@@ -190,7 +207,8 @@ export function signOutSilently(): void {
   void identity()
     .then((idp) => idp.removeUser())
     .catch(() => undefined)
-    .finally(() => leaveSignedOut(SIGN_IN_PATH));
+    // Inside the messenger there is no e-mail sign-in to go to: the entry logs in with the init data again.
+    .finally(() => leaveSignedOut(platform().messenger ? MINI_APP_PATH : SIGN_IN_PATH));
 }
 
 /** SPEC §2: inside the messenger there is no logout. */

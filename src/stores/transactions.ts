@@ -73,7 +73,8 @@ export function detailRows(tx: Transaction, coins: Record<string, CoinMeta>, loc
     rows.push({ label: 'tx_detail_confirmations', value: t('tx_confirmations_of', { count: Math.min(tx.confirmations, tx.requiredConfirmations), required: tx.requiredConfirmations }) });
   }
   if (tx.state === 'FAILED' && isSome(tx.failureReason)) rows.push({ label: 'tx_detail_failure', value: tx.failureReason, tone: 'error' });
-  if (tx.transactionType === 'EXCHANGE' && tx.fromCurrency && tx.toCurrency && tx.fromAmount && tx.toAmount) {
+  // A swap, and a card purchase (fiat paid, crypto got), show both sides.
+  if ((tx.transactionType === 'EXCHANGE' || tx.transactionType === 'FIAT_DEPOSIT') && tx.fromCurrency && tx.toCurrency && tx.fromAmount && tx.toAmount) {
     rows.push({ label: 'tx_detail_paid', value: money(tx.fromAmount, tx.fromCurrency) });
     rows.push({ label: 'tx_detail_got', value: money(tx.toAmount, tx.toCurrency) });
   } else {

@@ -20,6 +20,14 @@ const TransactionScreen = lazy(() => import('./screens/asset/transaction.tsx').t
 const SelectAssetScreen = lazy(() => import('./screens/select-asset/select-asset.tsx').then((module) => ({ default: module.SelectAssetScreen })));
 const ManageAssetsScreen = lazy(() => import('./screens/manage-assets/manage-assets.tsx').then((module) => ({ default: module.ManageAssetsScreen })));
 const SettingsArea = lazy(() => import('./screens/settings/index.tsx').then((module) => ({ default: module.SettingsArea })));
+const SellArea = lazy(() => import('./screens/sell/index.tsx').then((module) => ({ default: module.SellArea })));
+const SwapArea = lazy(() => import('./screens/swap/index.tsx').then((module) => ({ default: module.SwapArea })));
+const BuyArea = lazy(() => import('./screens/buy/index.tsx').then((module) => ({ default: module.BuyArea })));
+// Withdrawals on their way are followed wherever the user is, to say how they ended (SPEC §2); its own small chunk.
+void import('../stores/withdrawal-watch.ts');
+const SendArea = lazy(() => import('./screens/send/index.tsx').then((module) => ({ default: module.SendArea })));
+const AddressBookArea = lazy(() => import('./screens/address-book/index.tsx').then((module) => ({ default: module.AddressBookArea })));
+const ProtectionArea = lazy(() => import('./screens/settings/protection-area.tsx').then((module) => ({ default: module.ProtectionArea })));
 
 /** Picks the screen for the current route; screens not built yet show a placeholder with their title. */
 function Screen({ route }: { route: RouteName; t: Translate }) {
@@ -28,6 +36,38 @@ function Screen({ route }: { route: RouteName; t: Translate }) {
     case 'selectCurrency':
     case 'selectLanguage':
       return <SettingsArea route={route} />;
+    case 'walletProtection':
+    case 'email':
+    case 'emailAdd':
+    case 'emailEdit':
+    case 'emailVerifyOld':
+    case 'emailVerifyNew':
+    case 'passcode':
+    case 'passcodeDisable':
+    case 'passcodeEnable':
+    case 'passcodeChange':
+    case 'passcodeSuccess':
+      return <ProtectionArea route={route} />;
+    case 'swap':
+    case 'swapFrom':
+    case 'swapTo':
+    case 'swapOrder':
+    case 'swapOrderReview':
+    case 'swapOrderSuccess':
+      return <SwapArea route={route} />;
+    case 'buySell':
+    case 'buyGet':
+    case 'buyPay':
+    case 'buyMethod':
+    case 'buyOrder':
+    case 'buyOrderReview':
+      return <BuyArea route={route} />;
+    case 'sellGet':
+    case 'sellPay':
+    case 'sellOrder':
+    case 'sellOrderReview':
+    case 'sellSuccess':
+      return <SellArea route={route} />;
     case 'home':
       return <HomeScreen />;
     case 'asset':
@@ -40,6 +80,16 @@ function Screen({ route }: { route: RouteName; t: Translate }) {
       return <SelectAssetScreen purpose="receive" />;
     case 'selectAssetSend':
       return <SelectAssetScreen purpose="send" />;
+    case 'send':
+    case 'sendReview':
+    case 'sendProgress':
+      return <SendArea route={route} />;
+    case 'addressBook':
+    case 'addressBookCreate':
+    case 'addressBookItem':
+    case 'addressBookEdit':
+    case 'addressBookDelete':
+      return <AddressBookArea route={route} />;
     case 'manageAssets':
       return <ManageAssetsScreen />;
     default:
@@ -58,6 +108,8 @@ export function WalletApp() {
   useEffect(() => {
     syncPreferences();
     void loadHome();
+    // Home's quick swap path preselects its pair through this small module, loaded beside Home's chunk.
+    void import('../stores/swap-selection.ts');
     void startAuth();
   }, []);
   if (!ready || !page) return <FullScreenSpinner label={t('common_loading')} />;

@@ -3,16 +3,19 @@
  *   deposit <currency> <address> <amount>   send a deposit from the devnet faucet to any address
  *   heights                                 the current block height of each network
  *   tx <hash>                               one transaction and its confirmations
+ *   fail <currency> <address> [reject|drop] fail the next withdrawal broadcast to the address
  */
 import { createDevnet, DevnetError } from '../adapters/chains/devnet.ts';
 import { openTool, toolFail } from './tool.ts';
 
 const USAGE = `usage: npm run devnet -- deposit <currency> <address> <amount>
        npm run devnet -- heights
-       npm run devnet -- tx <hash>`;
+       npm run devnet -- tx <hash>
+       npm run devnet -- fail <currency> <address> [reject|drop]`;
 
 const [command, ...args] = process.argv.slice(2);
-if (!command || !['deposit', 'heights', 'tx'].includes(command)) toolFail(USAGE);
+if (!command || !['deposit', 'heights', 'tx', 'fail'].includes(command)) toolFail(USAGE);
+if (command === 'fail' && (args.length < 2 || args.length > 3 || !['reject', 'drop', undefined].includes(args[2]))) toolFail(USAGE);
 if (command === 'deposit' && args.length !== 3) toolFail(USAGE);
 if (command === 'tx' && args.length !== 1) toolFail(USAGE);
 
@@ -30,6 +33,10 @@ try {
         `  tx ${receipt.txHash} in ${receipt.network} block ${receipt.blockHeight}; credited after ${chain.requiredConfirmations(receipt.network)} confirmation(s)\n` +
         `  ${receipt.explorerUrl}\n`,
     );
+  } else if (command === 'fail') {
+    const [currency = '', address = '', mode = 'reject'] = args;
+    const rule = await chain.failNext({ currency: currency.toUpperCase(), address, mode: mode === 'drop' ? 'DROP' : 'REJECT' });
+    process.stdout.write(`the next ${rule.network} withdrawal broadcast to ${rule.address} will be ${rule.mode === 'DROP' ? 'accepted and never mined' : 'refused'}\n`);
   } else if (command === 'heights') {
     for (const [network, height] of Object.entries(await chain.heights())) process.stdout.write(`${network.padEnd(9)} ${height}\n`);
   } else {

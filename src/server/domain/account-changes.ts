@@ -9,8 +9,21 @@ import type { Logger } from '../log.ts';
 
 export const ACCOUNT_CHANNEL = 'wallet_account_changed';
 
+const localListeners = new Set<(walletAccountId: string) => void>();
+
 export async function notifyAccountChanged(db: Queryable, walletAccountId: string): Promise<void> {
   await db.query('SELECT pg_notify($1, $2)', [ACCOUNT_CHANNEL, walletAccountId]);
+  for (const listener of localListeners) listener(walletAccountId);
+}
+
+/**
+ * Told at once, in this process, that a transaction is changing an account (before it commits, which the
+ * notification will confirm): a cache stops serving that account until then, so a client reading right after
+ * its own change never gets the old balance.
+ */
+export function onLocalAccountChange(listener: (walletAccountId: string) => void): () => void {
+  localListeners.add(listener);
+  return () => localListeners.delete(listener);
 }
 
 export type AccountChangeListener = {

@@ -111,7 +111,7 @@ function ethereumAccount(compressedPublicKey: Uint8Array): Uint8Array {
 }
 
 /** EIP-55 mixed-case checksum of a lower-case hex account (40 characters, no 0x). */
-function toChecksumAddress(lowerHex: string): string {
+export function toChecksumAddress(lowerHex: string): string {
   const hash = bytesToHex(keccak_256(new TextEncoder().encode(lowerHex)));
   let out = '0x';
   for (let i = 0; i < lowerHex.length; i++) {

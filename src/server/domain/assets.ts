@@ -162,8 +162,13 @@ export type AssetReader = {
   /** Read from the database now (after a change made by this request), refreshing the cache. */
   fresh(walletAccountId: string): Promise<AssetItem[]>;
   invalidate(walletAccountId: string): void;
+  /** A change to the account is under way in this process: read through to the database until `invalidate`. */
+  changing(walletAccountId: string): void;
   clear(): void;
 };
+
+/** How long an uncommitted local change keeps an account out of the cache if no notification ever confirms it. */
+const CHANGING_MS = 5_000;
 
 const CACHE_LIMIT = 100_000;
 
@@ -178,12 +183,21 @@ export function createAssetReader(pool: pg.Pool, offer: Offer, options: { ttlMs:
   const changedAt = new Map<string, number>();
   let clearedAt = 0;
   let clock = 0;
+  // Accounts a transaction of this process is changing, until its notification arrives (or CHANGING_MS passes).
+  const changing = new Map<string, number>();
+  const isChanging = (account: string) => {
+    const until = changing.get(account);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    changing.delete(account);
+    return false;
+  };
 
   const load = async (account: string) => {
     const ticket = clock;
     const items = await listAssets(pool, account, offer);
     const json = JSON.stringify(items);
-    if (options.trusted() && Math.max(changedAt.get(account) ?? 0, clearedAt) <= ticket) {
+    if (options.trusted() && !isChanging(account) && Math.max(changedAt.get(account) ?? 0, clearedAt) <= ticket) {
       if (cache.size >= CACHE_LIMIT) cache.clear();
       cache.set(account, { json, until: Date.now() + options.ttlMs });
     }
@@ -193,19 +207,26 @@ export function createAssetReader(pool: pg.Pool, offer: Offer, options: { ttlMs:
   const reader: AssetReader = {
     async json(account) {
       const hit = cache.get(account);
-      if (hit && hit.until > Date.now() && options.trusted()) return hit.json;
+      if (hit && hit.until > Date.now() && options.trusted() && !isChanging(account)) return hit.json;
       return (await load(account)).json;
     },
     async fresh(account) {
       reader.invalidate(account);
       return (await load(account)).items;
     },
+    changing(account) {
+      if (changing.size >= CACHE_LIMIT) changing.clear();
+      changing.set(account, Date.now() + CHANGING_MS);
+      reader.invalidate(account);
+    },
     invalidate(account) {
+      changing.delete(account);
       cache.delete(account);
       if (changedAt.size >= CACHE_LIMIT) reader.clear();
       changedAt.set(account, ++clock);
     },
     clear() {
+      changing.clear();
       cache.clear();
       changedAt.clear();
       clearedAt = ++clock;

@@ -104,9 +104,13 @@ export async function findTransaction(
   catalogue: Catalogue,
 ): Promise<TransactionDetails | undefined> {
   const result = await db.query<Row & { confirmations: number | null; confirmations_required: number | null }>(
-    `SELECT ${COLUMNS.replaceAll(/\b(\w+)\b/g, 't.$1')}, d.confirmations, d.confirmations_required
+    `SELECT ${COLUMNS.replaceAll(/\b(\w+)\b/g, 't.$1')}, coalesce(d.confirmations, w.confirmations) AS confirmations,
+            coalesce(d.confirmations_required, w.confirmations_required) AS confirmations_required
        FROM wallet_transactions t
        LEFT JOIN chain_deposits d ON d.id = CASE WHEN t.reference LIKE 'deposit:%' THEN substring(t.reference from 9)::uuid END
+       -- An outside withdrawal's depth on the chain once broadcast (a transfer between users has none).
+       LEFT JOIN withdrawals w ON w.kind = 'EXTERNAL' AND w.state <> 'PENDING' AND w.state <> 'SIGNED'
+                              AND w.id = CASE WHEN t.reference LIKE 'withdrawal:%' THEN substring(t.reference from 12)::uuid END
       WHERE t.id = $1 AND t.wallet_account_id = $2 AND ($3::text IS NULL OR t.transaction_type = $3)`,
     [id, walletAccountId, type ?? null],
   );

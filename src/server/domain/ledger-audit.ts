@@ -4,6 +4,7 @@
  * (a withdrawal's state against its postings, a swap's...).
  */
 import type pg from 'pg';
+import { WITHDRAWAL_CHECKS } from './withdrawal-audit.ts';
 
 export type AuditCheck = { name: string; sql: string };
 
@@ -62,6 +63,58 @@ export const LEDGER_CHECKS: AuditCheck[] = [
               OR (d.state = 'PENDING' AND t.state <> 'IN_PROGRESS')
               OR (d.state = 'CREDITED' AND t.state <> 'COMPLETED')
               OR (d.state = 'FAILED' AND t.state <> 'FAILED')`,
+  },
+  {
+    name: "each sell order's entries match its state: held, then paid out or returned, never both",
+    sql: `SELECT o.id AS sell_order, o.state, h.id AS hold_entry, s.id AS settle_entry, r.id AS release_entry
+            FROM sell_orders o
+            LEFT JOIN ledger_entries h ON h.idempotency_key = 'sell:hold:' || o.id
+            LEFT JOIN ledger_entries s ON s.idempotency_key = 'sell:settle:' || o.id
+            LEFT JOIN ledger_entries r ON r.idempotency_key = 'sell:release:' || o.id
+           WHERE h.id IS NULL
+              OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = h.id AND p.ledger_account_id = o.wallet_account_id
+                                AND p.currency = o.currency AND p.bucket = 'ON_HOLD' AND p.amount = o.amount)
+              OR (o.state = 'PROCESSING' AND (s.id IS NOT NULL OR r.id IS NOT NULL))
+              OR (o.state = 'COMPLETED' AND (s.id IS NULL OR r.id IS NOT NULL))
+              OR (o.state = 'FAILED' AND (r.id IS NULL OR s.id IS NOT NULL))`,
+  },
+  {
+    name: "each sell order's history item has the order's state",
+    sql: `SELECT o.id AS sell_order, o.state, t.state AS shown
+            FROM sell_orders o LEFT JOIN wallet_transactions t ON t.id = o.wallet_transaction_id
+           WHERE t.id IS NULL OR t.state <> CASE o.state WHEN 'PROCESSING' THEN 'IN_PROGRESS' ELSE o.state END`,
+  },
+  {
+    name: "each swap order's entries match its state: held, then exchanged once or released, never both",
+    sql: `SELECT o.id AS swap_order, o.state, h.id AS hold_entry, c.id AS confirm_entry, r.id AS release_entry
+            FROM swap_orders o
+            LEFT JOIN ledger_entries h ON h.idempotency_key = 'swap:hold:' || o.id
+            LEFT JOIN ledger_entries c ON c.idempotency_key = 'swap:confirm:' || o.id
+            LEFT JOIN ledger_entries r ON r.idempotency_key = 'swap:release:' || o.id
+           WHERE h.id IS NULL
+              OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = h.id AND p.ledger_account_id = o.wallet_account_id
+                                AND p.currency = o.source_currency AND p.bucket = 'ON_HOLD' AND p.amount = o.source_amount)
+              OR (o.state = 'PENDING' AND (c.id IS NOT NULL OR r.id IS NOT NULL))
+              OR (o.state = 'COMPLETED' AND (c.id IS NULL OR r.id IS NOT NULL
+                    OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = c.id AND p.ledger_account_id = o.wallet_account_id
+                                      AND p.currency = o.destination_currency AND p.bucket = 'AVAILABLE' AND p.amount = o.destination_amount)))
+              OR (o.state IN ('EXPIRED', 'CANCELLED') AND (r.id IS NULL OR c.id IS NOT NULL))`,
+  },
+  ...WITHDRAWAL_CHECKS,
+  {
+    name: "each buy order is credited once when paid, from card settlement, its fixed amount, and never otherwise",
+    sql: `SELECT o.id AS buy_order, o.state, e.id AS credit_entry
+            FROM buy_orders o LEFT JOIN ledger_entries e ON e.idempotency_key = 'buy:credit:' || o.id
+           WHERE (o.state = 'COMPLETED') <> (e.id IS NOT NULL)
+              OR (e.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id AND p.ledger_account_id = o.wallet_account_id
+                                                    AND p.currency = o.currency AND p.bucket = 'AVAILABLE' AND p.amount = o.amount))`,
+  },
+  {
+    name: "each confirmed buy order's history item has the order's state",
+    sql: `SELECT o.id AS buy_order, o.state, t.state AS shown
+            FROM buy_orders o LEFT JOIN wallet_transactions t ON t.id = o.wallet_transaction_id
+           WHERE o.state IN ('PENDING', 'COMPLETED', 'FAILED')
+             AND (t.id IS NULL OR t.state <> CASE o.state WHEN 'PENDING' THEN 'IN_PROGRESS' ELSE o.state END)`,
   },
 ];
 

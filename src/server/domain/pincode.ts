@@ -1,11 +1,113 @@
+import { hash, verify } from '@node-rs/argon2';
 import type { Queryable } from './ledger.ts';
+import { ARGON2_OPTIONS } from './passwords.ts';
+import { ApiError } from '../http/errors.ts';
+
+/** SPEC §5: exactly four digits. */
+export const PINCODE_PATTERN = /^\d{4}$/;
+
+/**
+ * Wrong codes in a row: the first four answer B2C_USM0031; from the fifth on each one answers B2C_USM0030 and
+ * locks the passcode for a wait that doubles with every further failure (30 s, 1 min, 2 min, 4 min, 8 min); the
+ * tenth blocks it (B2C_USM0032) until the user resets it through e-mail. A right code clears the count.
+ */
+export const PINCODE_POLICY = { freeFailures: 5, baseWaitSeconds: 30, blockAt: 10 } as const;
+
+type Language = 'ENG' | 'RUS';
+
+/** Seconds of the wait that follows the `failures`-th wrong code in a row (0 while below the free failures). */
+export function pincodeWaitSeconds(failures: number): number {
+  if (failures < PINCODE_POLICY.freeFailures) return 0;
+  return PINCODE_POLICY.baseWaitSeconds * 2 ** Math.min(failures - PINCODE_POLICY.freeFailures, 20);
+}
+
+function duration(seconds: number, language: Language): string {
+  const whole = Math.max(1, Math.ceil(seconds));
+  if (whole < 60) return language === 'RUS' ? `${whole} с` : `${whole} s`;
+  const minutes = Math.ceil(whole / 60);
+  return language === 'RUS' ? `${minutes} мин` : `${minutes} min`;
+}
+
+/** The refusals of SPEC §8, in the user's language: the prompt shows the gateway's own message. */
+export function wrongPincode(language: Language): ApiError {
+  return new ApiError(403, 'B2C_USM0031', language === 'RUS' ? 'Неверный пин-код' : 'Incorrect pin code');
+}
+
+export function pincodeWait(seconds: number, language: Language): ApiError {
+  const wait = duration(seconds, language);
+  return new ApiError(
+    429,
+    'B2C_USM0030',
+    language === 'RUS' ? `Слишком много неверных пин-кодов. Повторите через ${wait}` : `Too many wrong pin codes. Try again in ${wait}`,
+  );
+}
+
+export function pincodeBlocked(language: Language): ApiError {
+  return new ApiError(
+    423,
+    'B2C_USM0032',
+    language === 'RUS' ? 'Пин-код заблокирован. Сбросьте его через электронную почту' : 'The pin code is blocked. Reset it through your e-mail',
+  );
+}
+
+export function hashPincode(pincode: string): Promise<string> {
+  return hash(pincode, ARGON2_OPTIONS);
+}
+
+type Reserved = { failures: number; pin_hash: string; language: Language };
+type Standing = { pin_hash: string | null; blocked: boolean; wait_seconds: number; language: Language };
 
 /**
  * The passcode guard (SPEC §6) for the actions it protects: withdrawals, swap confirmation, e-mail change and
  * turning the passcode off. Call it inside the request before anything moves. It passes when the user has no
  * active passcode; otherwise a missing or wrong `pincode` header throws ApiError B2C_USM0031 (wrong code),
  * B2C_USM0030 (too many wrong codes: wait) or B2C_USM0032 (blocked until reset by e-mail).
+ *
+ * Call it with the pool (or a connection outside any transaction): each try is counted in its own statement
+ * before the code is checked, so a refusal that rolls back the caller's transaction would lose its count.
+ * Counting first, in one atomic UPDATE, means parallel guesses from any number of processes each use up a try.
  */
-export async function guardPincode(_db: Queryable, _userId: string, _pincode: string | undefined): Promise<void> {
-  // Filled in by the passcode issue (#6), which adds the stored passcode; until then no user has one.
+export async function guardPincode(db: Queryable, userId: string, pincode: string | undefined): Promise<void> {
+  for (let round = 0; round < 3; round += 1) {
+    const reserved = await db.query<Reserved>(
+      `UPDATE user_pincodes
+          SET failures = failures + 1,
+              locked_until = CASE WHEN failures + 1 >= $2 THEN now() + make_interval(secs => $3 * power(2, least(failures + 1 - $2, 20))) ELSE NULL END,
+              blocked_at = CASE WHEN failures + 1 >= $4 THEN now() ELSE NULL END,
+              updated_at = now()
+        WHERE user_id = $1 AND pin_hash IS NOT NULL AND blocked_at IS NULL AND (locked_until IS NULL OR locked_until <= now())
+        RETURNING failures, pin_hash, (SELECT language FROM users WHERE users.id = user_pincodes.user_id) AS language`,
+      [userId, PINCODE_POLICY.freeFailures, PINCODE_POLICY.baseWaitSeconds, PINCODE_POLICY.blockAt],
+    );
+    const row = reserved.rows[0];
+    if (row) {
+      const right = pincode !== undefined && PINCODE_PATTERN.test(pincode) && (await verify(row.pin_hash, pincode).catch(() => false));
+      if (right) {
+        // Only this try's count is taken back with the rest: the pin hash must still be the one just checked.
+        await db.query(`UPDATE user_pincodes SET failures = 0, locked_until = NULL, blocked_at = NULL, updated_at = now() WHERE user_id = $1 AND pin_hash = $2`, [userId, row.pin_hash]);
+        return;
+      }
+      if (row.failures >= PINCODE_POLICY.blockAt) throw pincodeBlocked(row.language);
+      if (row.failures >= PINCODE_POLICY.freeFailures) throw pincodeWait(pincodeWaitSeconds(row.failures), row.language);
+      throw wrongPincode(row.language);
+    }
+    const standing = await db.query<Standing>(
+      `SELECT p.pin_hash, p.blocked_at IS NOT NULL AS blocked,
+              greatest(0, extract(epoch FROM (p.locked_until - now())))::float8 AS wait_seconds, u.language
+         FROM user_pincodes p JOIN users u ON u.id = p.user_id WHERE p.user_id = $1`,
+      [userId],
+    );
+    const state = standing.rows[0];
+    if (!state?.pin_hash) return;
+    if (state.blocked) throw pincodeBlocked(state.language);
+    if (state.wait_seconds > 0) throw pincodeWait(state.wait_seconds, state.language);
+    // The wait ran out between the two statements: try to count again.
+  }
+  throw new ApiError(409, 'PINCODE_BUSY', 'The pin code is being checked by another request; try again');
+}
+
+/** Whether the user's passcode is on (GET /user's pinCodeActive). */
+export async function pincodeActive(db: Queryable, userId: string): Promise<boolean> {
+  const result = await db.query<{ active: boolean }>('SELECT pin_hash IS NOT NULL AS active FROM user_pincodes WHERE user_id = $1', [userId]);
+  return result.rows[0]?.active ?? false;
 }

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
-import { loginThrottle, userCodes, users, walletAccounts } from '../db/schema.ts';
+import { loginThrottle, telegramAccounts, userCodes, userPincodes, users, walletAccounts } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import type { Mailer } from '../adapters/mail/mailer.ts';
 import { codeExpiry, hashCode, newCode, type CodePurpose } from './codes.ts';
@@ -114,11 +114,13 @@ export function createUserService(deps: {
     const [user] = await db.select().from(users).where(eq(users.id, userId));
     if (!user) throw new UserError('NOT_FOUND', 'The user does not exist');
     const accounts = await db.select({ id: walletAccounts.id }).from(walletAccounts).where(eq(walletAccounts.userId, userId)).orderBy(walletAccounts.createdAt);
+    const [pincode] = await db.select({ active: sql<boolean>`${userPincodes.pinHash} is not null` }).from(userPincodes).where(eq(userPincodes.userId, userId));
+    const [telegram] = await db.select({ id: telegramAccounts.telegramId }).from(telegramAccounts).where(eq(telegramAccounts.userId, userId));
     return {
       email: user.email,
       accounts: accounts.map((account) => ({ id: account.id, language: user.language, defaultFiatCurrency: user.defaultFiatCurrency, email: user.email })),
-      pinCodeActive: false,
-      tgAuth: false,
+      pinCodeActive: pincode?.active ?? false,
+      tgAuth: telegram !== undefined,
     };
   };
 

@@ -11,13 +11,24 @@ import { createUserApi } from './user.ts';
 import type { Custody } from '../custody.ts';
 import { createCatalogueApi } from './catalogue.ts';
 import { createWalletApi } from './wallet.ts';
+import { createSwapApi } from './swap.ts';
+import { createWithdrawalApi } from './withdrawal.ts';
+import { createWithdrawalService } from '../domain/withdrawals.ts';
+import { createSwapService } from '../domain/swaps.ts';
 import { createDevnetSandbox } from './sandbox-devnet.ts';
+import { createSellApi } from './sell.ts';
+import { createBuyApi } from './buy.ts';
+import type { Mailer } from '../adapters/mail/mailer.ts';
+import { createProtectionService } from '../domain/protection.ts';
+import { createProtectionApi } from './protection.ts';
+import { createTelegramArea } from './telegram.ts';
+import type { Accounts } from '../accounts.ts';
 
 const ACCOUNT_URL = /^[a-z]+:\/\/[^/]+\/api\/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\//;
 const FALL_THROUGH = 'x-no-account-route';
 
 /** `auth` is the bearer-token verifier: guard a route with `requireAuth(deps.auth)` from ./auth-middleware.ts. */
-export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody };
+export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody; mailer: Mailer; messenger?: Accounts['messenger'] };
 
 /** What the node server calls: Hono's fetch signature. */
 export type ApiHandler = { fetch: (request: Request, env?: unknown) => Promise<Response> };
@@ -33,7 +44,15 @@ export function createApi(deps: ApiDeps): ApiHandler {
     return c.json({ status: database === 'up' ? 'ok' : 'degraded', version: deps.config.version, database }, database === 'up' ? 200 : 503);
   });
   api.route('/', createUserApi({ config: deps.config, users: deps.users, auth: deps.auth }));
+  api.route('/', createProtectionApi({ protection: createProtectionService({ pool: deps.pool, mailer: deps.mailer, log: deps.log }), auth: deps.auth }));
+  // Telegram: authTg/linkTg, /user/tg…, the bot's webhook (telegram.ts); its Bot API stand-in goes under /sandbox.
+  const telegram = createTelegramArea({ config: deps.config, log: deps.log, auth: deps.auth, messenger: deps.messenger });
+  api.route('/', telegram.api);
   api.route('/', createCatalogueApi({ catalogue: deps.custody.catalogue, rates: deps.custody.rates }));
+  // /c2f/{account}/… starts with a fixed segment, so it stays on `api`.
+  api.route('/', createSellApi({ pool: deps.pool, desk: deps.custody.sell, provider: deps.custody.payouts.provider, auth: deps.auth, log: deps.log }));
+  // /b2c/…, /fiatDeposit/… and the card provider's webhook: fixed first segments, so on `api` too.
+  api.route('/', createBuyApi({ pool: deps.pool, desk: deps.custody.buy, provider: deps.custody.cards.provider, auth: deps.auth, log: deps.log }));
 
   // Routes of SPEC §7 under /api/{account}/… go on `accounts`, not `api`: a parameter first, beside /api/user and
   // the like, makes Hono give up its RegExpRouter for a slower trie on every route. Requests whose first segment
@@ -42,6 +61,10 @@ export function createApi(deps: ApiDeps): ApiHandler {
   accounts.onError((error, c) => errorResponse(error, c, deps.log));
   accounts.notFound(() => new Response(null, { status: 404, headers: { [FALL_THROUGH]: '1' } }));
   accounts.route('/', createWalletApi({ pool: deps.pool, custody: deps.custody, auth: deps.auth }));
+  const swaps = createSwapService({ pool: deps.pool, catalogue: deps.custody.catalogue, rates: deps.custody.rates, settings: deps.config.swap });
+  accounts.route('/', createSwapApi({ pool: deps.pool, swaps, auth: deps.auth }));
+  const withdrawals = createWithdrawalService({ pool: deps.pool, chain: deps.custody.chain, catalogue: deps.custody.catalogue, settings: deps.config.withdrawals, changed: (id) => deps.custody.assets.invalidate(id) });
+  accounts.route('/', createWithdrawalApi({ pool: deps.pool, withdrawals, auth: deps.auth }));
 
   // /sandbox/* sits beside /api: the stand-ins for third parties, each on only where no real one is configured.
   const root = new Hono();
@@ -49,6 +72,9 @@ export function createApi(deps: ApiDeps): ApiHandler {
   root.notFound((c) => c.json({ exceptionCode: 'NOT_FOUND', message: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
   root.route('/', api);
   if (deps.custody.devnet) root.route('/sandbox/devnet', createDevnetSandbox(deps.custody.chain));
+  if (telegram.sandbox) root.route('/sandbox/telegram', telegram.sandbox);
+  if (deps.custody.payouts.sandbox) root.route('/sandbox/payout', deps.custody.payouts.sandbox);
+  if (deps.custody.cards.sandbox) root.route('/sandbox/card', deps.custody.cards.sandbox);
   return {
     async fetch(request, env) {
       if (ACCOUNT_URL.test(request.url)) {

@@ -5,6 +5,9 @@
  *   toAddress, amount, blockHeight, explorerUrl }  (what `npm run devnet -- deposit` does, for tests and demos)
  * GET  /sandbox/devnet/tx/:hash → an explorer page of one transaction (the coins' urlScan points here)
  * GET  /sandbox/devnet/heights → { [network]: height }
+ * POST /sandbox/devnet/fail { currency, address, mode?: REJECT | DROP } → 201: the next broadcast to the address is
+ *   refused (REJECT, the default) or accepted and never mined (DROP); either way that withdrawal ends FAILED
+ * GET  /sandbox/devnet/broadcasts/:hash → { txHash, broadcasts: [{ outcome, at }] } (how often a hash was sent)
  */
 import { Hono } from 'hono';
 import { html } from 'hono/html';
@@ -19,8 +22,29 @@ const depositBody = z.object({
   amount: z.string().trim().min(1).max(40),
 });
 
+const failBody = z.object({
+  currency: z.string().trim().min(1).max(32),
+  address: z.string().trim().min(1).max(200),
+  mode: z.enum(['REJECT', 'DROP']).default('REJECT'),
+});
+
 export function createDevnetSandbox(chain: DevnetChain): Hono {
   const app = new Hono();
+
+  app.post('/fail', async (c) => {
+    const body = failBody.parse(await optionalJson(c.req.raw));
+    try {
+      return c.json(await chain.failNext(body), 201);
+    } catch (error) {
+      if (error instanceof DevnetError) throw new ApiError(400, error.problem, error.message, { cause: error });
+      throw error;
+    }
+  });
+
+  app.get('/broadcasts/:hash', async (c) => {
+    const txHash = c.req.param('hash');
+    return c.json({ txHash, broadcasts: await chain.broadcasts(txHash) });
+  });
 
   app.post('/deposit', async (c) => {
     const body = depositBody.parse(await optionalJson(c.req.raw));

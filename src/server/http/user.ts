@@ -58,6 +58,8 @@ export function clientConfig(config: Config) {
       resource: config.oidc.audience,
     },
     supportEmail: config.supportEmail,
+    /** The buy/sell screen's sell entry (SELL_ENABLED). */
+    sellEnabled: config.sellEnabled,
   };
 }
 

@@ -10,6 +10,7 @@ import type { UserService } from '../domain/users.ts';
 import { createPostgresAdapter, pruneOidcPayloads } from './adapter.ts';
 import type { IdpSecrets } from './keys.ts';
 import { handleInteraction } from './interactions.ts';
+import { MESSENGER_GRANT, registerMessengerGrant, type MessengerSignIn } from './messenger-grant.ts';
 
 export const MOUNT = '/oidc';
 /** Everything a first-party client of ours is granted at once: no consent screen for our own app. */
@@ -37,7 +38,16 @@ export type IdentityProvider = {
 };
 
 /** The embedded OpenID provider at `${PUBLIC_URL}/oidc`: one public client, code + PKCE, rotating refresh tokens. */
-export function createIdentityProvider(deps: { config: Config; db: Db; pool: pg.Pool; log: Logger; users: UserService; secrets: IdpSecrets }): IdentityProvider {
+export function createIdentityProvider(deps: {
+  config: Config;
+  db: Db;
+  pool: pg.Pool;
+  log: Logger;
+  users: UserService;
+  secrets: IdpSecrets;
+  /** Telegram sign-in (messenger-grant.ts): a grant of this provider, so its tokens are the same as e-mail sign-in's. */
+  messenger?: MessengerSignIn;
+}): IdentityProvider {
   const { config, log } = deps;
   const { oidc } = config;
   const origin = new URL(config.publicUrl).origin;
@@ -54,7 +64,7 @@ export function createIdentityProvider(deps: { config: Config; db: Db; pool: pg.
         token_endpoint_auth_method: 'none',
         redirect_uris: [`${config.publicUrl}/auth/callback`, `${config.publicUrl}/auth/silent`],
         post_logout_redirect_uris: [`${config.publicUrl}/auth`],
-        grant_types: ['authorization_code', 'refresh_token'],
+        grant_types: ['authorization_code', 'refresh_token', ...(deps.messenger ? [MESSENGER_GRANT] : [])],
         response_types: ['code'],
         scope: `${FIRST_PARTY_SCOPE} ${API_SCOPE}`,
       },
@@ -137,6 +147,9 @@ export function createIdentityProvider(deps: { config: Config; db: Db; pool: pg.
   };
 
   const provider = new Provider(oidc.issuer, configuration);
+  if (deps.messenger) {
+    registerMessengerGrant(provider, { signIn: deps.messenger, findAccount: configuration.findAccount ?? (async () => undefined), audience: oidc.audience, apiScope: API_SCOPE, oidcScope: FIRST_PARTY_SCOPE, accessTokenTtl: oidc.accessTokenTtl });
+  }
   provider.proxy = config.trustProxy;
   provider.on('server_error', (_ctx: unknown, error: unknown) => log.error({ err: error }, 'identity provider failed'));
   const callback = provider.callback();

@@ -1,9 +1,21 @@
+import { useEffect, useRef } from 'react';
+import { platform } from '../../platform/platform.ts';
+
 /**
  * A screen's main action (continue to review, confirm, buy, sell): a full-width primary button in the browser.
- * Inside the Telegram mini app the platform layer shows the native main button in its place (SPEC §4, §6), so
- * every flow that uses this component gets that for free.
+ * Inside the Telegram mini app the platform's native main button takes its place (SPEC §2, §6): this renders
+ * nothing and drives that button, so every flow that uses this component gets it for free.
  */
 export function MainAction({ label, onClick, disabled = false, busy = false }: { label: string; onClick: () => void; disabled?: boolean; busy?: boolean }) {
+  const native = platform().mainButton;
+  // The latest handler, so a re-render with a new closure never re-subscribes the native button.
+  const handler = useRef(onClick);
+  handler.current = onClick;
+  useEffect(() => {
+    if (!native) return undefined;
+    return native.show({ label, disabled, busy }, () => handler.current());
+  }, [native, label, disabled, busy]);
+  if (native) return null;
   return (
     <button type="button" className="btn-primary w-full" onClick={onClick} disabled={disabled || busy} aria-busy={busy}>
       {label}

@@ -61,6 +61,7 @@ describe('accounts and sign-in against the real server', () => {
         resource: `${base}/api`,
       },
       supportEmail: 'support@wallet.example',
+      sellEnabled: false,
     });
     const discovery = (await (await fetch(`${base}/oidc/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     expect(discovery.issuer).toBe(`${base}/oidc`);

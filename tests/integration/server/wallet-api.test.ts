@@ -10,7 +10,7 @@ import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionDetails, TransactionItem } from '../../../src/server/domain/history.ts';
 import type { CoinMeta, FiatMeta } from '../../../src/lib/currencies.ts';
 
-const ENV = { WALLET_SEED: TEST_MNEMONIC, DEVNET_BLOCK_MS: '100', DEVNET_CONFIRMATIONS: 'BITCOIN:2,ETHEREUM:3', WORKER_POLL_MS: '100', RATES_WALK_MS: '200' };
+const ENV = { WALLET_SEED: TEST_MNEMONIC, DEVNET_BLOCK_MS: '100', DEVNET_CONFIRMATIONS: 'BITCOIN:15,ETHEREUM:3', WORKER_POLL_MS: '100', RATES_WALK_MS: '200' };
 const PASSWORD = 'a long enough passphrase 42';
 
 describe('the wallet API', () => {
@@ -173,7 +173,7 @@ describe('the wallet API', () => {
     for (const field of ['id', 'currency', 'direction', 'transactionType', 'state', 'amount', 'fee', 'from', 'to', 'contact', 'hash', 'createdDate', 'accountFromType', 'accountToType', 'fromCurrency', 'toCurrency', 'fromAmount', 'toAmount', 'fiatCurrency', 'explorerUrl', 'network']) {
       expect(detail, field).toHaveProperty(field);
     }
-    expect(detail).toMatchObject({ hash: txHash, confirmations: expect.any(Number), requiredConfirmations: 2, fee: '0', blockchain: 'Bitcoin' });
+    expect(detail).toMatchObject({ hash: txHash, confirmations: expect.any(Number), requiredConfirmations: 15, fee: '0', blockchain: 'Bitcoin' });
     expect(detail.explorerUrl).toContain(txHash);
     const explorer = await fetch(detail.explorerUrl?.replace(/^http:\/\/localhost:\d+/, server.url) ?? '');
     expect(await explorer.text()).toContain(txHash);

@@ -9,7 +9,8 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import { AmountError, formatUnits, parseAmount } from '../../../lib/amount.ts';
 import { findCoin, NETWORKS, type Network } from '../../../lib/currencies.ts';
 import { deriveAddress, isValidAddress } from '../../domain/addresses.ts';
-import { transferKey, type ChainPort, type ChainTransfer, type TransferRef, type TransferStatus } from './port.ts';
+import { BroadcastRejectedError, transferKey, type ChainTransfer, type TransferRef, type TransferStatus, type WithdrawalChainPort } from './port.ts';
+import { createDevnetSigner, devnetTxHash, type DevnetSigner } from './devnet-signer.ts';
 
 /** Confirmations a deposit waits for on each devnet network unless DEVNET_CONFIRMATIONS says otherwise. */
 export const DEVNET_DEFAULT_CONFIRMATIONS: Record<Network, number> = { BITCOIN: 2, LITECOIN: 4, DOGECOIN: 6, ETHEREUM: 12, TRON: 19, TON: 1 };
@@ -20,7 +21,11 @@ const HEIGHT = `floor(extract(epoch from (clock_timestamp() - c.genesis_at)) * 1
 // A fixed, public devnet-only mnemonic (a BIP39 test vector): the sender of faucet deposits, never a user's key.
 const FAUCET_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 
-export type DevnetOptions = { blockMs: number; confirmations?: Partial<Record<Network, number>>; publicUrl: string };
+/** `seed` (the custody's HD seed) gives the hot wallet its keys; without it the devnet only takes deposits. */
+export type DevnetOptions = { blockMs: number; confirmations?: Partial<Record<Network, number>>; publicUrl: string; seed?: Uint8Array };
+
+/** How the devnet fails the next broadcast to an address: REJECT refuses it, DROP accepts it and never mines it. */
+export type DevnetFailureMode = 'REJECT' | 'DROP';
 
 export type DevnetReceipt = {
   network: Network;
@@ -46,7 +51,11 @@ export class DevnetError extends Error {
   }
 }
 
-export type DevnetChain = ChainPort & {
+export type DevnetChain = WithdrawalChainPort & {
+  /** Tells the devnet to fail the next broadcast to `address` (for tests and demos of a failed withdrawal). */
+  failNext(input: { currency: string; address: string; mode: DevnetFailureMode }): Promise<{ network: Network; address: string; mode: DevnetFailureMode }>;
+  /** Every broadcast of a transaction hash the devnet received, oldest first. */
+  broadcasts(txHash: string): Promise<{ outcome: string; at: Date }[]>;
   /** Creates the chains; `rebase` moves genesis so a changed block time keeps heights continuous. */
   init(options?: { rebase?: boolean }): Promise<void>;
   /** Sends a deposit from the devnet faucet to any valid address; amount as the user writes it. */
@@ -83,8 +92,74 @@ export function createDevnet(pool: pg.Pool, options: DevnetOptions): DevnetChain
     return address;
   };
 
+  const signer: DevnetSigner | undefined = options.seed ? createDevnetSigner(options.seed) : undefined;
+  const hotWallet = () => {
+    if (!signer) throw new Error('this devnet has no hot wallet: it was created without the custody seed');
+    return signer;
+  };
+
   const chain: DevnetChain = {
     networks: NETWORKS,
+
+    hotWalletAddress: (network) => hotWallet().address(network),
+
+    signWithdrawal: (order) => hotWallet().sign(order),
+
+    /**
+     * The devnet's node: checks the hot wallet's signature, then mines the transfer in the next block. The same raw
+     * transaction again is a no-op (one row per hash and output), as a real node answers 'already known'.
+     */
+    async broadcast(network, rawTx) {
+      const payload = await hotWallet().verify(network, rawTx);
+      const txHash = devnetTxHash(network, rawTx);
+      const log = (outcome: string) => pool.query('INSERT INTO devnet_broadcasts (network, tx_hash, outcome) VALUES ($1, $2, $3)', [network, txHash, outcome]);
+      if (!payload) {
+        await log('REJECTED');
+        throw new BroadcastRejectedError('the devnet refused the transaction: it is not signed by the hot wallet');
+      }
+      const known = await pool.query('SELECT 1 FROM devnet_transactions WHERE network = $1 AND tx_hash = $2', [network, txHash]);
+      if (known.rowCount) {
+        await log('DUPLICATE');
+        return { txHash };
+      }
+      const failure = await pool.query<{ mode: DevnetFailureMode }>('DELETE FROM devnet_failures WHERE network = $1 AND address = $2 RETURNING mode', [network, payload.to]);
+      const mode = failure.rows[0]?.mode;
+      if (mode === 'REJECT') {
+        await log('REJECTED');
+        throw new BroadcastRejectedError('the devnet was told to refuse this transaction');
+      }
+      if (mode === 'DROP') {
+        await log('DROPPED');
+        return { txHash };
+      }
+      await chain.init();
+      await pool.query(
+        `INSERT INTO devnet_transactions (network, tx_hash, output_index, currency, from_address, to_address, amount, block_height)
+         SELECT c.network, $2, 0, $3, $4, $5, $6, ${HEIGHT} + 1 FROM devnet_chains c WHERE c.network = $1
+         ON CONFLICT (network, tx_hash, output_index) DO NOTHING`,
+        [network, txHash, payload.currency, payload.from, payload.to, payload.amount],
+      );
+      await log('ACCEPTED');
+      return { txHash };
+    },
+
+    async failNext({ currency, address, mode }) {
+      const coin = findCoin(currency);
+      if (!coin) throw new DevnetError('UNKNOWN_CURRENCY', `unknown currency ${currency}`);
+      const trimmed = address.trim();
+      if (!isValidAddress(coin.network, trimmed)) throw new DevnetError('BAD_ADDRESS', `${trimmed} is not a valid ${coin.blockchain} address`);
+      await pool.query(
+        `INSERT INTO devnet_failures (network, address, mode) VALUES ($1, $2, $3)
+         ON CONFLICT (network, address) DO UPDATE SET mode = excluded.mode, created_at = now()`,
+        [coin.network, trimmed, mode],
+      );
+      return { network: coin.network, address: trimmed, mode };
+    },
+
+    async broadcasts(txHash) {
+      const result = await pool.query<{ outcome: string; created_at: Date }>('SELECT outcome, created_at FROM devnet_broadcasts WHERE tx_hash = $1 ORDER BY seq', [txHash]);
+      return result.rows.map((r) => ({ outcome: r.outcome, at: r.created_at }));
+    },
     requiredConfirmations: (network) => confirmations[network],
     explorerUrl: () => explorer,
 

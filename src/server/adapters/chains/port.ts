@@ -37,6 +37,34 @@ export type ChainPort = {
   explorerUrl(network: Network): string | undefined;
 };
 
+/** One outgoing transfer of the custody, to be built and signed by the chain's adapter. */
+export type WithdrawalOrder = {
+  /** The withdrawal's id: the same order always yields the same signed transaction. */
+  reference: string;
+  network: Network;
+  currency: string;
+  toAddress: string;
+  /** Atomic units the recipient receives. */
+  amount: bigint;
+};
+
+/** A transaction signed by the custody's hot wallet, ready to broadcast; its hash is known before it is sent. */
+export type SignedWithdrawal = { rawTx: string; txHash: string; fromAddress: string };
+
+/** The network refused a transaction for good (bad signature, spent inputs, a devnet told to refuse it). */
+export class BroadcastRejectedError extends Error {}
+
+/**
+ * What withdrawals need from a chain besides reading it. `broadcast` is idempotent: the same raw transaction sent
+ * again has the same hash and changes nothing, so a worker that is unsure whether it was sent may send it again;
+ * the withdrawal job still asks `status` by hash first and only sends what the chain does not know.
+ */
+export type WithdrawalChainPort = ChainPort & {
+  hotWalletAddress(network: Network): Promise<string>;
+  signWithdrawal(order: WithdrawalOrder): Promise<SignedWithdrawal>;
+  broadcast(network: Network, rawTx: string): Promise<{ txHash: string }>;
+};
+
 export function transferKey(ref: TransferRef): string {
   return `${ref.txHash}:${ref.outputIndex}`;
 }

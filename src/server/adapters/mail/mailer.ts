@@ -4,6 +4,7 @@ import { mailOutbox } from '../../db/schema.ts';
 import type { Logger } from '../../log.ts';
 import { renderMail, type MailKind, type MailLanguage } from './templates.ts';
 
+/** `link` is the mail's link, or for the code mails (templates.ts CodeMailKind) the code to type. */
 export type MailRequest = { to: string; kind: MailKind; language: MailLanguage; link: string };
 
 /** The port the user service sends mail through. */

@@ -1,10 +1,12 @@
 export type MailLanguage = 'ENG' | 'RUS';
-export type MailKind = 'confirm_email' | 'reset_password';
+export type MailKind = 'confirm_email' | 'reset_password' | CodeMailKind;
+/** Mails that carry a short code to type instead of a link (MailRequest.link holds the code). */
+export type CodeMailKind = 'email_change_old' | 'email_change_new' | 'pincode_reset';
 export type RenderedMail = { subject: string; text: string; html: string };
 
 type Texts = { subject: string; greeting: string; body: string; action: string; expiry: string; ignore: string };
 
-const TEXTS: Record<MailKind, Record<MailLanguage, Texts>> = {
+const TEXTS: Record<Exclude<MailKind, CodeMailKind>, Record<MailLanguage, Texts>> = {
   confirm_email: {
     ENG: {
       subject: 'Confirm your e-mail address',
@@ -43,12 +45,86 @@ const TEXTS: Record<MailKind, Record<MailLanguage, Texts>> = {
   },
 };
 
+type CodeTexts = { subject: string; greeting: string; body: string; expiry: string; ignore: string };
+
+const CODE_TEXTS: Record<CodeMailKind, Record<MailLanguage, CodeTexts>> = {
+  email_change_old: {
+    ENG: {
+      subject: 'Confirm the change of your e-mail address',
+      greeting: 'Hello,',
+      body: 'You asked to change the e-mail address of your wallet. To confirm that this address is yours, enter this code in the wallet:',
+      expiry: 'The code works once and expires in 15 minutes.',
+      ignore: 'If it was not you, ignore this message and check your wallet\'s protection: your e-mail stays the same.',
+    },
+    RUS: {
+      subject: 'Подтвердите смену адреса электронной почты',
+      greeting: 'Здравствуйте!',
+      body: 'Вы запросили смену адреса электронной почты кошелька. Чтобы подтвердить, что этот адрес ваш, введите в кошельке код:',
+      expiry: 'Код действует один раз в течение 15 минут.',
+      ignore: 'Если это были не вы, проигнорируйте письмо и проверьте защиту кошелька: адрес останется прежним.',
+    },
+  },
+  email_change_new: {
+    ENG: {
+      subject: 'Confirm your new e-mail address',
+      greeting: 'Hello,',
+      body: 'This address was given as the new e-mail address of a wallet. To confirm it, enter this code in the wallet:',
+      expiry: 'The code works once and expires in 15 minutes.',
+      ignore: 'If it was not you, ignore this message.',
+    },
+    RUS: {
+      subject: 'Подтвердите новый адрес электронной почты',
+      greeting: 'Здравствуйте!',
+      body: 'Этот адрес указан как новый адрес электронной почты кошелька. Чтобы подтвердить его, введите в кошельке код:',
+      expiry: 'Код действует один раз в течение 15 минут.',
+      ignore: 'Если это были не вы, просто проигнорируйте письмо.',
+    },
+  },
+  pincode_reset: {
+    ENG: {
+      subject: 'Reset your wallet passcode',
+      greeting: 'Hello,',
+      body: 'Your wallet passcode was blocked after too many wrong attempts. To reset it, enter this code in the wallet:',
+      expiry: 'The code works once and expires in 15 minutes. Resetting turns the passcode off; set a new one afterwards.',
+      ignore: 'If it was not you, someone may be trying to guess your passcode: change your password.',
+    },
+    RUS: {
+      subject: 'Сброс пин-кода кошелька',
+      greeting: 'Здравствуйте!',
+      body: 'Пин-код кошелька заблокирован после слишком многих неверных попыток. Чтобы сбросить его, введите в кошельке код:',
+      expiry: 'Код действует один раз в течение 15 минут. Сброс отключает пин-код; затем задайте новый.',
+      ignore: 'Если это были не вы, кто-то пытается подобрать ваш пин-код: смените пароль.',
+    },
+  },
+};
+
+export function isCodeMail(kind: MailKind): kind is CodeMailKind {
+  return kind in CODE_TEXTS;
+}
+
+/** A mail carrying a short code to type into the wallet, in the user's language. */
+function renderCodeMail(kind: CodeMailKind, language: MailLanguage, code: string): RenderedMail {
+  const t = CODE_TEXTS[kind][language];
+  const text = [t.greeting, '', t.body, '', code, '', t.expiry, t.ignore, ''].join('\n');
+  const html = `<!doctype html>
+<html lang="${language === 'RUS' ? 'ru' : 'en'}"><head><meta charset="utf-8"><title>${escapeHtml(t.subject)}</title></head>
+<body style="font-family:system-ui,sans-serif;color:#202025;max-width:540px;margin:0 auto;padding:24px">
+<p>${escapeHtml(t.greeting)}</p>
+<p>${escapeHtml(t.body)}</p>
+<p style="font-size:32px;font-weight:700;letter-spacing:8px;font-family:ui-monospace,monospace">${escapeHtml(code)}</p>
+<p style="font-size:13px;color:#666">${escapeHtml(t.expiry)}<br>${escapeHtml(t.ignore)}</p>
+</body></html>
+`;
+  return { subject: t.subject, text, html };
+}
+
 function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] ?? ch);
 }
 
 /** One mail in the user's language, as plain text and as HTML carrying the same link. */
 export function renderMail(kind: MailKind, language: MailLanguage, link: string): RenderedMail {
+  if (isCodeMail(kind)) return renderCodeMail(kind, language, link);
   const t = TEXTS[kind][language];
   const text = [t.greeting, '', t.body, link, '', t.expiry, t.ignore, ''].join('\n');
   const safeLink = escapeHtml(link);

@@ -5,6 +5,7 @@ import { $t } from '../../../stores/i18n.ts';
 import { $darkTheme, $selectedCurrency, $selectedLanguage, isDark, setDarkTheme } from '../../../stores/settings.ts';
 import { $profile } from '../../../stores/user.ts';
 import { Icon } from '../../ui/icon.tsx';
+import { MessengerLinkRow } from './messenger-link.tsx';
 
 function LinkRow({ href, label, value, testId }: { href: string; label: string; value?: string; testId?: string }) {
   return (
@@ -42,6 +43,12 @@ export function SettingsScreen() {
         <LinkRow href="/settings/select-currency" label={t('settings_default_currency')} value={currency} testId="settings-currency" />
         <LinkRow href="/settings/select-language" label={t('settings_default_language')} value={language === 'RUS' ? t('common_russian') : t('common_english')} testId="settings-language" />
       </nav>
+      <nav className="card flex flex-col p-0 overflow-hidden" aria-label={t('settings_wallet_protection')}>
+        <LinkRow href="/settings/wallet-protection" label={t('settings_wallet_protection')} testId="settings-protection" />
+        <LinkRow href="/settings/passcode" label={t('settings_passcode')} value={profile.data?.pinCodeActive ? t('passcode_on') : t('passcode_off')} testId="settings-passcode" />
+        <LinkRow href="/settings/address-book" label={t('settings_address_book')} testId="settings-address-book" />
+      </nav>
+      <MessengerLinkRow />
       <label className="card flex items-center justify-between cursor-pointer">
         <span>{t('settings_dark_theme')}</span>
         <input type="checkbox" role="switch" checked={dark} onChange={(event) => setDarkTheme(event.target.checked)} className="w-5 h-5" />

@@ -1,0 +1,13 @@
+import { apiCall } from './client.ts';
+import type { StoredUser } from './session.ts';
+
+/** The token user authTg and linkTg answer with (oidc-client-ts' User fields; `profile` is the ID token's claims). */
+export type TokenUser = StoredUser & { id_token: string; refresh_token: string; token_type: string; scope: string; expires_at: number; profile: StoredUser['profile'] & Record<string, unknown> };
+
+/** POST /user/tg: the link of the messaging account (SPEC §7). */
+export type MessengerLinkState = { linked: boolean; telegram: { id: number; username: string | null; firstName: string } | null; botUsername: string };
+
+export const getMessengerLink = () => apiCall<MessengerLinkState>('/user/tg', { method: 'POST' });
+export const createMessengerLinkCode = () => apiCall<{ code: string; url: string; expiresAt: string }>('/user/tg/code', { method: 'POST' });
+export const linkMessenger = (tgCode: string) => apiCall<MessengerLinkState>('/user/tg/link', { method: 'POST', body: { tgCode } });
+export const unlinkMessenger = () => apiCall<MessengerLinkState>('/user/tg/unlink', { method: 'POST' });

@@ -1,0 +1,33 @@
+/**
+ * Picks the payout provider from configuration. Only the embedded sandbox bank exists so far (PAYOUT_PROVIDER=sandbox);
+ * a real bank's adapter implements `PayoutProvider` from ./port.ts and is chosen here.
+ */
+import type pg from 'pg';
+import type { Hono } from 'hono';
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../log.ts';
+import type { JobHandler } from '../../jobs/worker.ts';
+import type { PayoutProvider } from './port.ts';
+import { createSandboxBank, loadBinTable, sandboxWebhookSecret } from './sandbox.ts';
+
+export type PayoutConfig = Config['payout'];
+
+export const DEFAULT_PAYOUT_CONFIG: PayoutConfig = { provider: 'sandbox', webhookSecret: undefined, sandboxDelayMs: 5000, binTable: undefined };
+
+/** The gateway's webhook for payout reports, under PUBLIC_URL. */
+export const PAYOUT_WEBHOOK_PATH = '/api/webhooks/payout';
+
+export type Payouts = { provider: PayoutProvider; jobs: JobHandler[]; sandbox: Hono | undefined };
+
+export async function openPayouts(config: PayoutConfig, context: { pool: pg.Pool; log: Logger; publicUrl: string; pollMs: number }): Promise<Payouts> {
+  const bank = createSandboxBank({
+    pool: context.pool,
+    log: context.log,
+    secret: await sandboxWebhookSecret(context.pool, config.webhookSecret),
+    delayMs: config.sandboxDelayMs,
+    bins: loadBinTable(config.binTable),
+    webhookUrl: `${context.publicUrl}${PAYOUT_WEBHOOK_PATH}`,
+    pollMs: context.pollMs,
+  });
+  return { provider: bank.provider, jobs: bank.jobs, sandbox: bank.routes };
+}

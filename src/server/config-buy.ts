@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/** Buying crypto with a card (README, Configuration); read by loadConfig with the rest. */
+export type BuyConfig = Readonly<{
+  /** The card payment provider: `sandbox` is the embedded hosted page under /sandbox/card. */
+  provider: 'sandbox';
+  /** The secret the provider signs its webhooks with; unset with the sandbox means one generated once into the database. */
+  webhookSecret: string | undefined;
+  /** The merchant name the provider's payment page shows. */
+  merchantName: string;
+  /** How long the sandbox provider takes to report a payment's outcome by webhook. */
+  sandboxDelayMs: number;
+  /** The fiat currencies a purchase can be paid in, in the order the chooser lists them. */
+  fiatCurrencies: readonly string[];
+  /** The provider's and our margin on top of the market price, in basis points. */
+  feeBps: number;
+  /** Limits per payment method (CARD) or method and fiat (CARD/EUR); a method's own limits are in USD and converted. */
+  limits: Readonly<Record<string, { min: string; max: string }>>;
+  /** How long a quoted rate holds (SPEC §9: the review's 300 s). */
+  rateTtlS: number;
+  /** How long an order may wait to be paid before it expires. */
+  orderTtlS: number;
+}>;
+
+export const BUY_FIAT_OPTIONS = ['USD', 'EUR', 'KZT', 'UAH', 'AZN', 'CAD'] as const;
+
+const amount = z.string().regex(/^\d{1,12}(?:\.\d{1,2})?$/, 'an amount with at most 2 decimals');
+
+export const buySchema = {
+  CARD_PROVIDER: z.enum(['sandbox']).default('sandbox'),
+  CARD_WEBHOOK_SECRET: z.string().min(16).max(200).optional(),
+  CARD_MERCHANT_NAME: z.string().trim().min(1).max(80).default('Wallet'),
+  CARD_SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(1000),
+  BUY_FIAT_CURRENCIES: z
+    .string()
+    .regex(new RegExp(`^(?:${BUY_FIAT_OPTIONS.join('|')})(?:,(?:${BUY_FIAT_OPTIONS.join('|')}))*$`), `must be a comma-separated list of ${BUY_FIAT_OPTIONS.join(', ')}`)
+    .default('USD,EUR'),
+  BUY_FEE_BPS: z.coerce.number().int().min(0).max(5000).default(150),
+  BUY_LIMITS: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.record(
+        z.string().regex(/^[A-Z0-9_]+(?:\/[A-Z]{3})?$/, 'keys are a payment method (CARD) or a method and fiat (CARD/EUR)'),
+        z.object({ min: amount, max: amount }).refine((l) => Number(l.min) < Number(l.max), 'min must be below max'),
+      ),
+    )
+    .optional(),
+  BUY_RATE_TTL_S: z.coerce.number().int().min(10).max(3600).default(300),
+  BUY_ORDER_TTL_S: z.coerce.number().int().min(60).max(7 * 86_400).default(1800),
+};
+
+type BuyEnv = z.infer<z.ZodObject<typeof buySchema>>;
+
+export function buyConfig(e: BuyEnv): BuyConfig {
+  return Object.freeze({
+    provider: e.CARD_PROVIDER,
+    webhookSecret: e.CARD_WEBHOOK_SECRET,
+    merchantName: e.CARD_MERCHANT_NAME,
+    sandboxDelayMs: e.CARD_SANDBOX_DELAY_MS,
+    fiatCurrencies: Object.freeze([...new Set(e.BUY_FIAT_CURRENCIES.split(','))]),
+    feeBps: e.BUY_FEE_BPS,
+    limits: Object.freeze(e.BUY_LIMITS ?? {}),
+    rateTtlS: e.BUY_RATE_TTL_S,
+    orderTtlS: e.BUY_ORDER_TTL_S,
+  });
+}
+
+export const DEFAULT_BUY_CONFIG: BuyConfig = buyConfig(z.object(buySchema).parse({}));

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/** The withdrawal part of the configuration (README, Configuration); read by loadConfig with the rest. */
+export type WithdrawalConfig = Readonly<{
+  /** Per currency, the fee a withdrawal to an outside address pays, a decimal string in that currency. */
+  fees: Readonly<Record<string, string>>;
+  /** Addresses no withdrawal may go to (sanctions, known fraud): check-address answers BLOCKED. */
+  blockedAddresses: readonly string[];
+}>;
+
+/**
+ * What a withdrawal to an outside address costs by default, in its own currency: about what the network charges
+ * the hot wallet, rounded up. A transfer to another user of this wallet is free.
+ */
+export const DEFAULT_WITHDRAWAL_FEES: Readonly<Record<string, string>> = {
+  BTC: '0.0001',
+  BTC_LNG: '0.000001',
+  ETH: '0.001',
+  USDT_ETH: '5',
+  USDC_ETH: '5',
+  TRX: '1',
+  USDT_TRX: '1',
+  LTC: '0.001',
+  DOGE: '2',
+  TON: '0.05',
+};
+
+const DECIMAL = /^\d{1,12}(?:\.\d{1,18})?$/;
+
+export const withdrawalSchema = {
+  WITHDRAWAL_FEES: z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON like {"BTC":"0.0002","USDT_TRX":"1.5"}' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string().regex(/^[A-Z0-9_]+$/, 'keys are currency codes like BTC or USDT_TRX'), z.string().regex(DECIMAL, 'fees are decimal strings like "0.0002"')))
+    .optional(),
+  WITHDRAWAL_BLOCKED_ADDRESSES: z
+    .string()
+    .transform((text) =>
+      text
+        .split(',')
+        .map((a) => a.trim())
+        .filter((a) => a !== ''),
+    )
+    .optional(),
+};
+
+type Parsed = { WITHDRAWAL_FEES?: Record<string, string> | undefined; WITHDRAWAL_BLOCKED_ADDRESSES?: string[] | undefined };
+
+export function withdrawalConfig(e: Parsed): WithdrawalConfig {
+  return Object.freeze({
+    fees: Object.freeze({ ...DEFAULT_WITHDRAWAL_FEES, ...e.WITHDRAWAL_FEES }),
+    blockedAddresses: Object.freeze([...(e.WITHDRAWAL_BLOCKED_ADDRESSES ?? [])]),
+  });
+}
+
+export const DEFAULT_WITHDRAWAL_CONFIG: WithdrawalConfig = withdrawalConfig({});

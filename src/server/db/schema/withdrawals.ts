@@ -1,0 +1,100 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { walletAccounts } from './users.ts';
+import { walletTransactions } from './wallet.ts';
+
+const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
+
+/**
+ * A withdrawal (SPEC §7 POST withdrawal): `amount` is debited, the recipient gets `amount - fee`. INTERNAL ones
+ * (to another user's deposit address) settle in the request's transaction; EXTERNAL ones go PENDING (held) →
+ * SIGNED (raw transaction recorded before it is broadcast) → BROADCAST → COMPLETED, or FAILED (hold returned).
+ */
+export const withdrawals = pgTable(
+  'withdrawals',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    walletAccountId: uuid('wallet_account_id')
+      .notNull()
+      .references(() => walletAccounts.id, { onDelete: 'restrict' }),
+    idempotencyKey: text('idempotency_key').notNull(),
+    kind: text('kind', { enum: ['INTERNAL', 'EXTERNAL'] }).notNull(),
+    state: text('state', { enum: ['PENDING', 'SIGNED', 'BROADCAST', 'COMPLETED', 'FAILED'] }).notNull(),
+    currency: text('currency').notNull(),
+    network: text('network').notNull(),
+    amount: units('amount').notNull(),
+    fee: units('fee').notNull(),
+    toAddress: text('to_address').notNull(),
+    fromAddress: text('from_address'),
+    recipientAccountId: uuid('recipient_account_id').references(() => walletAccounts.id, { onDelete: 'restrict' }),
+    walletTransactionId: uuid('wallet_transaction_id').references(() => walletTransactions.id),
+    recipientTransactionId: uuid('recipient_transaction_id').references(() => walletTransactions.id),
+    /** The signed transaction exactly as broadcast (and broadcast again, unchanged, if it never reached the chain). */
+    rawTx: text('raw_tx'),
+    txHash: text('tx_hash'),
+    confirmations: integer('confirmations').notNull().default(0),
+    confirmationsRequired: integer('confirmations_required'),
+    broadcastAttempts: integer('broadcast_attempts').notNull().default(0),
+    failureReason: text('failure_reason'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    signedAt: timestamp('signed_at', { withTimezone: true }),
+    broadcastAt: timestamp('broadcast_at', { withTimezone: true }),
+    closedAt: timestamp('closed_at', { withTimezone: true }),
+  },
+  (t) => [
+    unique('withdrawals_idempotency').on(t.walletAccountId, t.idempotencyKey),
+    index('withdrawals_open').on(t.state, t.createdAt).where(sql`${t.state} IN ('PENDING', 'SIGNED', 'BROADCAST')`),
+    index('withdrawals_tx_hash').on(t.network, t.txHash),
+    check('withdrawals_amounts', sql`${t.amount} > 0 AND ${t.fee} >= 0 AND ${t.fee} < ${t.amount}`),
+  ],
+);
+
+/** SPEC §3 address book entry: a named address on one network (`blockchain` holds the network code). */
+export const addressBookEntries = pgTable(
+  'address_book_entries',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    walletAccountId: uuid('wallet_account_id')
+      .notNull()
+      .references(() => walletAccounts.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    blockchain: text('blockchain').notNull(),
+    address: text('address').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique('address_book_entries_address').on(t.walletAccountId, t.blockchain, t.address), index('address_book_entries_account').on(t.walletAccountId, t.createdAt)],
+);
+
+/** Wallet accounts of businesses (SPEC §3 accountType B2B, shown as a badge); set by the operator. */
+export const businessAccounts = pgTable('business_accounts', {
+  walletAccountId: uuid('wallet_account_id')
+    .primaryKey()
+    .references(() => walletAccounts.id, { onDelete: 'cascade' }),
+  name: text('name').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** Every broadcast the devnet received, accepted or not: proves a withdrawal reached the network once. */
+export const devnetBroadcasts = pgTable(
+  'devnet_broadcasts',
+  {
+    seq: bigint('seq', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    network: text('network').notNull(),
+    txHash: text('tx_hash').notNull(),
+    outcome: text('outcome', { enum: ['ACCEPTED', 'DUPLICATE', 'REJECTED', 'DROPPED'] }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('devnet_broadcasts_hash').on(t.txHash)],
+);
+
+/** The devnet told to fail the next broadcast to an address: REJECT refuses it, DROP accepts it and never mines it. */
+export const devnetFailures = pgTable(
+  'devnet_failures',
+  {
+    network: text('network').notNull(),
+    address: text('address').notNull(),
+    mode: text('mode', { enum: ['REJECT', 'DROP'] }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [unique('devnet_failures_address').on(t.network, t.address)],
+);

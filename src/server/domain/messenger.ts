@@ -1,0 +1,227 @@
+import { randomBytes } from 'node:crypto';
+import { and, eq, lt, or, sql } from 'drizzle-orm';
+import type { Db } from '../db/database.ts';
+import { appSetting, telegramAccounts, telegramLinkCodes, users, walletAccounts } from '../db/schema.ts';
+import type { TelegramConfig } from '../config-telegram.ts';
+import type { Logger } from '../log.ts';
+import { hashCode, newCode } from './codes.ts';
+import { ed25519PublicKey, InitDataError, validateInitData, type TelegramUser, type ValidInitData } from './telegram-init-data.ts';
+
+/** SPEC §8: the codes of a failed messenger login or link. */
+export const MESSENGER_CODES = {
+  /** Something went wrong (the stored user is cleared). */
+  failed: 'B2C_USM0022',
+  /** The init data or the link code is too old. */
+  expired: 'B2C_USM0023',
+  /** The link code was already used. */
+  used: 'B2C_USM0024',
+  /** The init data is forged or malformed, or the link code unknown. */
+  invalid: 'B2C_USM0025',
+  /** The Telegram account belongs to another user. */
+  linkedElsewhere: 'B2C_USM0026',
+  /** Something went wrong on our side: contact support. */
+  support: 'B2C_USM0027',
+} as const;
+export type MessengerCode = (typeof MESSENGER_CODES)[keyof typeof MESSENGER_CODES];
+
+/** A refused messenger login or link; `code` is one of SPEC §8's. */
+export class MessengerError extends Error {
+  readonly code: MessengerCode | 'TG_UNLINK_LAST_SIGN_IN' | 'TG_DISABLED';
+  constructor(code: MessengerError['code'], message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** How long a link code (POST /user/tg/code) can be used. */
+export const LINK_CODE_TTL_MS = 15 * 60 * 1000;
+
+const DEV_KEYS = 'telegram.dev-keys';
+
+/** The keys init data is signed and checked with: the bot's, or the development mode's generated ones. */
+export type InitDataKeys = { botToken: string; publicKey: string; privateKey?: string };
+
+export type MessengerLinkState = { linked: boolean; telegram: { id: number; username: string | null; firstName: string } | null; botUsername: string };
+
+function isDevKeys(value: unknown): value is { botToken: string; privateKey: string } {
+  const v = value as { botToken?: unknown; privateKey?: unknown } | null;
+  return typeof v?.botToken === 'string' && typeof v.privateKey === 'string';
+}
+
+/**
+ * The development mode's stand-in for a bot: a generated token and Ed25519 key, kept in app_setting so every
+ * process (and every restart) signs and checks alike.
+ */
+export async function loadDevKeys(db: Db): Promise<InitDataKeys> {
+  const read = async () => (await db.select().from(appSetting).where(eq(appSetting.key, DEV_KEYS)))[0]?.value;
+  let value = await read();
+  if (!isDevKeys(value)) {
+    const fresh = { botToken: `1${randomBytes(4).readUInt32BE(0)}:${randomBytes(27).toString('base64url')}`, privateKey: randomBytes(32).toString('hex') };
+    await db.insert(appSetting).values({ key: DEV_KEYS, value: fresh }).onConflictDoNothing();
+    value = await read();
+  }
+  if (!isDevKeys(value)) throw new Error('the development Telegram keys could not be stored');
+  return { botToken: value.botToken, privateKey: value.privateKey, publicKey: ed25519PublicKey(value.privateKey) };
+}
+
+export type MessengerService = ReturnType<typeof createMessengerService>;
+
+/**
+ * Telegram accounts of users: sign-in by init data (a first-time Telegram user gets a user and a wallet account),
+ * link codes for the web (POST /user/tg/code, then the bot's /start or the mini app's link_token), unlinking.
+ */
+export function createMessengerService(deps: { db: Db; log: Logger; config: TelegramConfig; keys: InitDataKeys; now?: () => Date }) {
+  const { db, log, config, keys } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  const check = (initData: string): ValidInitData => {
+    try {
+      return validateInitData(initData, {
+        botToken: keys.botToken,
+        publicKey: keys.publicKey,
+        requireSignature: config.requireSignature,
+        maxAgeS: config.initDataMaxAgeS,
+        now: Math.floor(now().getTime() / 1000),
+      });
+    } catch (error) {
+      if (!(error instanceof InitDataError)) throw error;
+      if (error.problem === 'EXPIRED') throw new MessengerError(MESSENGER_CODES.expired, 'The Telegram session has expired; reopen the mini app');
+      throw new MessengerError(MESSENGER_CODES.invalid, `The Telegram init data was refused: ${error.message}`);
+    }
+  };
+
+  const profileOf = (user: TelegramUser) => ({ username: user.username ?? null, firstName: user.first_name, languageCode: user.language_code ?? null });
+
+  type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
+  /** Links a Telegram account to a user inside a transaction; another user's Telegram account is refused. */
+  const linkIn = async (tx: Tx, userId: string, user: TelegramUser): Promise<void> => {
+    const [existing] = await tx.select({ userId: telegramAccounts.userId }).from(telegramAccounts).where(eq(telegramAccounts.telegramId, user.id)).for('update');
+    if (existing && existing.userId !== userId) throw new MessengerError(MESSENGER_CODES.linkedElsewhere, 'This Telegram account is already linked to another account');
+    if (existing) {
+      await tx.update(telegramAccounts).set({ ...profileOf(user), lastSeenAt: now() }).where(eq(telegramAccounts.telegramId, user.id));
+      return;
+    }
+    // The user proved both accounts: a Telegram account linked before is replaced by this one.
+    await tx.delete(telegramAccounts).where(eq(telegramAccounts.userId, userId));
+    const inserted = await tx
+      .insert(telegramAccounts)
+      .values({ telegramId: user.id, userId, ...profileOf(user), linkedAt: now(), lastSeenAt: now() })
+      .onConflictDoNothing()
+      .returning({ telegramId: telegramAccounts.telegramId });
+    if (inserted.length === 0) throw new MessengerError(MESSENGER_CODES.linkedElsewhere, 'This Telegram account is already linked to another account');
+  };
+
+  /** Uses a link code in the same transaction as the link it makes: refused links leave the code usable. */
+  const useCode = async (tx: Tx, code: string): Promise<string> => {
+    const [row] = await tx.select().from(telegramLinkCodes).where(eq(telegramLinkCodes.codeHash, hashCode(code))).for('update');
+    if (!row) throw new MessengerError(MESSENGER_CODES.invalid, 'The link code is not valid');
+    if (row.usedAt) throw new MessengerError(MESSENGER_CODES.used, 'The link code was already used; sign in to the existing account');
+    if (row.expiresAt.getTime() <= now().getTime()) throw new MessengerError(MESSENGER_CODES.expired, 'The link code has expired; link the account again from the web app');
+    await tx.update(telegramLinkCodes).set({ usedAt: now() }).where(eq(telegramLinkCodes.codeHash, row.codeHash));
+    return row.userId;
+  };
+
+  const linkWithCode = async (code: string, user: TelegramUser): Promise<string> => {
+    if (!/^[A-Za-z0-9_-]{16,64}$/.test(code)) throw new MessengerError(MESSENGER_CODES.invalid, 'The link code is not valid');
+    const userId = await db.transaction(async (tx) => {
+      const owner = await useCode(tx, code);
+      await linkIn(tx, owner, user);
+      return owner;
+    });
+    log.info({ userId, telegramId: user.id }, 'telegram account linked');
+    return userId;
+  };
+
+  return {
+    keys,
+
+    /** authTg: the user of the Telegram account in the init data; one seen for the first time gets an account. */
+    async signIn(initData: string): Promise<string> {
+      const { user } = check(initData);
+      const [known] = await db.select({ userId: telegramAccounts.userId }).from(telegramAccounts).where(eq(telegramAccounts.telegramId, user.id));
+      if (known) {
+        await db.update(telegramAccounts).set({ ...profileOf(user), lastSeenAt: now() }).where(eq(telegramAccounts.telegramId, user.id));
+        return known.userId;
+      }
+      return db.transaction(async (tx) => {
+        const language = user.language_code?.toLowerCase().startsWith('ru') ? 'RUS' : 'ENG';
+        const [created] = await tx.insert(users).values({ email: null, language }).returning({ id: users.id });
+        if (!created) throw new Error('the user was not created');
+        const inserted = await tx
+          .insert(telegramAccounts)
+          .values({ telegramId: user.id, userId: created.id, ...profileOf(user), linkedAt: now(), lastSeenAt: now() })
+          .onConflictDoNothing()
+          .returning({ telegramId: telegramAccounts.telegramId });
+        // Two first opens at once: the other one made the account; this one's user goes with the rollback.
+        if (inserted.length === 0) throw new RaceLost();
+        await tx.insert(walletAccounts).values({ userId: created.id, name: 'Account' });
+        log.info({ userId: created.id, telegramId: user.id }, 'user created for a Telegram account');
+        return created.id;
+      }).catch(async (error: unknown) => {
+        if (!(error instanceof RaceLost)) throw error;
+        const [raced] = await db.select({ userId: telegramAccounts.userId }).from(telegramAccounts).where(eq(telegramAccounts.telegramId, user.id));
+        if (!raced) throw new Error('the Telegram account was neither created nor found', { cause: error });
+        return raced.userId;
+      });
+    },
+
+    /** linkTg: the mini app opened with a link_token; links the init data's Telegram account to the code's user. */
+    async signInWithCode(code: string, initData: string): Promise<string> {
+      const { user } = check(initData);
+      return linkWithCode(code, user);
+    },
+
+    /** The bot received `/start <code>`: Telegram vouches for the sender, so no init data is needed. */
+    linkFromBot(code: string, user: TelegramUser): Promise<string> {
+      return linkWithCode(code, user);
+    },
+
+    /** POST /user/tg/link: a signed-in user presents init data of the Telegram account to link. */
+    async linkWithInitData(userId: string, initData: string): Promise<void> {
+      const { user } = check(initData);
+      await db.transaction((tx) => linkIn(tx, userId, user));
+    },
+
+    /** POST /user/tg/code: a one-time code for the bot's deep link. */
+    async createLinkCode(userId: string): Promise<{ code: string; expiresAt: Date; url: string }> {
+      // 43 URL-safe characters: within the 64 Telegram allows in a /start parameter.
+      const code = newCode();
+      const expiresAt = new Date(now().getTime() + LINK_CODE_TTL_MS);
+      await db.insert(telegramLinkCodes).values({ codeHash: hashCode(code), userId, expiresAt });
+      await db.delete(telegramLinkCodes).where(and(eq(telegramLinkCodes.userId, userId), or(lt(telegramLinkCodes.expiresAt, now()), sql`${telegramLinkCodes.usedAt} is not null`)));
+      return { code, expiresAt, url: `https://t.me/${config.botUsername}?start=${code}` };
+    },
+
+    async state(userId: string): Promise<MessengerLinkState> {
+      const [row] = await db.select().from(telegramAccounts).where(eq(telegramAccounts.userId, userId));
+      return {
+        linked: row !== undefined,
+        telegram: row ? { id: row.telegramId, username: row.username, firstName: row.firstName } : null,
+        botUsername: config.botUsername,
+      };
+    },
+
+    async isLinked(userId: string): Promise<boolean> {
+      const [row] = await db.select({ id: telegramAccounts.telegramId }).from(telegramAccounts).where(eq(telegramAccounts.userId, userId));
+      return row !== undefined;
+    },
+
+    /** POST /user/tg/unlink: refused when Telegram is the user's only way to sign in (no password). */
+    async unlink(userId: string): Promise<void> {
+      const [user] = await db.select({ passwordHash: users.passwordHash, externalSubject: users.externalSubject }).from(users).where(eq(users.id, userId));
+      if (user && !user.passwordHash && !user.externalSubject) {
+        throw new MessengerError('TG_UNLINK_LAST_SIGN_IN', 'Telegram is the only way to sign in to this account: add an e-mail and a password first');
+      }
+      await db.delete(telegramAccounts).where(eq(telegramAccounts.userId, userId));
+    },
+
+    /** Unused link codes past their expiry go; used ones are kept a day for the 'already used' answer. */
+    async pruneCodes(): Promise<void> {
+      await db.delete(telegramLinkCodes).where(lt(telegramLinkCodes.expiresAt, new Date(now().getTime() - 86_400_000)));
+    },
+  };
+}
+
+/** Another request created the same Telegram user's account first. */
+class RaceLost extends Error {}

@@ -1,0 +1,51 @@
+import type { AuditCheck } from './ledger-audit.ts';
+
+/** ledger:audit's checks of withdrawals: each one's entries match its state, and so do its history items. */
+export const WITHDRAWAL_CHECKS: AuditCheck[] = [
+  {
+    name: "each outside withdrawal's entries match its state: held, then settled or returned, never both",
+    sql: `SELECT w.id AS withdrawal, w.state, h.id AS hold_entry, s.id AS settle_entry, r.id AS release_entry
+            FROM withdrawals w
+            LEFT JOIN ledger_entries h ON h.idempotency_key = 'withdrawal:hold:' || w.id
+            LEFT JOIN ledger_entries s ON s.idempotency_key = 'withdrawal:settle:' || w.id
+            LEFT JOIN ledger_entries r ON r.idempotency_key = 'withdrawal:release:' || w.id
+           WHERE w.kind = 'EXTERNAL' AND (
+                 h.id IS NULL
+              OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = h.id AND p.ledger_account_id = w.wallet_account_id
+                                AND p.currency = w.currency AND p.bucket = 'ON_HOLD' AND p.amount = w.amount)
+              OR (w.state IN ('PENDING', 'SIGNED', 'BROADCAST') AND (s.id IS NOT NULL OR r.id IS NOT NULL))
+              OR (w.state = 'COMPLETED' AND (s.id IS NULL OR r.id IS NOT NULL))
+              OR (w.state = 'FAILED' AND (r.id IS NULL OR s.id IS NOT NULL)))`,
+  },
+  {
+    name: 'each completed outside withdrawal paid the recipient the amount less the fee, and the fee to fee income',
+    sql: `SELECT w.id AS withdrawal, w.amount::text, w.fee::text
+            FROM withdrawals w JOIN ledger_entries s ON s.idempotency_key = 'withdrawal:settle:' || w.id
+           WHERE w.kind = 'EXTERNAL' AND (
+                 NOT EXISTS (SELECT 1 FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
+                              WHERE p.entry_id = s.id AND a.code = 'WORLD:' || w.network AND p.amount = w.amount - w.fee)
+              OR (w.fee > 0 AND NOT EXISTS (SELECT 1 FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
+                              WHERE p.entry_id = s.id AND a.code = 'FEE_INCOME' AND p.amount = w.fee)))`,
+  },
+  {
+    name: 'each transfer to another user is one entry from the sender to the recipient, completed, without a fee',
+    sql: `SELECT w.id AS withdrawal, w.state, e.id AS entry_id
+            FROM withdrawals w LEFT JOIN ledger_entries e ON e.idempotency_key = 'withdrawal:internal:' || w.id
+           WHERE w.kind = 'INTERNAL' AND (
+                 w.state <> 'COMPLETED' OR w.fee <> 0 OR e.id IS NULL
+              OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id AND p.ledger_account_id = w.wallet_account_id
+                                AND p.currency = w.currency AND p.bucket = 'AVAILABLE' AND p.amount = -w.amount)
+              OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id AND p.ledger_account_id = w.recipient_account_id
+                                AND p.currency = w.currency AND p.bucket = 'AVAILABLE' AND p.amount = w.amount))`,
+  },
+  {
+    name: "each withdrawal's history items have the withdrawal's state",
+    sql: `SELECT w.id AS withdrawal, w.state, t.state AS shown, r.state AS shown_to_recipient
+            FROM withdrawals w
+            LEFT JOIN wallet_transactions t ON t.id = w.wallet_transaction_id
+            LEFT JOIN wallet_transactions r ON r.id = w.recipient_transaction_id
+           WHERE t.id IS NULL
+              OR t.state <> CASE WHEN w.state IN ('PENDING', 'SIGNED', 'BROADCAST') THEN 'IN_PROGRESS' ELSE w.state END
+              OR (w.kind = 'INTERNAL' AND (r.id IS NULL OR r.state <> 'COMPLETED'))`,
+  },
+];

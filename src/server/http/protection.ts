@@ -1,0 +1,96 @@
+/**
+ * Wallet protection (SPEC §7 User service): the passcode under /user/pinCode/* and the e-mail change under
+ * /user/email-change*. Every route needs a bearer token; the guarded ones read the `pincode` header.
+ */
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { z } from 'zod';
+import { EMAIL_PATTERN } from '../../lib/email.ts';
+import type { ProtectionService } from '../domain/protection.ts';
+import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
+import type { ApiEnv } from './context.ts';
+import { ApiError } from './errors.ts';
+
+const pinCode = z.string({ error: 'The pin code is required' }).regex(/^\d{4}$/, 'The pin code must be exactly 4 digits');
+const pinBody = z.object({ pinCode });
+const emailChangeBody = z.object({
+  newEmail: z.string({ error: 'The e-mail is required' }).trim().max(254, 'The e-mail is too long').regex(EMAIL_PATTERN, 'The e-mail address is not valid'),
+  pinCode: z.string().max(16).optional(),
+});
+const confirmBody = z.object({
+  confirmationCode: z.string({ error: 'The confirmation code is required' }).trim().regex(/^[A-Za-z0-9]{4}$/, 'The confirmation code is 4 letters or digits'),
+});
+
+async function jsonBody(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'VALIDATION', 'The request body is not valid JSON');
+  }
+}
+
+/** SPEC §5: the header is sent only when non-empty; an empty one counts as none. */
+function pincodeHeader(c: Context): string | undefined {
+  const value = c.req.header('pincode')?.trim();
+  return value ? value.slice(0, 16) : undefined;
+}
+
+export function createProtectionApi(deps: { protection: ProtectionService; auth: AccessTokenVerifier }): Hono<ApiEnv> {
+  const { protection } = deps;
+  const app = new Hono<ApiEnv>();
+  const auth = requireAuth(deps.auth);
+  const limit = bodyLimit({ maxSize: 4 * 1024, onError: (c) => c.json({ exceptionCode: 'VALIDATION', message: 'The request body is too large' }, 413) });
+  const userId = (c: Context<ApiEnv>) => c.get('principal').userId;
+
+  app.post('/user/pinCode/validate', auth, async (c) => {
+    await protection.validate(userId(c), pincodeHeader(c));
+    return c.json({ valid: true });
+  });
+
+  app.post('/user/pinCode/enable', auth, limit, async (c) => {
+    const body = pinBody.parse(await jsonBody(c));
+    await protection.enable(userId(c), body.pinCode);
+    return c.json({ pinCodeActive: true });
+  });
+
+  app.post('/user/pinCode/change', auth, limit, async (c) => {
+    const body = pinBody.parse(await jsonBody(c));
+    await protection.change(userId(c), pincodeHeader(c), body.pinCode);
+    return c.json({ pinCodeActive: true });
+  });
+
+  app.post('/user/pinCode/disable', auth, async (c) => {
+    await protection.disable(userId(c), pincodeHeader(c));
+    return c.json({ pinCodeActive: false });
+  });
+
+  app.post('/user/pinCode/reset', auth, async (c) => {
+    await protection.requestReset(userId(c));
+    return c.json({ sent: true });
+  });
+
+  app.post('/user/pinCode/reset/confirm', auth, limit, async (c) => {
+    const body = confirmBody.parse(await jsonBody(c));
+    await protection.confirmReset(userId(c), body.confirmationCode);
+    return c.json({ pinCodeActive: false });
+  });
+
+  app.post('/user/email-change', auth, limit, async (c) => {
+    const body = emailChangeBody.parse(await jsonBody(c));
+    return c.json(await protection.startEmailChange(userId(c), body.newEmail, pincodeHeader(c) ?? (body.pinCode || undefined)));
+  });
+
+  app.post('/user/email-change/confirm', auth, limit, async (c) => {
+    const body = confirmBody.parse(await jsonBody(c));
+    return c.json(await protection.confirmEmailChange(userId(c), body.confirmationCode));
+  });
+
+  app.post('/user/email-change/resend-confirmation', auth, limit, async (c) => {
+    await jsonBody(c);
+    return c.json(await protection.resendEmailChange(userId(c)));
+  });
+
+  return app;
+}

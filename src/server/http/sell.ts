@@ -1,0 +1,145 @@
+/**
+ * The sell area (SPEC §7 Sell): card lookup, saved cards, limits, rate and orders under /api/c2f, and the payout
+ * provider's signed webhook at /api/webhooks/payout. Account routes are for the account's owner only. A card number
+ * arrives in one body (order/byCard), goes to the provider's tokeniser and is never logged, stored or echoed.
+ */
+import { Hono, type MiddlewareHandler } from 'hono';
+import type pg from 'pg';
+import { z } from 'zod';
+import { checkWebhookSignature, SIGNATURE_HEADER } from '../adapters/webhooks/signature.ts';
+import type { PayoutProvider } from '../adapters/payout/port.ts';
+import { SellError, type SellDesk, type SellProblem } from '../domain/sell.ts';
+import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
+import type { ApiEnv } from './context.ts';
+import { ApiError } from './errors.ts';
+import { optionalJson } from './catalogue.ts';
+import type { Logger } from '../log.ts';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const currency = z.string({ error: 'The currency is required' }).trim().min(1).max(32).regex(/^[A-Z0-9_]+$/, 'A currency code is upper-case letters, digits and _');
+const fiatAmount = z
+  .union([z.string(), z.number().nonnegative()], { error: 'fiatAmount is required' })
+  .transform((value) => String(value).trim())
+  .pipe(z.string().regex(/^\d{1,12}(?:\.\d{1,2})?$/, 'fiatAmount is an amount in roubles with at most 2 decimals'));
+const idempotencyKey = z.string({ error: 'idempotencyKey is required' }).trim().min(8, 'idempotencyKey is at least 8 characters').max(100);
+const orderBase = {
+  currency,
+  fiatCurrency: currency,
+  fixedRateId: z.string({ error: 'fixedRateId is required' }).regex(UUID, 'fixedRateId is a rate id from the rate call'),
+  fiatAmount,
+  idempotencyKey,
+};
+// The card number's own messages never repeat what was sent.
+const byCardBody = z.object({
+  ...orderBase,
+  card: z.string({ error: 'card is required' }).regex(/^\d{16}$/, 'card: a card number has exactly 16 digits'),
+  bankCode: z.string().max(32).optional(),
+  bankSystem: z.string().max(32).optional(),
+  saveCard: z.boolean().default(false),
+});
+const bySavedCardBody = z.object({ ...orderBase, cardId: z.string({ error: 'cardId is required' }).regex(UUID, 'cardId is a saved card id') });
+const webhookBody = z.object({
+  payoutId: z.string().min(1).max(100),
+  reference: z.string().min(1).max(200),
+  status: z.enum(['SUCCEEDED', 'FAILED']),
+  reason: z.string().max(500).nullish(),
+});
+
+const STATUS: Record<SellProblem, [ContentfulStatusCode, string]> = {
+  UNSUPPORTED_FIAT: [400, 'C2F_FIAT_UNSUPPORTED'],
+  UNKNOWN_CURRENCY: [400, 'UNKNOWN_CURRENCY'],
+  BIN_NOT_FOUND: [404, 'C2F_BIN_NOT_FOUND'],
+  ONLY_SBER: [400, 'C2F_ONLY_SBER'],
+  RATE_NOT_FOUND: [400, 'C2F_RATE_NOT_FOUND'],
+  RATE_EXPIRED: [400, 'C2F_RATE_EXPIRED'],
+  LIMIT: [400, 'C2F_LIMIT'],
+  AMOUNT_TOO_SMALL: [400, 'C2F_LIMIT'],
+  NOT_ENOUGH_FUNDS: [400, 'C2F_NOT_ENOUGH_FUNDS'],
+  CARD_NOT_FOUND: [404, 'C2F_CARD_NOT_FOUND'],
+  ORDER_NOT_FOUND: [404, 'C2F_ORDER_NOT_FOUND'],
+  KEY_REUSED: [422, 'IDEMPOTENCY_KEY_REUSED'],
+  UNAVAILABLE: [503, 'C2F_PAYOUTS_UNAVAILABLE'],
+};
+
+const refusal = (error: unknown): never => {
+  if (error instanceof SellError) {
+    const [status, code] = STATUS[error.problem];
+    throw new ApiError(status, code, error.message, { cause: error });
+  }
+  throw error;
+};
+
+export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: PayoutProvider; auth: AccessTokenVerifier; log: Logger }): Hono<ApiEnv> {
+  const { pool, desk } = deps;
+  const app = new Hono<ApiEnv>();
+  const auth = requireAuth(deps.auth);
+
+  const owner: MiddlewareHandler<ApiEnv> = async (c, next) => {
+    const account = c.req.param('account') ?? '';
+    const { userId } = c.get('principal');
+    const found = UUID.test(account)
+      ? await pool.query({ name: 'sell_account_owner', text: 'SELECT 1 FROM wallet_accounts WHERE id = $1 AND user_id = $2', values: [account, userId] })
+      : undefined;
+    if (!found?.rowCount) throw new ApiError(403, 'FORBIDDEN', 'This account is not yours');
+    await next();
+  };
+
+  app.get('/c2f/bin/:bin', auth, async (c) => {
+    const bin = c.req.param('bin');
+    if (!/^\d{6}$/.test(bin)) throw new ApiError(400, 'VALIDATION', 'bin: the first 6 digits of a card number');
+    return c.json(await desk.lookupBin(bin).catch(refusal));
+  });
+
+  app.get('/c2f/:account/cards/:fiatCurrency', auth, owner, async (c) => c.json(await desk.savedCards(c.req.param('account'), c.req.param('fiatCurrency')).catch(refusal)));
+
+  app.get('/c2f/:account/limit/:fiatCurrency', auth, owner, (c) => {
+    try {
+      return c.json(desk.limits(c.req.param('fiatCurrency')));
+    } catch (error) {
+      return refusal(error);
+    }
+  });
+
+  app.post('/c2f/:account/rate/:fiatCurrency/:currency', auth, owner, async (c) =>
+    c.json(await desk.quote(c.req.param('account'), c.req.param('fiatCurrency'), c.req.param('currency')).catch(refusal)),
+  );
+
+  app.post('/c2f/:account/order/byCard', auth, owner, async (c) => {
+    const body = byCardBody.parse(await optionalJson(c.req.raw));
+    return c.json(await desk.orderByCard(c.req.param('account'), body).catch(refusal));
+  });
+
+  app.post('/c2f/:account/order/bySavedCard', auth, owner, async (c) => {
+    const body = bySavedCardBody.parse(await optionalJson(c.req.raw));
+    return c.json(await desk.orderBySavedCard(c.req.param('account'), body).catch(refusal));
+  });
+
+  app.get('/c2f/:account/order/:id', auth, owner, async (c) => {
+    const id = c.req.param('id');
+    if (!UUID.test(id)) throw new ApiError(404, 'C2F_ORDER_NOT_FOUND', 'No such order in this account');
+    return c.json(await desk.findOrder(c.req.param('account'), id).catch(refusal));
+  });
+
+  // The payout provider's report: public, but only a body signed with the shared secret is believed.
+  app.post('/webhooks/payout', async (c) => {
+    const raw = await c.req.text();
+    const problem = checkWebhookSignature(deps.provider.webhookSecret, c.req.header(SIGNATURE_HEADER), raw, Math.floor(Date.now() / 1000));
+    if (problem) throw new ApiError(401, 'WEBHOOK_SIGNATURE', `The webhook signature is not valid (${problem.toLowerCase()})`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch {
+      throw new ApiError(400, 'VALIDATION', 'The request body is not valid JSON');
+    }
+    const report = webhookBody.parse(parsed);
+    const outcome = await desk.applyPayoutReport(report);
+    if (outcome === 'unknown') throw new ApiError(404, 'C2F_ORDER_NOT_FOUND', 'No order has this reference');
+    if (outcome === 'conflict') throw new ApiError(409, 'C2F_PAYOUT_CONFLICT', 'The order already ended the other way');
+    deps.log.info({ reference: report.reference, status: report.status, outcome }, 'payout report');
+    return c.json({ received: true, outcome });
+  });
+
+  return app;
+}

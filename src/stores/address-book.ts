@@ -1,0 +1,93 @@
+import { computed, map } from 'nanostores';
+import { openPage } from '@nanostores/router';
+import { addAddressBookEntry, deleteAddressBookEntry, getAddressBookEntry, listAddressBook, type AddressBookEntry } from '../api/send.ts';
+import { isAddressShapeValid } from '../lib/address.ts';
+import { NETWORK_INFO, isNetwork } from '../lib/currencies.ts';
+import { $accountId } from './account.ts';
+import { $activeCoins } from './catalogue.ts';
+import { showErrorToast } from './errors.ts';
+import { $t } from './i18n.ts';
+import { createQuery } from './query.ts';
+import { $router } from './router.ts';
+import { showToast } from './toasts.ts';
+
+/** SPEC §7: the whole address book, one page of 1000. */
+export const addressBookQuery = createQuery<string, AddressBookEntry[]>({ key: (account) => account, load: async (account) => (await listAddressBook(account)).result });
+export const $addressBook = addressBookQuery.watch($accountId);
+
+type EntryArgs = { account: string; id: string };
+const entryQuery = createQuery<EntryArgs, AddressBookEntry>({ key: (a) => `${a.account}:${a.id}`, load: (a) => getAddressBookEntry(a.account, a.id) });
+const $entryArgs = computed([$accountId, $router], (account, page): EntryArgs | null =>
+  account && page && (page.route === 'addressBookItem' || page.route === 'addressBookDelete' || page.route === 'addressBookEdit') ? { account, id: page.params.id } : null,
+);
+/** The entry of /settings/address-book/:id (read-only detail, delete). */
+export const $addressBookEntry = entryQuery.watch($entryArgs);
+
+export type NetworkOption = { value: string; title: string };
+
+/** SPEC §5: the network list holds the active crypto assets that are not tokens, one per network. */
+export const $addressNetworks = computed($activeCoins, (coins): NetworkOption[] => {
+  const seen = new Set<string>();
+  return coins
+    .filter((coin) => !coin.token && !seen.has(coin.network) && seen.add(coin.network))
+    .map((coin) => ({ value: coin.network, title: coin.blockchain }));
+});
+
+export function networkTitle(network: string): string {
+  return isNetwork(network) ? NETWORK_INFO[network].blockchain : network;
+}
+
+export type AddressForm = { name: string; network: string; address: string; busy: boolean };
+export const $addressForm = map<AddressForm>({ name: '', network: '', address: '', busy: false });
+
+export function resetAddressForm(): void {
+  $addressForm.set({ name: '', network: $addressNetworks.get()[0]?.value ?? '', address: '', busy: false });
+}
+
+export function editAddressForm(change: Partial<Omit<AddressForm, 'busy'>>): void {
+  $addressForm.set({ ...$addressForm.get(), ...change });
+}
+
+/** SPEC §5 add address: the address is trimmed and must have its network's form. */
+export const $addressFormError = computed($addressForm, (form) => {
+  const address = form.address.trim();
+  return address !== '' && form.network !== '' && !isAddressShapeValid(form.network, address) ? ('address_book_error_wrong_address' as const) : null;
+});
+
+export const $canSaveAddress = computed([$addressForm, $addressFormError], (form, error) => !form.busy && form.name.trim() !== '' && form.network !== '' && form.address.trim() !== '' && error === null);
+
+export async function saveAddress(): Promise<void> {
+  const account = $accountId.get();
+  const form = $addressForm.get();
+  if (!account || !$canSaveAddress.get()) return;
+  $addressForm.setKey('busy', true);
+  try {
+    await addAddressBookEntry(account, { name: form.name.trim(), blockchain: form.network, address: form.address.trim() });
+    showToast($t.get()('address_book_added'));
+    await addressBookQuery.refetch(account);
+    resetAddressForm();
+    openPage($router, 'addressBook');
+  } catch (error) {
+    $addressForm.setKey('busy', false);
+    // SPEC §8: address add failures show the server's message.
+    showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
+  }
+}
+
+let deleting = false;
+
+export async function deleteAddress(id: string): Promise<void> {
+  const account = $accountId.get();
+  if (!account || deleting) return;
+  deleting = true;
+  try {
+    await deleteAddressBookEntry(account, id);
+    showToast($t.get()('address_book_deleted'));
+    await addressBookQuery.refetch(account);
+    openPage($router, 'addressBook');
+  } catch (error) {
+    showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
+  } finally {
+    deleting = false;
+  }
+}

@@ -1,0 +1,85 @@
+import { atom, type ReadableAtom } from 'nanostores';
+import { toWalletError } from '../api/errors.ts';
+import { errorText } from './errors.ts';
+
+/** SPEC §5, §9: the passcode is exactly 4 digits and the action fires 300 ms after the fourth. */
+export const PASSCODE_LENGTH = 4;
+export const PASSCODE_SUBMIT_DELAY_MS = 300;
+
+export type PasscodeEntryState = {
+  /** The digits typed so far (0 to 4). */
+  digits: string;
+  /** True from the fourth digit until the action settles: the keypad ignores presses. */
+  busy: boolean;
+  /** The last failure's text (the gateway's message for B2C_USM0030/0031/0032, APP_0001 ...), cleared by the next digit. */
+  error: string | null;
+};
+
+export type PasscodeEntry = {
+  $state: ReadableAtom<PasscodeEntryState>;
+  press: (digit: string) => void;
+  erase: () => void;
+  /** Replaces the action (a component passes its latest callback on every render). */
+  setAction: (action: (pin: string) => Promise<void>) => void;
+  /** Stops a pending submit; call when the prompt goes away. */
+  dispose: () => void;
+};
+
+/** Set when any passcode prompt met B2C_USM0032: the prompt then offers the reset through e-mail. */
+export const $pincodeBlocked = atom(false);
+
+const EMPTY: PasscodeEntryState = { digits: '', busy: false, error: null };
+
+/**
+ * The logic of one passcode prompt: four digits fill the circles, the action runs 300 ms after the fourth; when it
+ * rejects the circles empty and the error's text shows, when it resolves the circles empty for the next step.
+ */
+export function createPasscodeEntry(initialAction: (pin: string) => Promise<void>): PasscodeEntry {
+  const $state = atom<PasscodeEntryState>(EMPTY);
+  let action = initialAction;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let disposed = false;
+
+  const submit = async (pin: string) => {
+    timer = undefined;
+    try {
+      await action(pin);
+      if (!disposed) $state.set({ digits: '', busy: false, error: null });
+    } catch (error) {
+      if (toWalletError(error).code === 'B2C_USM0032') $pincodeBlocked.set(true);
+      if (!disposed) $state.set({ digits: '', busy: false, error: passcodeErrorText(error) });
+    }
+  };
+
+  return {
+    $state,
+    press(digit) {
+      const state = $state.get();
+      if (state.busy || disposed || !/^\d$/.test(digit) || state.digits.length >= PASSCODE_LENGTH) return;
+      const digits = state.digits + digit;
+      const complete = digits.length === PASSCODE_LENGTH;
+      $state.set({ digits, busy: complete, error: null });
+      if (complete) timer = setTimeout(() => void submit(digits), PASSCODE_SUBMIT_DELAY_MS);
+    },
+    erase() {
+      const state = $state.get();
+      if (state.busy || disposed || state.digits === '') return;
+      $state.set({ ...state, digits: state.digits.slice(0, -1) });
+    },
+    setAction(next) {
+      action = next;
+    },
+    dispose() {
+      disposed = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
+
+/** The passcode refusals (B2C_USM0030/0031/0032) show the gateway's own text, which is in the user's language and carries the wait. */
+export function passcodeErrorText(error: unknown): string {
+  const wallet = toWalletError(error);
+  if (wallet.fromServer && wallet.message && /^B2C_USM003[012]$/.test(wallet.code)) return wallet.message;
+  return errorText(error, { serverMessage: true });
+}

@@ -1,0 +1,394 @@
+import { useStore } from '@nanostores/react';
+import { getPagePath, redirectPage } from '@nanostores/router';
+import { useEffect, type ReactNode } from 'react';
+import { formatCrypto, formatCryptoWithCode, formatFiat, tickerOf } from '../../../lib/format.ts';
+import { findFiat, type CoinMeta } from '../../../lib/currencies.ts';
+import {
+  $buy,
+  $buyCoins,
+  $buyProblem,
+  $buyReview,
+  $buySecondsLeft,
+  $canReviewBuy,
+  $chosenMethod,
+  $fiatOptions,
+  $reviewing,
+  autoPickFiat,
+  changeBuyFiat,
+  chooseBuyCrypto,
+  chooseBuyFiat,
+  chooseBuyMethod,
+  continueToBuyReview,
+  formatBuyCountdown,
+  payBuyOrder,
+  typeBuyAmount,
+  updateBuyRate,
+} from '../../../stores/buy.ts';
+import { $sellEnabled } from '../../../stores/buy-sell.ts';
+import { $catalogue, $coins } from '../../../stores/catalogue.ts';
+import { $t } from '../../../stores/i18n.ts';
+import { $router, type RouteName } from '../../../stores/router.ts';
+import { $locale } from '../../../stores/settings.ts';
+import { FIAT_SYMBOLS } from '../../../stores/user.ts';
+import { AssetRow } from '../../ui/asset-row.tsx';
+import { CoinLogo } from '../../ui/coin-logo.tsx';
+import { Glyph } from '../../ui/glyph.tsx';
+import { MainAction } from '../../ui/main-action.tsx';
+import { ScreenHeader } from '../../ui/screen-header.tsx';
+import { Spinner } from '../../ui/spinner.tsx';
+
+/** The buy flow (SPEC §2 Buy), one lazy chunk: /home/buy-sell, then get, pay, order (and method), review. */
+export function BuyArea({ route }: { route: RouteName }) {
+  switch (route) {
+    case 'buyGet':
+      return <GetScreen />;
+    case 'buyPay':
+      return <PayScreen />;
+    case 'buyMethod':
+      return <MethodScreen />;
+    case 'buyOrder':
+      return <OrderScreen />;
+    case 'buyOrderReview':
+      return <ReviewScreen />;
+    default:
+      return <BuySellScreen />;
+  }
+}
+
+function fiatName(currency: string): string {
+  return findFiat(currency)?.name ?? currency;
+}
+
+function money(value: string, fiat: string, locale: 'en' | 'ru'): string {
+  return formatFiat(value, FIAT_SYMBOLS[fiat] ?? `${fiat} `, locale);
+}
+
+function Entry({ title, hint, href, disabled, testId, badge }: { title: string; hint: string; href: string; disabled?: boolean; testId: string; badge?: string }) {
+  const body = (
+    <>
+      <span className="w-11 h-11 rounded-full bg-bg inline-flex items-center justify-center text-primary shrink-0">
+        <Glyph name="card" size={22} />
+      </span>
+      <span className="flex-1 min-w-0 flex flex-col">
+        <span className="font-600">{title}</span>
+        <span className="text-sm text-muted">{hint}</span>
+      </span>
+      {badge ? <span className="text-xs font-600 text-muted border border-solid border-line rounded-full px-2 py-0.5 shrink-0">{badge}</span> : <Glyph name="chevron" size={18} className="text-muted" />}
+    </>
+  );
+  return disabled ? (
+    <div className="asset-row opacity-50 cursor-not-allowed" aria-disabled="true" data-testid={testId}>
+      {body}
+    </div>
+  ) : (
+    <a href={href} className="asset-row" data-testid={testId}>
+      {body}
+    </a>
+  );
+}
+
+/** /home/buy-sell: buy with a card; sell disabled unless SELL_ENABLED. */
+function BuySellScreen() {
+  const t = useStore($t);
+  const sellEnabled = useStore($sellEnabled);
+  return (
+    <div className="screen" data-testid="buy-sell">
+      <ScreenHeader title={t('buysell_title')} back={getPagePath($router, 'home')} backLabel={t('common_back')} />
+      <div className="list-card">
+        <Entry title={t('buysell_buy')} hint={t('buysell_buy_hint')} href={getPagePath($router, 'buyGet')} testId="buy-entry" />
+        <Entry
+          title={t('buysell_sell')}
+          hint={t('buysell_sell_hint')}
+          href={getPagePath($router, 'sellGet')}
+          disabled={!sellEnabled}
+          badge={sellEnabled ? undefined : t('buysell_unavailable')}
+          testId="sell-entry"
+        />
+      </div>
+    </div>
+  );
+}
+
+/** /buy/get: the active USDC coins; one the account lacks is added when picked. */
+function GetScreen() {
+  const t = useStore($t);
+  const catalogue = useStore($catalogue);
+  const coins = useStore($buyCoins);
+  const buy = useStore($buy);
+  return (
+    <div className="screen" data-testid="buy-get">
+      <ScreenHeader title={t('buy_get_title')} back={getPagePath($router, 'buySell')} backLabel={t('common_back')} />
+      <p className="m-0 text-sm text-muted">{t('buy_get_hint')}</p>
+      {!catalogue.data ? (
+        <Spinner size={32} label={t('common_loading')} />
+      ) : coins.length === 0 ? (
+        <p className="card m-0 text-muted text-center">{t('buy_get_empty')}</p>
+      ) : (
+        <div className="list-card">
+          {coins.map((coin) => (
+            <AssetRow
+              key={coin.currency}
+              coin={coin}
+              subtitle={`${tickerOf(coin.currency)} · ${coin.blockchain}`}
+              onClick={() => void chooseBuyCrypto(coin.currency)}
+              disabled={buy.choosing !== null}
+              testId="buy-coin"
+              end={buy.choosing === coin.currency ? <Spinner size={18} label={t('common_loading')} /> : <Glyph name="chevron" size={18} className="text-muted" />}
+            />
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** /buy/pay: the fiat; picked and skipped when it is the only one, unless the user came back from the order. */
+function PayScreen() {
+  const t = useStore($t);
+  const buy = useStore($buy);
+  const options = useStore($fiatOptions);
+  useEffect(() => {
+    if (!buy.to) redirectPage($router, 'buyGet');
+  }, [buy.to]);
+  useEffect(() => {
+    if (buy.to) autoPickFiat(options.data);
+  }, [buy.to, options.data]);
+  if (!buy.to) return null;
+  return (
+    <div className="screen" data-testid="buy-pay">
+      <ScreenHeader title={t('buy_pay_title')} back={getPagePath($router, buy.backFromOrder ? 'buyOrder' : 'buyGet')} backLabel={t('common_back')} />
+      <p className="m-0 text-sm text-muted">{t('buy_pay_hint')}</p>
+      {options.error ? (
+        <p className="card m-0 text-danger">{t('common_something_went_wrong')}</p>
+      ) : !options.data ? (
+        <Spinner size={32} label={t('common_loading')} />
+      ) : (
+        <div className="list-card" role="radiogroup" aria-label={t('buy_pay_title')}>
+          {options.data.map((option) => (
+            <button
+              key={option.fiatCurrency}
+              type="button"
+              role="radio"
+              aria-checked={buy.from === option.fiatCurrency}
+              className="asset-row"
+              onClick={() => chooseBuyFiat(option)}
+              data-testid="buy-fiat"
+              data-currency={option.fiatCurrency}
+            >
+              <span className="w-10 h-10 rounded-full bg-bg inline-flex items-center justify-center font-700 shrink-0">{FIAT_SYMBOLS[option.fiatCurrency] ?? option.fiatCurrency[0]}</span>
+              <span className="flex-1 min-w-0 flex flex-col">
+                <span className="font-600">{option.fiatCurrency}</span>
+                <span className="text-sm text-muted">{fiatName(option.fiatCurrency)}</span>
+              </span>
+              <Glyph name="chevron" size={18} className="text-muted" />
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+/** Redirects to the step the flow still lacks; renders nothing meanwhile. */
+function useFlowGuard(): boolean {
+  const buy = useStore($buy);
+  const ready = !!buy.to && !!buy.from;
+  useEffect(() => {
+    if (!buy.to) redirectPage($router, 'buyGet');
+    else if (!buy.from) redirectPage($router, 'buyPay');
+  }, [buy.to, buy.from]);
+  return ready;
+}
+
+/** /buy/method: each method's name and fiat amount. */
+function MethodScreen() {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const buy = useStore($buy);
+  const ready = useFlowGuard();
+  if (!ready) return null;
+  return (
+    <div className="screen" data-testid="buy-method">
+      <ScreenHeader title={t('buy_method_title')} back={getPagePath($router, 'buyOrder')} backLabel={t('common_back')} />
+      {buy.quoting ? (
+        <Spinner size={32} label={t('common_loading')} />
+      ) : buy.methods.length === 0 ? (
+        <p className="card m-0 text-muted text-center" data-testid="buy-method-empty">
+          {t('buy_method_enter_amount')}
+        </p>
+      ) : (
+        <div className="list-card" role="radiogroup" aria-label={t('buy_method_title')}>
+          {buy.methods.map((method) => (
+            <button
+              key={method.paymentMethodCode}
+              type="button"
+              role="radio"
+              aria-checked={buy.method === method.paymentMethodCode}
+              className="asset-row"
+              onClick={() => chooseBuyMethod(method.paymentMethodCode)}
+              data-testid="buy-method-item"
+            >
+              <span className="w-10 h-10 rounded-full bg-bg inline-flex items-center justify-center text-primary shrink-0">
+                <Glyph name="card" size={20} />
+              </span>
+              <span className="flex-1 min-w-0 font-600">{method.paymentMethodName}</span>
+              <span className="font-600 whitespace-nowrap">{money(method.fiatAmount, method.fiatCurrency, locale)}</span>
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function AmountBox(props: { label: string; chip: ReactNode; value: string; onChange: (text: string) => void; invalid?: boolean; testId: string }) {
+  return (
+    <div className={`card flex flex-col gap-2 border border-solid ${props.invalid ? 'border-danger' : 'border-transparent focus-within:border-primary'}`} data-testid={props.testId}>
+      <span className="text-sm text-muted">{props.label}</span>
+      <div className="flex items-center gap-3">
+        {props.chip}
+        <input
+          className="flex-1 min-w-0 bg-transparent border-none outline-none focus-visible:outline-none text-right text-2xl font-700 text-fg p-0"
+          inputMode="decimal"
+          autoComplete="off"
+          placeholder="0"
+          value={props.value}
+          onChange={(event) => props.onChange(event.target.value)}
+          aria-label={props.label}
+          aria-invalid={props.invalid}
+          data-testid={`${props.testId}-amount`}
+        />
+      </div>
+    </div>
+  );
+}
+
+function CoinChip({ coin, href }: { coin: CoinMeta; href: string }) {
+  return (
+    <a href={href} className="flex items-center gap-2 shrink-0 text-fg font-600 no-underline" data-testid="buy-to-currency">
+      <CoinLogo coin={coin} size={32} />
+      <span>{tickerOf(coin.currency)}</span>
+      <Glyph name="chevron" size={16} className="text-muted" />
+    </a>
+  );
+}
+
+function FiatChip({ fiat }: { fiat: string }) {
+  return (
+    <button type="button" onClick={changeBuyFiat} className="flex items-center gap-2 shrink-0 text-fg font-600 bg-transparent border-0 p-0 cursor-pointer text-base" data-testid="buy-from-currency">
+      <span className="w-8 h-8 rounded-full bg-bg inline-flex items-center justify-center font-700">{FIAT_SYMBOLS[fiat] ?? fiat[0]}</span>
+      <span>{fiat}</span>
+      <Glyph name="chevron" size={16} className="text-muted" />
+    </button>
+  );
+}
+
+function Line({ label, value, testId }: { label: string; value: string; testId: string }) {
+  return (
+    <div className="flex justify-between gap-3" data-testid={testId}>
+      <span className="text-muted">{label}</span>
+      <span className="font-600 text-right break-all">{value}</span>
+    </div>
+  );
+}
+
+/** /buy/order: both amounts, the method, the limit message, and the review button. */
+function OrderScreen() {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const coins = useStore($coins);
+  const buy = useStore($buy);
+  const problem = useStore($buyProblem);
+  const method = useStore($chosenMethod);
+  const canReview = useStore($canReviewBuy);
+  const reviewing = useStore($reviewing);
+  const ready = useFlowGuard();
+  const coin = buy.to ? coins[buy.to] : undefined;
+  if (!ready || !buy.from) return null;
+  if (!coin) return <Spinner label={t('common_loading')} />;
+  const rate = (method ?? buy.methods[0])?.rate;
+  const message = problem ? t(problem.key, problem.params) : buy.quoteFailed ? t('common_something_went_wrong') : '';
+  return (
+    <div className="screen" data-testid="buy-order">
+      <ScreenHeader title={t('buy_order_title', { currency: tickerOf(coin.currency) })} back={getPagePath($router, 'buyGet')} backLabel={t('common_back')} />
+      <div className="flex flex-col gap-2">
+        <AmountBox label={t('buy_you_pay')} chip={<FiatChip fiat={buy.from} />} value={buy.fromAmount} onChange={(text) => typeBuyAmount('from', text)} invalid={problem !== null} testId="buy-from" />
+        <AmountBox label={t('buy_you_get')} chip={<CoinChip coin={coin} href={getPagePath($router, 'buyGet')} />} value={buy.toAmount} onChange={(text) => typeBuyAmount('to', text)} testId="buy-to" />
+      </div>
+      <p className="m-0 min-h-5 text-sm text-danger" role="alert" data-testid="buy-error">
+        {message}
+      </p>
+      <a href={getPagePath($router, 'buyMethod')} className="card flex items-center gap-3 text-fg no-underline" data-testid="buy-method-link">
+        <Glyph name="card" size={22} className="text-primary" />
+        <span className="flex-1 min-w-0 flex flex-col">
+          <span className="text-sm text-muted">{t('buy_method_label')}</span>
+          <span className="font-600">{method ? method.paymentMethodName : t('buy_choose_method')}</span>
+        </span>
+        <Glyph name="chevron" size={18} className="text-muted" />
+      </a>
+      <div className="card flex flex-col gap-2 text-sm">
+        <Line
+          label={t('buy_rate', { crypto: tickerOf(coin.currency), rate: rate ? formatCrypto(rate, 8, locale) : '…', fiat: buy.from })}
+          value={buy.quoting ? t('buy_quoting') : ''}
+          testId="buy-rate"
+        />
+        {(method ?? buy.methods[0]) && (
+          <Line
+            label={t('buy_limits')}
+            value={t('buy_limit_error', { min: (method ?? buy.methods[0])?.minLimit ?? '', max: (method ?? buy.methods[0])?.maxLimit ?? '', currency: buy.from })}
+            testId="buy-limits"
+          />
+        )}
+      </div>
+      <div className="mt-auto">
+        <MainAction label={t('buy_review_button')} onClick={() => void continueToBuyReview()} disabled={!canReview} busy={reviewing} />
+      </div>
+    </div>
+  );
+}
+
+/** /buy/order/review: the fixed order for 300 s; at zero the list is disabled and the rate can be renewed. */
+function ReviewScreen() {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const coins = useStore($coins);
+  const review = useStore($buyReview);
+  const seconds = useStore($buySecondsLeft);
+  useEffect(() => {
+    if (!review) redirectPage($router, 'buyOrder');
+  }, [review]);
+  if (!review) return null;
+  const { method } = review;
+  const coin = coins[review.currency];
+  const expired = seconds === 0;
+  const crypto = (value: string) => formatCryptoWithCode(value, review.currency, coin?.round, locale);
+  return (
+    <div className="screen" data-testid="buy-review">
+      <ScreenHeader title={t('buy_review_title')} back={getPagePath($router, 'buyOrder')} backLabel={t('common_back')} />
+      <div className={`card flex flex-col gap-3 transition-opacity ${expired ? 'opacity-40 pointer-events-none' : ''}`} aria-disabled={expired} data-testid="buy-review-list">
+        <Line label={t('buy_review_pay')} value={money(method.fiatAmount, method.fiatCurrency, locale)} testId="buy-review-pay" />
+        <Line label={t('buy_review_get')} value={crypto(method.cryptoAmount)} testId="buy-review-get" />
+        {method.rate && <Line label={t('buy_review_rate')} value={`1 ${tickerOf(review.currency)} ≈ ${formatCrypto(method.rate, 8, locale)} ${method.fiatCurrency}`} testId="buy-review-rate" />}
+        <Line label={t('buy_review_method')} value={method.paymentMethodName} testId="buy-review-method" />
+        {coin && <Line label={t('buy_review_network')} value={coin.blockchain} testId="buy-review-network" />}
+      </div>
+      {expired ? (
+        <p className="m-0 text-center text-danger font-600" role="status" data-testid="buy-expired">
+          {t('buy_order_expired')}
+        </p>
+      ) : (
+        <p className="m-0 text-center text-muted" role="timer" data-testid="buy-countdown">
+          {t('buy_rate_valid', { time: formatBuyCountdown(seconds) })}
+        </p>
+      )}
+      <p className="m-0 text-sm text-muted text-center">{t('buy_redirect_hint')}</p>
+      <div className="mt-auto">
+        {expired ? (
+          <MainAction label={t('buy_update_rate')} onClick={() => void updateBuyRate()} busy={review.busy} />
+        ) : (
+          <MainAction label={t('buy_pay_button')} onClick={() => void payBuyOrder(t('buy_order_description', { currency: tickerOf(review.currency) }))} busy={review.busy} />
+        )}
+      </div>
+    </div>
+  );
+}

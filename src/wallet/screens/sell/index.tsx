@@ -1,0 +1,373 @@
+import { useStore } from '@nanostores/react';
+import { getPagePath, redirectPage } from '@nanostores/router';
+import { useEffect } from 'react';
+import { formatCrypto, formatCryptoWithCode, formatFiat, tickerOf } from '../../../lib/format.ts';
+import { $t } from '../../../stores/i18n.ts';
+import { $router, type RouteName } from '../../../stores/router.ts';
+import { $locale } from '../../../stores/settings.ts';
+import {
+  $canReview,
+  $cardLookup,
+  $cardNumber,
+  $cardValid,
+  $reviewCard,
+  $saveCard,
+  $savedCardId,
+  $sellAmount,
+  $sellAmountCheck,
+  $sellAvailable,
+  $sellChoices,
+  $sellChoosing,
+  $sellCoin,
+  $sellOrder,
+  $sellReview,
+  $sellStep,
+  $sellTerms,
+  backToAmount,
+  chooseSellAsset,
+  confirmSell,
+  continueToCard,
+  continueToReview,
+  loadSellTerms,
+  selectSavedCard,
+  setCardNumber,
+  setSaveCard,
+  setSellAmount,
+  startSell,
+} from '../../../stores/sell.ts';
+import { $catalogue } from '../../../stores/catalogue.ts';
+import { AssetRow } from '../../ui/asset-row.tsx';
+import { CoinLogo } from '../../ui/coin-logo.tsx';
+import { Glyph } from '../../ui/glyph.tsx';
+import { MainAction } from '../../ui/main-action.tsx';
+import { ScreenHeader } from '../../ui/screen-header.tsx';
+import { Spinner } from '../../ui/spinner.tsx';
+
+const RUB = '₽';
+
+/** The sell flow (SPEC §2 Sell), one lazy chunk: get → pay → order (amount, then card) → order/review → success. */
+export function SellArea({ route }: { route: RouteName }) {
+  switch (route) {
+    case 'sellPay':
+      return <PayScreen />;
+    case 'sellOrder':
+      return <OrderScreen />;
+    case 'sellOrderReview':
+      return <ReviewScreen />;
+    case 'sellSuccess':
+      return <SuccessScreen />;
+    default:
+      return <GetScreen />;
+  }
+}
+
+/** /sell/get: RUB is chosen at once and the flow moves on. */
+function GetScreen() {
+  const t = useStore($t);
+  useEffect(() => startSell(), []);
+  return <Spinner label={t('common_loading')} />;
+}
+
+function PayScreen() {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const catalogue = useStore($catalogue);
+  const choices = useStore($sellChoices);
+  const choosing = useStore($sellChoosing);
+  return (
+    <div className="screen" data-testid="sell-pay">
+      <ScreenHeader title={t('sell_pay_title')} back={getPagePath($router, 'buySell')} backLabel={t('common_back')} />
+      <p className="m-0 text-sm text-muted">{t('sell_pay_hint')}</p>
+      {!catalogue.data ? (
+        <Spinner size={32} label={t('common_loading')} />
+      ) : (
+        <div className="list-card">
+          {choices.map(({ coin, amount }) => (
+            <AssetRow
+              key={coin.currency}
+              coin={coin}
+              subtitle={coin.token ? `${coin.baseCurrency} · ${coin.blockchain}` : coin.baseCurrency}
+              onClick={() => void chooseSellAsset(coin.currency)}
+              disabled={choosing !== null}
+              testId="sell-choice"
+              end={
+                <span className="flex items-center gap-2 text-muted">
+                  {amount !== undefined && <span className="text-fg font-600">{formatCrypto(amount, coin.round, locale)}</span>}
+                  {choosing === coin.currency ? <Spinner size={18} label={t('common_loading')} /> : <Glyph name="chevron" size={18} />}
+                </span>
+              }
+            />
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function OrderScreen() {
+  const t = useStore($t);
+  const coin = useStore($sellCoin);
+  const step = useStore($sellStep);
+  const terms = useStore($sellTerms);
+  useStore($sellAmountCheck);
+  if (!coin) return <Spinner label={t('common_loading')} />;
+  return (
+    <div className="screen" data-testid="sell-order">
+      <ScreenHeader title={t('sell_order_title', { currency: tickerOf(coin.currency) })} back={getPagePath($router, 'sellPay')} backLabel={t('common_back')} />
+      {terms.failed ? (
+        <div className="card flex flex-col gap-3">
+          <p className="m-0 text-danger" role="alert" data-testid="sell-unavailable">
+            {t('sell_unavailable')}
+          </p>
+          <button type="button" className="btn-ghost" onClick={() => void loadSellTerms()}>
+            {t('common_retry')}
+          </button>
+        </div>
+      ) : !terms.rate || !terms.limits ? (
+        <Spinner size={32} label={t('common_loading')} />
+      ) : step === 'amount' ? (
+        <AmountStep />
+      ) : (
+        <CardStep />
+      )}
+    </div>
+  );
+}
+
+function AmountStep() {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const coin = useStore($sellCoin);
+  const amount = useStore($sellAmount);
+  const check = useStore($sellAmountCheck);
+  const terms = useStore($sellTerms);
+  const available = useStore($sellAvailable);
+  if (!coin || !terms.rate) return null;
+  const ticker = tickerOf(coin.currency);
+  const message = check.error
+    ? check.error === 'sell_amount_limits' && check.limits
+      ? t('sell_amount_limits', { min: formatCrypto(check.limits.min, 8, locale), max: formatCrypto(check.limits.max, 8, locale), currency: ticker })
+      : t(check.error)
+    : '';
+  return (
+    <>
+      <div className={`card flex flex-col gap-2 border border-solid ${check.error ? 'border-danger' : 'border-transparent'}`} data-testid="sell-amount">
+        <span className="text-sm text-muted">{t('sell_amount_label')}</span>
+        <div className="flex items-center gap-3">
+          <span className="flex items-center gap-2 shrink-0 font-600">
+            <CoinLogo coin={coin} size={32} />
+            {ticker}
+          </span>
+          <input
+            className="flex-1 min-w-0 bg-transparent border-none outline-none text-right text-2xl font-700 text-fg p-0"
+            inputMode="decimal"
+            autoComplete="off"
+            placeholder="0"
+            value={amount}
+            onChange={(event) => setSellAmount(event.target.value)}
+            aria-label={t('sell_amount_label')}
+            aria-invalid={check.error !== undefined}
+            data-testid="sell-amount-input"
+          />
+        </div>
+        <span className="text-xs text-muted">{t('sell_available', { amount: formatCryptoWithCode(available, coin.currency, coin.round, locale) })}</span>
+      </div>
+      <p className="m-0 min-h-5 text-sm text-danger" role="alert" data-testid="sell-amount-error">
+        {message}
+      </p>
+      <div className="card flex flex-col gap-2 text-sm">
+        <Line label={t('sell_you_receive')} value={formatFiat(check.fiatAmount, RUB, locale)} testId="sell-fiat" />
+        <Line label={t('sell_rate_line', { currency: ticker, rate: formatFiat(terms.rate.rate, RUB, locale) })} value="" testId="sell-rate" />
+        {check.limits && (
+          <Line
+            label={t('sell_amount_limits', { min: formatCrypto(check.limits.min, 8, locale), max: formatCrypto(check.limits.max, 8, locale), currency: ticker })}
+            value=""
+            testId="sell-limits"
+          />
+        )}
+      </div>
+      <div className="mt-auto">
+        <MainAction label={t('sell_continue')} onClick={continueToCard} disabled={!check.canContinue} />
+      </div>
+    </>
+  );
+}
+
+/** Groups a card number (typed or masked) by four for reading: 4276 3800 0000 0001, 4276 38** **** 0001. */
+const grouped = (card: string) => card.replace(/([\d*]{4})(?=[\d*])/g, '$1 ');
+
+function CardStep() {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const terms = useStore($sellTerms);
+  const check = useStore($sellAmountCheck);
+  const digits = useStore($cardNumber);
+  const lookup = useStore($cardLookup);
+  const valid = useStore($cardValid);
+  const savedId = useStore($savedCardId);
+  const save = useStore($saveCard);
+  const canReview = useStore($canReview);
+  const problem = lookup?.problem === 'not_sber' ? t('sell_only_sber_error') : lookup?.problem === 'failed' ? t('sell_unavailable') : '';
+  return (
+    <>
+      <button type="button" className="card flex justify-between items-center border-0 text-fg text-base cursor-pointer" onClick={backToAmount} data-testid="sell-change-amount">
+        <span className="text-muted text-sm">{t('sell_change_amount')}</span>
+        <span className="font-600">{formatFiat(check.fiatAmount, RUB, locale)}</span>
+      </button>
+      <h2 className="text-base font-700 m-0">{t('sell_card_title')}</h2>
+      {terms.cards.length > 0 && (
+        <div role="radiogroup" aria-label={t('sell_saved_cards')} className="list-card max-h-[300px] overflow-y-auto" data-testid="sell-saved-cards">
+          {terms.cards.map((card) => {
+            const checked = card.cardId === savedId;
+            return (
+              <button
+                key={card.cardId}
+                type="button"
+                role="radio"
+                aria-checked={checked}
+                onClick={() => selectSavedCard(card.cardId)}
+                className="flex items-center justify-between gap-3 px-4 min-h-14 bg-transparent border-0 text-fg text-base text-left cursor-pointer"
+                data-testid="sell-saved-card"
+              >
+                <span className="flex items-center gap-3">
+                  <Glyph name="card" size={22} />
+                  <span className="flex flex-col">
+                    <span className="font-600 font-mono">{grouped(card.mascCard)}</span>
+                    <span className="text-sm text-muted">{[card.bankCode, card.bankSystem].filter(Boolean).join(' · ')}</span>
+                  </span>
+                </span>
+                <span aria-hidden="true" className={`w-5 h-5 rounded-full border-2 border-solid flex items-center justify-center ${checked ? 'border-primary' : 'border-line'}`}>
+                  {checked && <span className="w-2.5 h-2.5 rounded-full bg-primary" />}
+                </span>
+              </button>
+            );
+          })}
+        </div>
+      )}
+      <label className="flex flex-col gap-2">
+        <span className="text-sm text-muted">{terms.cards.length > 0 ? t('sell_new_card') : t('sell_card_number')}</span>
+        <input
+          className={`field font-mono tracking-wider ${problem ? 'border-danger' : ''}`}
+          inputMode="numeric"
+          autoComplete="cc-number"
+          placeholder={t('sell_card_placeholder')}
+          maxLength={19}
+          value={grouped(digits)}
+          onChange={(event) => setCardNumber(event.target.value)}
+          aria-label={t('sell_card_number')}
+          aria-invalid={problem !== ''}
+          data-testid="sell-card-input"
+        />
+      </label>
+      <p className="m-0 min-h-5 text-sm" role="alert" data-testid="sell-card-status">
+        {lookup?.loading ? (
+          <span className="text-muted">{t('sell_card_checking')}</span>
+        ) : problem ? (
+          <span className="text-danger">{problem}</span>
+        ) : lookup?.info ? (
+          <span className="text-muted">{`${lookup.info.code} · ${lookup.info.system}`}</span>
+        ) : null}
+      </p>
+      {valid && (
+        <label className="card flex items-center justify-between gap-3 cursor-pointer">
+          <span>{t('sell_save_card')}</span>
+          <input type="checkbox" role="switch" className="switch" checked={save} onChange={(event) => setSaveCard(event.target.checked)} data-testid="sell-save-card" />
+        </label>
+      )}
+      <div className="mt-auto">
+        <MainAction label={t('sell_continue')} onClick={continueToReview} disabled={!canReview} />
+      </div>
+    </>
+  );
+}
+
+function ReviewScreen() {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const coin = useStore($sellCoin);
+  const review = useStore($sellReview);
+  const check = useStore($sellAmountCheck);
+  const amount = useStore($sellAmount);
+  const terms = useStore($sellTerms);
+  const card = useStore($reviewCard);
+  useEffect(() => {
+    if (!review) redirectPage($router, coin ? 'sellOrder' : 'sellPay');
+  }, [review, coin]);
+  if (!review || !coin || !terms.rate) return null;
+  const ticker = tickerOf(coin.currency);
+  if (review.busy) {
+    return (
+      <div className="screen items-center text-center" data-testid="sell-in-progress" aria-busy="true">
+        <div className="mt-16">
+          <Spinner size={64} label={t('sell_in_progress')} />
+        </div>
+        <h1 className="text-xl font-700 m-0">{t('sell_in_progress')}</h1>
+        <p className="m-0 text-muted">{t('sell_in_progress_text')}</p>
+      </div>
+    );
+  }
+  return (
+    <div className="screen" data-testid="sell-review">
+      <ScreenHeader title={t('sell_review_title')} back={getPagePath($router, 'sellOrder')} backLabel={t('common_back')} />
+      <div className="card flex flex-col gap-3">
+        <Line label={t('sell_review_sell')} value={formatCryptoWithCode(amount || '0', coin.currency, 8, locale)} testId="sell-review-amount" />
+        <Line label={t('sell_review_receive')} value={formatFiat(check.fiatAmount, RUB, locale)} testId="sell-review-fiat" />
+        <Line label={t('sell_review_rate')} value={`1 ${ticker} = ${formatFiat(terms.rate.rate, RUB, locale)}`} testId="sell-review-rate" />
+        {card && <Line label={t('sell_review_card')} value={grouped(card.masked)} testId="sell-review-card" />}
+        {card && <Line label={t('sell_review_bank')} value={card.bank} testId="sell-review-bank" />}
+      </div>
+      <div className="mt-auto">
+        <MainAction label={t('sell_confirm')} onClick={() => void confirmSell()} busy={review.busy} />
+      </div>
+    </div>
+  );
+}
+
+function SuccessScreen() {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const order = useStore($sellOrder);
+  useEffect(() => {
+    if (!order) redirectPage($router, 'home');
+  }, [order]);
+  if (!order) return null;
+  const failed = order.state === 'FAILED';
+  const status = t(order.state === 'COMPLETED' ? 'tx_status_completed' : failed ? 'tx_status_failed' : 'tx_status_pending');
+  return (
+    <div className="screen items-center text-center" data-testid="sell-success">
+      <span className={`mt-10 w-20 h-20 rounded-full bg-surface inline-flex items-center justify-center ${failed ? 'text-danger' : 'text-primary'}`}>
+        <Glyph name={failed ? 'failed' : 'card'} size={36} />
+      </span>
+      <h1 className="text-2xl font-700 m-0">{t('sell_success_title')}</h1>
+      <p className="m-0 text-muted" data-testid="sell-success-text">
+        {t('sell_success_text', { amount: formatFiat(order.fiatAmount, RUB, locale), card: grouped(order.mascCard).replaceAll(' ', '\u00a0') })}
+      </p>
+      <div className="card w-full flex flex-col gap-3 text-left">
+        <Line label={t('sell_review_sell')} value={formatCryptoWithCode(order.amount, order.currency, 8, locale)} testId="sell-success-amount" />
+        <div className="flex justify-between gap-3" data-testid="sell-success-status" data-state={order.state}>
+          <span className="text-muted">{t('sell_status')}</span>
+          <span className={`font-600 ${failed ? 'text-danger' : ''}`}>{status}</span>
+        </div>
+      </div>
+      {failed && (
+        <p className="m-0 text-danger" role="alert" data-testid="sell-failed">
+          {t('sell_failed_text')}
+        </p>
+      )}
+      <div className="mt-auto w-full">
+        <a href={getPagePath($router, 'home')} className="btn-primary w-full no-underline" data-testid="sell-done">
+          {t('sell_done')}
+        </a>
+      </div>
+    </div>
+  );
+}
+
+function Line({ label, value, testId }: { label: string; value: string; testId: string }) {
+  return (
+    <div className="flex justify-between gap-3" data-testid={testId}>
+      <span className="text-muted">{label}</span>
+      <span className="font-600 text-right break-all">{value}</span>
+    </div>
+  );
+}

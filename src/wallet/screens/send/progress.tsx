@@ -1,0 +1,83 @@
+import { useStore } from '@nanostores/react';
+import { getPagePath, redirectPage } from '@nanostores/router';
+import { useEffect } from 'react';
+import { shortenAddress } from '../../../lib/address.ts';
+import { formatCryptoWithCode } from '../../../lib/format.ts';
+import { $assetCurrency } from '../../../stores/asset.ts';
+import { $coins } from '../../../stores/catalogue.ts';
+import { $t } from '../../../stores/i18n.ts';
+import { $router } from '../../../stores/router.ts';
+import { $locale } from '../../../stores/settings.ts';
+import { $saveRecipient, $sendProgress, openSaveRecipient, saveRecipient, typeRecipientName } from '../../../stores/send.ts';
+import { Glyph } from '../../ui/glyph.tsx';
+import { ScreenHeader } from '../../ui/screen-header.tsx';
+
+/** /home/asset/:currency/send/progress: where the withdrawal stands, the waiting time, continue, save the recipient (SPEC §2). */
+export function SendProgressScreen() {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const currency = useStore($assetCurrency);
+  const withdrawal = useStore($sendProgress);
+  const save = useStore($saveRecipient);
+  const coins = useStore($coins);
+  useEffect(() => {
+    if (currency && (!withdrawal || withdrawal.currency !== currency)) redirectPage($router, 'asset', { currency });
+  }, [currency, withdrawal]);
+  if (!currency || !withdrawal || withdrawal.currency !== currency) return null;
+  const coin = coins[currency];
+  const amount = formatCryptoWithCode(withdrawal.amount, coin?.baseCurrency ?? currency, coin?.round, locale);
+  const pending = withdrawal.state === 'IN_PROGRESS';
+  const failed = withdrawal.state === 'FAILED';
+  const title = pending ? t('send_progress_pending') : failed ? t('send_progress_failed') : t('send_progress_done');
+  return (
+    <div className="screen" data-testid="send-progress" data-state={withdrawal.state}>
+      <ScreenHeader title={title} back={getPagePath($router, 'asset', { currency })} backLabel={t('common_back')} />
+      <section className="flex flex-col items-center gap-3 pt-4 text-center">
+        <span className={`w-20 h-20 rounded-full inline-flex items-center justify-center ${failed ? 'bg-danger text-white' : 'bg-surface'}`}>
+          <Glyph name={failed ? 'failed' : pending ? 'clock' : 'send'} size={36} />
+        </span>
+        <h2 className="m-0 text-2xl font-700" data-testid="progress-title">
+          {title}
+        </h2>
+        <p className="m-0 text-muted break-all">{t('send_progress_text', { amount, address: shortenAddress(withdrawal.depositAddress) })}</p>
+        {pending && (
+          <p className="m-0 text-sm text-muted" data-testid="progress-waiting">
+            {t('send_waiting_time')}
+          </p>
+        )}
+        {withdrawal.explorerUrl && (
+          <a href={withdrawal.explorerUrl} target="_blank" rel="noreferrer" className="inline-flex items-center gap-1 text-sm" data-testid="progress-explorer">
+            {t('tx_detail_explorer')}
+            <Glyph name="external" size={16} />
+          </a>
+        )}
+      </section>
+      {!save.saved &&
+        (save.open ? (
+          <form
+            className="card flex flex-col gap-2"
+            onSubmit={(event) => {
+              event.preventDefault();
+              void saveRecipient();
+            }}
+          >
+            <label htmlFor="recipient-name" className="text-sm text-muted">
+              {t('address_book_name')}
+            </label>
+            <input id="recipient-name" className="field" maxLength={64} autoFocus value={save.name} onChange={(event) => typeRecipientName(event.target.value)} data-testid="recipient-name" />
+            <button type="submit" className="btn-ghost border border-line border-solid" disabled={save.busy || !save.name.trim()} data-testid="recipient-save">
+              {t('send_save')}
+            </button>
+          </form>
+        ) : (
+          <button type="button" className="btn-ghost" onClick={() => openSaveRecipient(true)} data-testid="add-to-book">
+            <Glyph name="plus" size={18} />
+            {t('send_add_to_book')}
+          </button>
+        ))}
+      <a href={getPagePath($router, 'home')} className="btn-primary no-underline" data-testid="continue-assets">
+        {t('send_continue_assets')}
+      </a>
+    </div>
+  );
+}

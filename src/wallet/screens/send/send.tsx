@@ -1,0 +1,196 @@
+import { useStore } from '@nanostores/react';
+import { getPagePath } from '@nanostores/router';
+import { lazy, Suspense, useEffect } from 'react';
+import { shortenAddress } from '../../../lib/address.ts';
+import { formatCryptoWithCode } from '../../../lib/format.ts';
+import { $assetCurrency } from '../../../stores/asset.ts';
+import { $t } from '../../../stores/i18n.ts';
+import { $router } from '../../../stores/router.ts';
+import { $locale } from '../../../stores/settings.ts';
+import {
+  $canContinueSend,
+  $sendAvailable,
+  $sendBookEntries,
+  $sendCoin,
+  $sendForm,
+  $sendProblems,
+  closeScanner,
+  continueToReview,
+  fillMax,
+  openScanner,
+  pasteAddress,
+  pickAddress,
+  scannedAddress,
+  startSend,
+  togglePicker,
+  typeAddress,
+  typeSendAmount,
+} from '../../../stores/send.ts';
+import { CoinLogo } from '../../ui/coin-logo.tsx';
+import { Glyph } from '../../ui/glyph.tsx';
+import { MainAction } from '../../ui/main-action.tsx';
+import { ScreenHeader } from '../../ui/screen-header.tsx';
+import { Spinner } from '../../ui/spinner.tsx';
+
+// The camera and its decoder load only when the scanner opens.
+const QrScannerView = lazy(() => import('../../ui/qr-scanner.tsx').then((module) => ({ default: module.QrScannerView })));
+
+const readClipboard = async () => {
+  if (!navigator.clipboard?.readText) throw new Error('no clipboard on this origin');
+  return navigator.clipboard.readText();
+};
+
+/** /home/asset/:currency/send: amount, recipient (typed, pasted, scanned, from the address book), max and the fee (SPEC §2). */
+export function SendScreen() {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const currency = useStore($assetCurrency);
+  const form = useStore($sendForm);
+  const coin = useStore($sendCoin);
+  const problems = useStore($sendProblems);
+  const available = useStore($sendAvailable);
+  const canContinue = useStore($canContinueSend);
+  useEffect(() => {
+    if (currency) startSend(currency);
+  }, [currency]);
+  if (!currency) return null;
+  const back = getPagePath($router, 'asset', { currency });
+  if (!coin)
+    return (
+      <div className="screen">
+        <ScreenHeader title={t('action_send')} back={back} backLabel={t('common_back')} />
+        <Spinner label={t('common_loading')} />
+      </div>
+    );
+  const ticker = coin.baseCurrency;
+  const check = form.check && form.checkedAddress === form.address.trim() ? form.check : undefined;
+  const fee = form.fee;
+  return (
+    <div className="screen" data-testid="send-screen">
+      <ScreenHeader title={t('send_title', { ticker })} back={back} backLabel={t('common_back')} />
+      <section className="card flex flex-col gap-2">
+        <div className="flex items-center justify-between gap-2">
+          <label htmlFor="send-amount" className="text-sm text-muted">
+            {t('send_amount')}
+          </label>
+          <span className="text-sm text-muted truncate" data-testid="send-available">
+            {t('send_available', { amount: formatCryptoWithCode(available, ticker, coin.round, locale) })}
+          </span>
+        </div>
+        <div className="flex items-center gap-2">
+          <CoinLogo coin={coin} size={32} />
+          <input
+            id="send-amount"
+            className="field flex-1 min-w-0 text-xl font-600"
+            inputMode="decimal"
+            autoComplete="off"
+            placeholder="0"
+            value={form.amount}
+            onChange={(event) => typeSendAmount(event.target.value)}
+            aria-invalid={problems.amount !== null}
+            data-testid="send-amount"
+          />
+          <button type="button" className="btn-ghost h-12 px-3 border border-line border-solid" onClick={fillMax} data-testid="send-max">
+            {t('send_max')}
+          </button>
+        </div>
+        {problems.amount && (
+          <p className="m-0 text-sm text-danger" role="alert" data-testid="send-amount-error">
+            {t(problems.amount, problems.amountParams)}
+          </p>
+        )}
+      </section>
+
+      <section className="card flex flex-col gap-2">
+        <label htmlFor="send-address" className="text-sm text-muted">
+          {t('send_recipient')}
+        </label>
+        <textarea
+          id="send-address"
+          className="field h-auto min-h-12 py-3 font-mono text-sm resize-none break-all"
+          rows={2}
+          autoComplete="off"
+          spellCheck={false}
+          placeholder={t('send_recipient_placeholder', { network: coin.blockchain })}
+          value={form.address}
+          onChange={(event) => typeAddress(event.target.value)}
+          aria-invalid={problems.address !== null}
+          data-testid="send-address"
+        />
+        <div className="flex gap-2">
+          <button type="button" className="btn-ghost flex-1 h-10 text-sm px-2" onClick={() => void pasteAddress(readClipboard)} data-testid="send-paste">
+            <Glyph name="copy" size={18} />
+            {t('send_paste')}
+          </button>
+          <button type="button" className="btn-ghost flex-1 h-10 text-sm px-2" onClick={openScanner} data-testid="send-scan">
+            <Glyph name="search" size={18} />
+            {t('send_scan')}
+          </button>
+          <button type="button" className="btn-ghost flex-1 h-10 text-sm px-2" onClick={() => togglePicker(!form.pickerOpen)} aria-expanded={form.pickerOpen} data-testid="send-book">
+            <Glyph name="wallet" size={18} />
+            {t('send_address_book')}
+          </button>
+        </div>
+        {problems.address && (
+          <p className="m-0 text-sm text-danger" role="alert" data-testid="send-address-error">
+            {t(problems.address)}
+          </p>
+        )}
+        {!problems.address && check?.checkResult === 'VALID' && (check.recipientName || check.accountType === 'B2B') && (
+          <p className="m-0 flex items-center gap-2 text-sm" data-testid="send-recipient">
+            {check.recipientName && <span className="font-600 truncate">{check.recipientName}</span>}
+            {check.accountType === 'B2B' && <B2bBadge label={t('send_b2b')} />}
+          </p>
+        )}
+        {form.pickerOpen && <AddressPicker />}
+      </section>
+
+      <p className="card m-0 flex items-center justify-between gap-2" data-testid="send-fee">
+        <span className="text-muted">{t('send_fee')}</span>
+        <span className="font-600 text-right">
+          {!fee || form.checking ? t('send_fee_loading') : fee.internal ? t('send_fee_free') : formatCryptoWithCode(fee.fee, ticker, coin.round, locale)}
+        </span>
+      </p>
+
+      {canContinue && <MainAction label={t('common_continue')} onClick={continueToReview} />}
+
+      {form.scannerOpen && (
+        <Suspense fallback={<div className="fixed inset-0 z-40 bg-black/80 flex items-center justify-center"><Spinner label={t('common_loading')} /></div>}>
+          <QrScannerView title={t('send_scan_title')} closeLabel={t('send_close')} onResult={scannedAddress} onClose={closeScanner} />
+        </Suspense>
+      )}
+    </div>
+  );
+}
+
+export function B2bBadge({ label }: { label: string }) {
+  return (
+    <span className="inline-flex items-center px-2 h-6 rounded-full bg-primary text-bg text-xs font-700 uppercase" data-testid="b2b-badge">
+      {label}
+    </span>
+  );
+}
+
+function AddressPicker() {
+  const t = useStore($t);
+  const entries = useStore($sendBookEntries);
+  return (
+    <div className="flex flex-col gap-1" data-testid="send-picker">
+      <span className="text-sm font-600">{t('send_pick_title')}</span>
+      {entries.length === 0 ? (
+        <span className="text-sm text-muted">{t('send_pick_empty')}</span>
+      ) : (
+        <div className="list-card border border-line border-solid">
+          {entries.map((entry) => (
+            <button key={entry.id} type="button" className="asset-row min-h-12" onClick={() => pickAddress(entry.address)} data-testid="send-picker-item">
+              <span className="flex-1 min-w-0 flex flex-col">
+                <span className="font-600 truncate">{entry.name}</span>
+                <span className="text-sm text-muted font-mono">{shortenAddress(entry.address)}</span>
+              </span>
+            </button>
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,35 @@
+import { useStore } from '@nanostores/react';
+import { useEffect } from 'react';
+import { $t } from '../../../stores/i18n.ts';
+import { $messengerLink, canLinkMessenger, loadMessengerLink, openBotLink, unlinkMessengerAccount } from '../../../stores/messenger-link.ts';
+import { $profile } from '../../../stores/user.ts';
+
+/** Settings 'connect messaging account' (SPEC §2): a toggle outside the messenger; inside it there is none. */
+export function MessengerLinkRow() {
+  const t = useStore($t);
+  const link = useStore($messengerLink);
+  const profile = useStore($profile);
+  const allowed = canLinkMessenger();
+  useEffect(() => {
+    if (allowed) void loadMessengerLink();
+  }, [allowed]);
+  if (!allowed) return null;
+  const linked = link.state?.linked ?? profile.data?.tgAuth ?? false;
+  const name = link.state?.telegram?.username ? `@${link.state.telegram.username}` : link.state?.telegram?.firstName;
+  return (
+    <label className="card flex items-center justify-between gap-3 cursor-pointer" data-testid="settings-messenger">
+      <span className="flex flex-col min-w-0">
+        <span>{t('settings_connect_messenger')}</span>
+        {linked && name && <span className="text-sm text-muted truncate">{t('settings_messenger_linked_as', { name })}</span>}
+      </span>
+      <input
+        type="checkbox"
+        role="switch"
+        checked={linked}
+        disabled={link.busy}
+        onChange={(event) => void (event.target.checked ? openBotLink() : unlinkMessengerAccount())}
+        className="w-5 h-5 shrink-0"
+      />
+    </label>
+  );
+}

@@ -1,0 +1,43 @@
+import { useStore } from '@nanostores/react';
+import { $realEmail } from '../../../stores/email-change.ts';
+import { $t } from '../../../stores/i18n.ts';
+import { $pinCodeActive, biometryAvailable, toggleBiometry } from '../../../stores/passcode.ts';
+import { $faceIdEnabled } from '../../../stores/settings.ts';
+import { Icon } from '../../ui/icon.tsx';
+import { ScreenHeader } from '../../ui/screen-header.tsx';
+
+export function ProtectionRow({ href, label, value, testId }: { href: string; label: string; value?: string; testId?: string }) {
+  return (
+    <a href={href} className="flex items-center justify-between gap-3 px-4 min-h-14 no-underline border-b border-line border-solid last:border-b-0" data-testid={testId}>
+      <span className="shrink-0 whitespace-nowrap">{label}</span>
+      <span className="flex items-center gap-1 text-muted min-w-0">
+        <span className="truncate">{value}</span>
+        <Icon name="back" size={18} className="rotate-180 shrink-0" />
+      </span>
+    </a>
+  );
+}
+
+/** /settings/wallet-protection: the passcode, biometric unlock and the e-mail (SPEC §2, §4). */
+export function ProtectionScreen() {
+  const t = useStore($t);
+  const active = useStore($pinCodeActive);
+  const email = useStore($realEmail);
+  const faceId = useStore($faceIdEnabled);
+  return (
+    <div className="screen">
+      <ScreenHeader title={t('protection_title')} back="/settings" backLabel={t('common_back')} />
+      <p className="m-0 text-muted">{t('protection_text')}</p>
+      <nav className="card flex flex-col p-0 overflow-hidden" aria-label={t('protection_title')}>
+        <ProtectionRow href="/settings/passcode" label={t('passcode_title')} value={active ? t('passcode_on') : t('passcode_off')} testId="protection-passcode" />
+        <ProtectionRow href="/settings/wallet-protection/email" label={email ? t('email_edit_title') : t('email_add_title')} value={email ?? ''} testId="protection-email" />
+      </nav>
+      {biometryAvailable() && (
+        <label className="card flex items-center justify-between cursor-pointer">
+          <span>{t('protection_biometry')}</span>
+          <input type="checkbox" role="switch" checked={faceId} onChange={(event) => void toggleBiometry(event.target.checked)} className="w-5 h-5" data-testid="biometry-toggle" />
+        </label>
+      )}
+    </div>
+  );
+}

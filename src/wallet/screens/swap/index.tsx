@@ -1,0 +1,291 @@
+import { useStore } from '@nanostores/react';
+import { getPagePath, openPage, redirectPage } from '@nanostores/router';
+import { useEffect } from 'react';
+import { formatCrypto, formatCryptoWithCode, tickerOf } from '../../../lib/format.ts';
+import type { CoinMeta } from '../../../lib/currencies.ts';
+import { $balances } from '../../../stores/balances.ts';
+import { $coins } from '../../../stores/catalogue.ts';
+import { $t } from '../../../stores/i18n.ts';
+import { $router, type RouteName } from '../../../stores/router.ts';
+import { $locale } from '../../../stores/settings.ts';
+import {
+  $canContinue,
+  $canReverse,
+  $destinationChoices,
+  $pinCodeActive,
+  $sourceChoices,
+  $swapForm,
+  $swapLimit,
+  $swapPairs,
+  $swapPasscodeOpen,
+  $swapProblem,
+  $swapResult,
+  $swapReview,
+  $swapSecondsLeft,
+  chooseDestination,
+  chooseSource,
+  confirmSwap,
+  continueToReview,
+  formatCountdown,
+  requestSwapConfirmation,
+  reversePair,
+  typeAmount,
+  updateSwapRate,
+  type SwapChoice,
+} from '../../../stores/swap.ts';
+import { $swapSelection } from '../../../stores/swap-selection.ts';
+import { AssetRow } from '../../ui/asset-row.tsx';
+import { CoinLogo } from '../../ui/coin-logo.tsx';
+import { Glyph } from '../../ui/glyph.tsx';
+import { MainAction } from '../../ui/main-action.tsx';
+import { PasscodePrompt } from '../../ui/passcode-prompt.tsx';
+import { ScreenHeader } from '../../ui/screen-header.tsx';
+import { Spinner } from '../../ui/spinner.tsx';
+
+/** The swap flow (SPEC §2 Swap), one lazy chunk: /swap and /swap/from choose the source, then to, order, review, success. */
+export function SwapArea({ route }: { route: RouteName }) {
+  switch (route) {
+    case 'swapTo':
+      return <ChooserScreen side="to" />;
+    case 'swapOrder':
+      return <OrderScreen />;
+    case 'swapOrderReview':
+      return <ReviewScreen />;
+    case 'swapOrderSuccess':
+      return <SuccessScreen />;
+    default:
+      return <ChooserScreen side="from" />;
+  }
+}
+
+function ChooserScreen({ side }: { side: 'from' | 'to' }) {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const pairs = useStore($swapPairs);
+  const sources = useStore($sourceChoices);
+  const destinations = useStore($destinationChoices);
+  const selection = useStore($swapSelection);
+  const balances = useStore($balances);
+  useEffect(() => {
+    if (side === 'to' && !selection.from) redirectPage($router, 'swapFrom');
+  }, [side, selection.from]);
+  const items: SwapChoice[] = side === 'from' ? sources : destinations;
+  const loading = !pairs.data && !pairs.error ? true : side === 'from' && !balances.data;
+  const back = side === 'from' ? getPagePath($router, 'home') : selection.to ? getPagePath($router, 'swapOrder') : getPagePath($router, 'swapFrom');
+  return (
+    <div className="screen" data-testid={`swap-choose-${side}`}>
+      <ScreenHeader title={t(side === 'from' ? 'swap_from_title' : 'swap_to_title')} back={back} backLabel={t('common_back')} />
+      <p className="m-0 text-sm text-muted">{t(side === 'from' ? 'swap_from_hint' : 'swap_to_hint')}</p>
+      {loading ? (
+        <Spinner size={32} label={t('common_loading')} />
+      ) : pairs.error ? (
+        <p className="card m-0 text-danger">{t('common_something_went_wrong')}</p>
+      ) : items.length === 0 ? (
+        <p className="card m-0 text-muted text-center" data-testid="swap-nothing">
+          {t('swap_no_sources')}
+        </p>
+      ) : (
+        <div className="list-card">
+          {items.map(({ coin, amount }) => (
+            <AssetRow
+              key={coin.currency}
+              coin={coin}
+              subtitle={coin.token ? `${coin.baseCurrency} · ${coin.blockchain}` : coin.baseCurrency}
+              onClick={() => (side === 'from' ? chooseSource(coin.currency) : chooseDestination(coin.currency))}
+              testId="swap-choice"
+              end={
+                <span className="flex items-center gap-2 text-muted">
+                  {amount !== undefined && <span className="text-fg font-600">{formatCrypto(amount, coin.round, locale)}</span>}
+                  <Glyph name="chevron" size={18} />
+                </span>
+              }
+            />
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}
+
+function OrderScreen() {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const coins = useStore($coins);
+  const selection = useStore($swapSelection);
+  const form = useStore($swapForm);
+  const problem = useStore($swapProblem);
+  const limit = useStore($swapLimit);
+  const canReverse = useStore($canReverse);
+  const canContinue = useStore($canContinue);
+  const balances = useStore($balances);
+  useEffect(() => {
+    if (!selection.from) redirectPage($router, 'swap');
+    else if (!selection.to) redirectPage($router, 'swapTo');
+  }, [selection.from, selection.to]);
+  const from = selection.from ? coins[selection.from] : undefined;
+  const to = selection.to ? coins[selection.to] : undefined;
+  if (!from || !to) return <Spinner label={t('common_loading')} />;
+  const available = balances.data?.find((item) => item.currency === from.currency)?.totalAvailable ?? '0';
+  const message = problem ? t(problem.key, problem.params) : form.quoteFailed || limit.error ? t('common_something_went_wrong') : '';
+  return (
+    <div className="screen" data-testid="swap-order">
+      <ScreenHeader title={t('swap_title')} back={getPagePath($router, 'home')} backLabel={t('common_back')} />
+      <div className="flex flex-col gap-2">
+        <AmountBox
+          label={t('swap_you_pay')}
+          coin={from}
+          href={getPagePath($router, 'swapFrom')}
+          value={form.sourceAmount}
+          onChange={(text) => typeAmount('source', text)}
+          invalid={problem !== null}
+          testId="swap-source"
+          note={t('swap_available', { amount: formatCryptoWithCode(available, from.currency, from.round, locale) })}
+        />
+        <div className="flex justify-center -my-4 relative z-1">
+          <button
+            type="button"
+            className="w-11 h-11 rounded-full bg-primary text-bg inline-flex items-center justify-center border-4 border-solid border-bg disabled:opacity-40 disabled:cursor-not-allowed"
+            onClick={reversePair}
+            disabled={!canReverse}
+            aria-label={t('swap_reverse')}
+            data-testid="swap-reverse"
+          >
+            <Glyph name="swap" size={20} className="rotate-90" />
+          </button>
+        </div>
+        <AmountBox label={t('swap_you_get')} coin={to} href={getPagePath($router, 'swapTo')} value={form.destinationAmount} onChange={(text) => typeAmount('destination', text)} testId="swap-destination" />
+      </div>
+      <p className="m-0 min-h-5 text-sm text-danger" role="alert" data-testid="swap-error">
+        {message}
+      </p>
+      <div className="card flex flex-col gap-2 text-sm">
+        <Line
+          label={t('swap_rate', { from: tickerOf(from.currency), rate: form.quote ? formatCrypto(form.quote.rate, 8, locale) : '…', to: tickerOf(to.currency) })}
+          value={form.quoting ? t('swap_quoting') : ''}
+          testId="swap-rate"
+        />
+        {form.quote && <Line label={t('swap_fee')} value={formatCryptoWithCode(form.quote.fee, form.quote.feeCurrency, to.round, locale)} testId="swap-fee" />}
+        {limit.data && (
+          <Line label={t('swap_limits', { min: formatCrypto(limit.data.minLimit, 8, locale), max: formatCrypto(limit.data.maxLimit, 8, locale), currency: tickerOf(limit.data.currency) })} value="" testId="swap-limits" />
+        )}
+      </div>
+      <div className="mt-auto">
+        <MainAction label={t('common_continue')} onClick={() => void continueToReview()} disabled={!canContinue} busy={form.submitting} />
+      </div>
+    </div>
+  );
+}
+
+function AmountBox(props: { label: string; coin: CoinMeta; href: string; value: string; onChange: (text: string) => void; invalid?: boolean; note?: string; testId: string }) {
+  return (
+    <div className={`card flex flex-col gap-2 border border-solid ${props.invalid ? 'border-danger' : 'border-transparent focus-within:border-primary'}`} data-testid={props.testId}>
+      <span className="text-sm text-muted">{props.label}</span>
+      <div className="flex items-center gap-3">
+        <a href={props.href} className="flex items-center gap-2 shrink-0 text-fg font-600 no-underline" data-testid={`${props.testId}-currency`} data-currency={props.coin.currency}>
+          <CoinLogo coin={props.coin} size={32} />
+          <span>{tickerOf(props.coin.currency)}</span>
+          <Glyph name="chevron" size={16} className="text-muted" />
+        </a>
+        <input
+          className="flex-1 min-w-0 bg-transparent border-none outline-none focus-visible:outline-none text-right text-2xl font-700 text-fg p-0"
+          inputMode="decimal"
+          autoComplete="off"
+          placeholder="0"
+          value={props.value}
+          onChange={(event) => props.onChange(event.target.value)}
+          aria-label={props.label}
+          aria-invalid={props.invalid}
+          data-testid={`${props.testId}-amount`}
+        />
+      </div>
+      {props.note && <span className="text-xs text-muted">{props.note}</span>}
+    </div>
+  );
+}
+
+function Line({ label, value, testId }: { label: string; value: string; testId: string }) {
+  return (
+    <div className="flex justify-between gap-3" data-testid={testId}>
+      <span className="text-muted">{label}</span>
+      <span className="font-600 text-right break-all">{value}</span>
+    </div>
+  );
+}
+
+function ReviewScreen() {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const coins = useStore($coins);
+  const review = useStore($swapReview);
+  const seconds = useStore($swapSecondsLeft);
+  const pinActive = useStore($pinCodeActive);
+  const asking = useStore($swapPasscodeOpen);
+  useEffect(() => {
+    if (!review) redirectPage($router, 'swapOrder');
+  }, [review]);
+  if (!review) return null;
+  const { order } = review;
+  const money = (value: string, code: string) => formatCryptoWithCode(value, code, coins[code]?.round, locale);
+  const expired = seconds === 0;
+  if (asking && pinActive && !expired) {
+    return (
+      <div className="screen" data-testid="swap-review">
+        <ScreenHeader title={t('swap_review_title')} back={getPagePath($router, 'swapOrder')} backLabel={t('common_back')} />
+        <PasscodePrompt title={t('swap_passcode_title')} onComplete={(pin) => confirmSwap(pin)} />
+      </div>
+    );
+  }
+  return (
+    <div className="screen" data-testid="swap-review">
+      <ScreenHeader title={t('swap_review_title')} back={getPagePath($router, 'swapOrder')} backLabel={t('common_back')} />
+      <div className="card flex flex-col gap-3">
+        <Line label={t('swap_you_pay')} value={money(order.sourceAmount, order.sourceCurrency)} testId="review-pay" />
+        <Line label={t('swap_you_get')} value={money(order.destinationAmount, order.destinationCurrency)} testId="review-get" />
+        <Line label={t('swap_rate', { from: tickerOf(order.sourceCurrency), rate: formatCrypto(order.rate, 8, locale), to: tickerOf(order.destinationCurrency) })} value="" testId="review-rate" />
+        <Line label={t('swap_fee')} value={money(order.fee, order.feeCurrency)} testId="review-fee" />
+      </div>
+      {expired ? (
+        <p className="m-0 text-center text-danger font-600" role="status" data-testid="swap-expired">
+          {t('swap_order_expired')}
+        </p>
+      ) : (
+        <p className="m-0 text-center text-muted" role="timer" data-testid="swap-countdown">
+          {t('swap_rate_valid', { time: formatCountdown(seconds) })}
+        </p>
+      )}
+      <div className="mt-auto">
+        {expired ? (
+          <MainAction label={t('swap_update_rate')} onClick={() => void updateSwapRate()} busy={review.busy} />
+        ) : (
+          <MainAction label={t('swap_confirm')} onClick={() => (pinActive ? requestSwapConfirmation() : void confirmSwap())} busy={review.busy} />
+        )}
+      </div>
+    </div>
+  );
+}
+
+function SuccessScreen() {
+  const t = useStore($t);
+  const locale = useStore($locale);
+  const coins = useStore($coins);
+  const result = useStore($swapResult);
+  useEffect(() => {
+    if (!result) redirectPage($router, 'home');
+  }, [result]);
+  if (!result) return null;
+  const money = (value: string, code: string) => formatCryptoWithCode(value, code, coins[code]?.round, locale);
+  return (
+    <div className="screen items-center text-center" data-testid="swap-success">
+      <span className="mt-10 w-20 h-20 rounded-full bg-surface inline-flex items-center justify-center text-primary">
+        <Glyph name="swap" size={36} />
+      </span>
+      <h1 className="text-2xl font-700 m-0">{t('swap_success_title')}</h1>
+      <p className="m-0 text-muted" data-testid="swap-success-text">
+        {t('swap_success_text', { paid: money(result.sourceAmount, result.sourceCurrency), got: money(result.destinationAmount, result.destinationCurrency) })}
+      </p>
+      <div className="mt-auto w-full">
+        <MainAction label={t('swap_done')} onClick={() => openPage($router, 'home')} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,137 @@
+import type { Page } from '@playwright/test';
+import { test, expect } from './fixtures.ts';
+import type { LaunchedServer } from '../support/server.ts';
+
+/**
+ * Issue 7's walk: a user holding BTC and USDT_TRX takes Home's quick swap path to the order BTC → USDT_TRX, meets
+ * each limit error, reverses the pair with the arrow, lets the review's 300 s run out (the browser clock is driven,
+ * nothing sleeps), takes a fresh rate and swaps, with both balances changing by the quoted amounts. Rates are fixed
+ * (BTC 65000, USDT 1) and the spread is 50 bps, so 0.004 BTC buys 258.7 USDT.
+ */
+const PASSWORD = 'correct horse battery';
+
+async function confirmationCode(app: LaunchedServer, email: string): Promise<string> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    for (const line of app.output().split('\n').reverse()) {
+      if (!line.includes('"confirm_email"') || !line.includes(email)) continue;
+      const { link } = JSON.parse(line) as { link?: string };
+      const code = link ? new URL(link).pathname.split('/').pop() : undefined;
+      if (code) return code;
+    }
+    if (Date.now() > deadline) throw new Error(`no confirmation mail to ${email} in the server log`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function signUpAndLogIn(page: Page, app: LaunchedServer): Promise<void> {
+  const email = `swap${Date.now()}@example.com`;
+  expect((await page.request.post('/api/user', { data: { email, password: PASSWORD, accountName: 'Account' } })).ok()).toBe(true);
+  expect((await page.request.post('/api/confirmation/confirm', { data: { confirmationCode: await confirmationCode(app, email) } })).ok()).toBe(true);
+  await page.goto('/auth/login');
+  await page.getByTestId('login-email').click();
+  await page.waitForURL('**/auth/login/email?uid=*');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL('**/home');
+}
+
+test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', DEVNET_CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', SWAP_SPREAD_BPS: '50', WORKER_POLL_MS: '100' } });
+
+test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, then both balances move', async ({ page, app }) => {
+  test.setTimeout(120_000);
+  // The browser's clock is Playwright's: it runs at normal speed until the test moves it.
+  await page.clock.install();
+  await signUpAndLogIn(page, app);
+  await page.getByRole('button', { name: 'Add most common assets' }).click();
+  await page.getByRole('button', { name: 'Not now' }).click();
+  await expect(page.getByTestId('asset-row')).toHaveCount(3);
+
+  // 0.01 BTC arrives from the devnet faucet. Everything from here is in-app navigation (no reload).
+  await page.getByTestId('asset-row').filter({ hasText: 'Bitcoin' }).click();
+  await page.getByRole('link', { name: 'Receive' }).click();
+  const address = (await page.getByTestId('receive-address').textContent())?.trim() ?? '';
+  expect((await page.request.post('/sandbox/devnet/deposit', { data: { currency: 'BTC', address, amount: '0.01' } })).status()).toBe(201);
+  await page.getByRole('link', { name: 'Back' }).click();
+  await page.getByRole('link', { name: 'Back' }).click();
+  await expect(page).toHaveURL(/\/home$/);
+  // Balances poll every 10 s: the test moves the browser's clock instead of waiting for it.
+  await expect(async () => {
+    await page.clock.fastForward('00:10');
+    await expect(page.getByTestId('asset-row').filter({ hasText: 'Bitcoin' })).toContainText('0.01\u00a0BTC', { timeout: 1_000 });
+  }).toPass({ timeout: 30_000 });
+
+  // Quick swap path: both BTC and USDT_TRX are held.
+  await page.getByRole('button', { name: 'Swap' }).click();
+  await expect(page).toHaveURL(/\/swap\/order$/);
+  await expect(page.getByTestId('swap-source-currency')).toHaveAttribute('data-currency', 'BTC');
+  await expect(page.getByTestId('swap-destination-currency')).toHaveAttribute('data-currency', 'USDT_TRX');
+  const source = page.getByTestId('swap-source-amount');
+  const destination = page.getByTestId('swap-destination-amount');
+  const error = page.getByTestId('swap-error');
+  const proceed = page.getByRole('button', { name: 'Continue' });
+
+  // Each limit error, from the limits the server sends.
+  await source.fill('0.0001');
+  await expect(error).toHaveText('Min amount limit is: 0.0002 BTC');
+  await expect(proceed).toBeDisabled();
+  await source.fill('3');
+  await expect(error).toHaveText('Max amount limit is: 1.5 BTC');
+  await source.fill('0.5');
+  await expect(error).toHaveText('Not enough funds');
+  await expect(proceed).toBeDisabled();
+
+  // Typed by source: the destination is calculated.
+  await source.fill('0.004');
+  await expect(destination).toHaveValue('258.7');
+  await expect(error).toHaveText('');
+  // The arrow swaps the currencies and the amounts; the quote follows.
+  await page.getByTestId('swap-reverse').click();
+  await expect(page.getByTestId('swap-source-currency')).toHaveAttribute('data-currency', 'USDT_TRX');
+  await expect(page.getByTestId('swap-destination-currency')).toHaveAttribute('data-currency', 'BTC');
+  // The typed BTC amount moved to the destination and is kept; the source is re-quoted for it (the spread now
+  // applies the other way, so it costs more than the 258.7 USDT it paid).
+  await expect(destination).toHaveValue('0.004');
+  await expect(source).toHaveValue(/^26[01]\.\d+$/);
+  await page.getByTestId('swap-reverse').click();
+  await expect(page.getByTestId('swap-source-currency')).toHaveAttribute('data-currency', 'BTC');
+  // Typed by destination: the source is calculated.
+  await destination.fill('64.675');
+  await expect(source).toHaveValue('0.001');
+  await source.fill('0.004');
+  await expect(destination).toHaveValue('258.7');
+  await expect(proceed).toBeEnabled();
+  await proceed.click();
+
+  // Review: the rate holds 5:00, counting down.
+  await expect(page).toHaveURL(/\/swap\/order\/review$/);
+  await expect(page.getByTestId('review-pay')).toContainText('0.004\u00a0BTC');
+  await expect(page.getByTestId('review-get')).toContainText('258.7\u00a0USDT');
+  await expect(page.getByTestId('swap-countdown')).toHaveText(/^Rate valid for [45]:\d\d$/);
+  await page.clock.fastForward('01:00');
+  await expect(page.getByTestId('swap-countdown')).toHaveText(/^Rate valid for [34]:\d\d$/);
+  await page.clock.fastForward('04:00');
+  await expect(page.getByTestId('swap-expired')).toHaveText('Order expired');
+  await expect(page.getByRole('button', { name: 'Confirm swap' })).toHaveCount(0);
+  await page.getByRole('button', { name: 'Update rate' }).click();
+  await expect(page.getByTestId('swap-countdown')).toHaveText(/^Rate valid for (5:00|4:5\d)$/);
+  await expect(page.getByTestId('review-get')).toContainText('258.7\u00a0USDT');
+
+  await page.getByRole('button', { name: 'Confirm swap' }).click();
+  await expect(page).toHaveURL(/\/swap\/order\/success$/);
+  await expect(page.getByTestId('swap-success-text')).toHaveText('You paid 0.004\u00a0BTC and got 258.7\u00a0USDT.');
+  await page.getByRole('button', { name: 'Done' }).click();
+  await expect(page).toHaveURL(/\/home$/);
+  const rows = page.getByTestId('asset-row');
+  await expect(rows.filter({ hasText: 'Bitcoin' })).toContainText('0.006\u00a0BTC');
+  await expect(rows.filter({ hasText: 'TRC-20' })).toContainText('258.7\u00a0USDT');
+
+  // History: one Swapped item, the rate update left nothing behind.
+  await rows.filter({ hasText: 'Bitcoin' }).click();
+  const items = page.getByTestId('history-item').filter({ hasText: /Swap/ });
+  await expect(items).toHaveCount(1);
+  await expect(items.first()).toContainText('Swapped');
+  await expect(items.first()).toHaveAttribute('data-state', 'COMPLETED');
+  await expect(page.getByTestId('asset-on-hold')).toContainText('0');
+});

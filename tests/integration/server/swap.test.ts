@@ -1,0 +1,285 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import pg from 'pg';
+import { randomUUID } from 'node:crypto';
+import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { launchServer, type LaunchedServer } from '../../support/server.ts';
+import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
+import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
+import type { AssetItem } from '../../../src/server/domain/assets.ts';
+import type { TransactionItem } from '../../../src/server/domain/history.ts';
+import type { OrderView, QuoteView } from '../../../src/server/domain/swaps.ts';
+
+/**
+ * Swaps through the real server, ledger and PostgreSQL. Rates are fixed (no random walk: BTC 65000, USDT 1) and the
+ * spread is 50 bps, so every amount is known. Expiry is driven by moving the order's and quote's expires_at into
+ * the past in the database (the only clock the gateway reads for them), never by waiting 300 s.
+ */
+const ENV = {
+  WALLET_SEED: TEST_MNEMONIC,
+  DEVNET_BLOCK_MS: '100',
+  DEVNET_CONFIRMATIONS: 'BITCOIN:1',
+  WORKER_POLL_MS: '100',
+  RATES_WALK_MS: '0',
+  SWAP_SPREAD_BPS: '50',
+  SWAP_LIMITS: JSON.stringify({ 'ETH/BTC': { min: '0.01', max: '5' } }),
+};
+const PASSWORD = 'a long enough passphrase 42';
+
+type Answer<T = unknown> = { status: number; body: T };
+
+describe('swaps', () => {
+  let database: TestDatabase;
+  let server: LaunchedServer;
+  let pool: pg.Pool;
+  let alice: SignedInUser;
+  let bob: SignedInUser;
+
+  const call = async <T = Record<string, unknown>>(user: SignedInUser | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> => {
+    const all: Record<string, string> = { ...headers };
+    if (user) all.authorization = `Bearer ${user.accessToken}`;
+    if (body !== undefined) all['content-type'] = 'application/json';
+    const response = await fetch(`${server.url}${path}`, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+  };
+  const at = (user: SignedInUser, path: string) => `/api/${user.accountId}${path}`;
+  const balance = async (user: SignedInUser, currency: string) => {
+    const items = (await call<AssetItem[]>(user, 'GET', at(user, '/asset'))).body;
+    const item = items.find((a) => a.currency === currency);
+    return { available: item?.totalAvailable ?? '0', onHold: item?.onHold ?? '0' };
+  };
+  /** Exact and at once, from the ledger (the asset list is a cache that follows a commit a moment later). */
+  const ledgerBalance = async (user: SignedInUser, currency: string) => {
+    const row = await pool.query<{ available: string; on_hold: string }>('SELECT available::text, on_hold::text FROM ledger_balances WHERE ledger_account_id = $1 AND currency = $2', [
+      user.accountId,
+      currency,
+    ]);
+    return { available: BigInt(row.rows[0]?.available ?? '0'), onHold: BigInt(row.rows[0]?.on_hold ?? '0') };
+  };
+  const history = async (user: SignedInUser, currency: string) =>
+    (await call<{ result: TransactionItem[] }>(user, 'POST', at(user, '/asset/transactions'), { currency, sort: 'DESC', properties: ['createdDate'], pageSize: 100, pageNumber: 1 })).body.result;
+  const quote = async (user: SignedInUser, body: Record<string, string>) => call<QuoteView>(user, 'POST', at(user, '/exchange/pre-calculate'), body);
+  const order = async (user: SignedInUser, q: QuoteView, key = randomUUID()) =>
+    call<OrderView>(user, 'POST', at(user, '/exchange'), { quoteId: q.quoteId, sourceAmount: q.sourceAmount, idempotencyKey: key });
+  const confirm = (user: SignedInUser, id: string, headers: Record<string, string> = {}) => call<OrderView>(user, 'POST', at(user, `/exchange/confirm/${id}`), undefined, headers);
+  const btcToUsdt = async (user: SignedInUser, sourceAmount: string) => {
+    const q = await quote(user, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount });
+    expect(q.status).toBe(200);
+    const o = await order(user, q.body);
+    expect(o.status).toBe(200);
+    return o.body;
+  };
+  const deposit = async (user: SignedInUser, currency: string, amount: string) => {
+    await call(user, 'POST', at(user, '/account/currency'), { currency });
+    const address = (await balanceItem(user, currency))?.depositAddress ?? '';
+    const sent = await fetch(`${server.url}/sandbox/devnet/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ currency, address, amount }) });
+    expect(sent.status).toBe(201);
+    await waitFor(`${amount} ${currency} credited`, async () => (await balance(user, currency)).available === amount);
+  };
+  const balanceItem = async (user: SignedInUser, currency: string) => (await call<AssetItem[]>(user, 'GET', at(user, '/asset'))).body.find((a) => a.currency === currency);
+  const expireInDatabase = async (orderId: string) => {
+    await pool.query(`UPDATE swap_orders SET expires_at = now() - interval '1 second' WHERE id = $1`, [orderId]);
+    await pool.query(`UPDATE swap_quotes SET expires_at = now() - interval '1 second' WHERE id = (SELECT quote_id FROM swap_orders WHERE id = $1)`, [orderId]);
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('adminDatabaseUrl'));
+    server = await launchServer({ DATABASE_URL: database.url, ...ENV });
+    pool = new pg.Pool({ connectionString: database.url, max: 3 });
+    alice = await signUpAndSignIn(server.url, { email: `swap-alice-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
+    bob = await signUpAndSignIn(server.url, { email: `swap-bob-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
+    await deposit(alice, 'BTC', '0.05');
+  });
+  afterAll(async () => {
+    await server?.stop();
+    if (pool) {
+      try {
+        expect(await auditFailures(pool)).toEqual([]);
+      } finally {
+        await pool.end();
+      }
+    }
+    await database?.drop();
+  });
+
+  it('lists the pairs and their limits from configuration', async () => {
+    const pairs = await call<{ sourceCurrency: string; destinationCurrency: string }[]>(alice, 'GET', at(alice, '/currency-pair'));
+    expect(pairs.status).toBe(200);
+    expect(pairs.body).toContainEqual({ sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX' });
+    expect(pairs.body).toContainEqual({ sourceCurrency: 'USDT_TRX', destinationCurrency: 'BTC' });
+    expect(pairs.body).toContainEqual({ sourceCurrency: 'BTC_LNG', destinationCurrency: 'BTC' });
+    expect(pairs.body.some((p) => p.destinationCurrency === 'BTC_LNG' || p.sourceCurrency === p.destinationCurrency)).toBe(false);
+
+    expect((await call(alice, 'GET', at(alice, '/limit/BTC/USDT_TRX'))).body).toEqual({ minLimit: '0.0002', maxLimit: '1.5', currency: 'BTC' });
+    expect((await call(alice, 'GET', at(alice, '/limit/USDT_TRX/BTC'))).body).toEqual({ minLimit: '10', maxLimit: '100000', currency: 'USDT_TRX' });
+    // SWAP_LIMITS names this pair.
+    expect((await call(alice, 'GET', at(alice, '/limit/ETH/BTC'))).body).toEqual({ minLimit: '0.01', maxLimit: '5', currency: 'ETH' });
+    expect(await call(alice, 'GET', at(alice, '/limit/BTC/BTC_LNG'))).toMatchObject({ status: 400, body: { exceptionCode: 'SWAP_UNSUPPORTED_PAIR' } });
+    expect(await call(alice, 'GET', at(alice, '/limit/BTC/NOPE'))).toMatchObject({ status: 400, body: { exceptionCode: 'SWAP_UNSUPPORTED_PAIR' } });
+    expect(await call(alice, 'GET', at(alice, '/limit/btc/x'))).toMatchObject({ status: 400, body: { exceptionCode: 'VALIDATION' } });
+  });
+
+  it('quotes by source or by destination at the rate less the spread, valid for 300 s', async () => {
+    const bySource = await quote(alice, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.001' });
+    expect(bySource.status).toBe(200);
+    // 0.001 BTC × 65000 = 65 USDT, less 0.5%.
+    expect(bySource.body).toMatchObject({ sourceAmount: '0.001', destinationAmount: '64.675', fee: '0.325', feeCurrency: 'USDT_TRX', rate: '64675' });
+    expect(bySource.body.expiresInSeconds).toBeGreaterThanOrEqual(298);
+    expect(bySource.body.expiresInSeconds).toBeLessThanOrEqual(300);
+    const byDestination = await quote(alice, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', destinationAmount: '64,675' });
+    expect(byDestination.body).toMatchObject({ sourceAmount: '0.001', destinationAmount: '64.675' });
+    const reverse = await quote(alice, { sourceCurrency: 'USDT_TRX', destinationCurrency: 'BTC', sourceAmount: '100' });
+    // 100 USDT / 65000, less 0.5%, rounded down to satoshi.
+    expect(reverse.body).toMatchObject({ sourceAmount: '100', destinationAmount: '0.00153076', feeCurrency: 'BTC' });
+
+    const refused: [Record<string, string>, string][] = [
+      [{ sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '1', destinationAmount: '1' }, 'VALIDATION'],
+      [{ sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX' }, 'VALIDATION'],
+      [{ sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '-1' }, 'VALIDATION'],
+      [{ sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '1.123456789' }, 'VALIDATION'],
+      [{ sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0' }, 'SWAP_AMOUNT_TOO_SMALL'],
+      [{ sourceCurrency: 'USDT_TRX', destinationCurrency: 'BTC', sourceAmount: '0.0000001' }, 'SWAP_AMOUNT_TOO_SMALL'],
+      [{ sourceCurrency: 'BTC', destinationCurrency: 'BTC', sourceAmount: '1' }, 'SWAP_UNSUPPORTED_PAIR'],
+      [{ sourceCurrency: 'BTC', destinationCurrency: 'BTC_LNG', sourceAmount: '1' }, 'SWAP_UNSUPPORTED_PAIR'],
+    ];
+    for (const [body, code] of refused) expect(await quote(alice, body), JSON.stringify(body)).toMatchObject({ status: 400, body: { exceptionCode: code } });
+  });
+
+  it('refuses amounts outside the limits and beyond the balance, holding nothing', async () => {
+    const small = await quote(alice, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.0001' });
+    expect(await order(alice, small.body)).toMatchObject({ status: 400, body: { exceptionCode: 'SWAP_MIN_LIMIT', message: 'Min amount limit is: 0.0002 BTC' } });
+    const big = await quote(alice, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '2' });
+    expect(await order(alice, big.body)).toMatchObject({ status: 400, body: { exceptionCode: 'SWAP_MAX_LIMIT', message: 'Max amount limit is: 1.5 BTC' } });
+    // By destination: the computed source is what the limit applies to.
+    const bigByDestination = await quote(alice, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', destinationAmount: '200000' });
+    expect(await order(alice, bigByDestination.body)).toMatchObject({ status: 400, body: { exceptionCode: 'SWAP_MAX_LIMIT' } });
+    const more = await quote(alice, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.5' });
+    expect(await order(alice, more.body)).toMatchObject({ status: 400, body: { exceptionCode: 'SWAP_NOT_ENOUGH' } });
+    await expect.poll(() => balance(alice, 'BTC')).toEqual({ available: '0.05', onHold: '0' });
+    // The order must carry the quote's own amount, and only its owner may use it.
+    const fine = await quote(alice, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.001' });
+    expect(await call(alice, 'POST', at(alice, '/exchange'), { quoteId: fine.body.quoteId, sourceAmount: '0.002', idempotencyKey: randomUUID() })).toMatchObject({
+      status: 400,
+      body: { exceptionCode: 'SWAP_QUOTE_MISMATCH' },
+    });
+    expect(await call(bob, 'POST', at(bob, '/exchange'), { quoteId: fine.body.quoteId, sourceAmount: '0.001', idempotencyKey: randomUUID() })).toMatchObject({
+      status: 404,
+      body: { exceptionCode: 'SWAP_QUOTE_NOT_FOUND' },
+    });
+    expect(await call(alice, 'POST', at(alice, '/exchange'), { quoteId: fine.body.quoteId, sourceAmount: '0.001' })).toMatchObject({ status: 400, body: { exceptionCode: 'VALIDATION' } });
+  });
+
+  it('holds the source on order and settles both currencies and the spread in one entry on confirm', async () => {
+    const before = await balance(alice, 'BTC');
+    const q = await quote(alice, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.004' });
+    const key = randomUUID();
+    const created = await order(alice, q.body, key);
+    expect(created.status).toBe(200);
+    expect(created.body).toMatchObject({ state: 'PENDING', sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.004', destinationAmount: '258.7', fee: '1.3' });
+    // The same key and request give the same order; another quote under that key is refused; the quote serves once.
+    expect((await order(alice, q.body, key)).body.id).toBe(created.body.id);
+    const other = await quote(alice, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.004' });
+    expect(await order(alice, other.body, key)).toMatchObject({ status: 422, body: { exceptionCode: 'IDEMPOTENCY_KEY_REUSED' } });
+    expect(await order(alice, q.body)).toMatchObject({ status: 409, body: { exceptionCode: 'SWAP_QUOTE_USED' } });
+
+    await expect.poll(() => balance(alice, 'BTC')).toEqual({ available: '0.046', onHold: '0.004' });
+    expect(before).toEqual({ available: '0.05', onHold: '0' });
+    const swapping = (await history(alice, 'BTC')).find((t) => t.transactionType === 'EXCHANGE');
+    expect(swapping).toMatchObject({ state: 'IN_PROGRESS', fromCurrency: 'BTC', toCurrency: 'USDT_TRX', fromAmount: '0.004', toAmount: '258.7' });
+
+    const confirmed = await confirm(alice, created.body.id);
+    expect(confirmed).toMatchObject({ status: 200, body: { id: created.body.id, state: 'COMPLETED' } });
+    await expect.poll(() => balance(alice, 'BTC')).toEqual({ available: '0.046', onHold: '0' });
+    await expect.poll(() => balance(alice, 'USDT_TRX')).toEqual({ available: '258.7', onHold: '0' });
+    const swapped = (await history(alice, 'USDT_TRX')).find((t) => t.id === swapping?.id);
+    expect(swapped).toMatchObject({ state: 'COMPLETED', transactionType: 'EXCHANGE', fee: '1.3', feeCurrency: 'USDT_TRX', exchangeRate: '64675' });
+    // One entry: user hold −0.004 BTC, liquidity +0.004 BTC, liquidity −260 USDT, user +258.7, fee income +1.3.
+    const postings = await pool.query<{ code: string | null; currency: string; bucket: string; amount: string }>(
+      `SELECT a.code, p.currency, p.bucket, p.amount::text FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id
+         JOIN ledger_accounts a ON a.id = p.ledger_account_id WHERE e.idempotency_key = $1 ORDER BY p.currency, p.amount`,
+      [`swap:confirm:${created.body.id}`],
+    );
+    expect(postings.rows).toEqual([
+      { code: `USER:${alice.accountId}`, currency: 'BTC', bucket: 'ON_HOLD', amount: '-400000' },
+      { code: 'SWAP_LIQUIDITY', currency: 'BTC', bucket: 'AVAILABLE', amount: '400000' },
+      { code: 'SWAP_LIQUIDITY', currency: 'USDT_TRX', bucket: 'AVAILABLE', amount: '-260000000' },
+      { code: 'FEE_INCOME', currency: 'USDT_TRX', bucket: 'AVAILABLE', amount: '1300000' },
+      { code: `USER:${alice.accountId}`, currency: 'USDT_TRX', bucket: 'AVAILABLE', amount: '258700000' },
+    ]);
+    // Confirming again answers the same and moves nothing.
+    expect(await confirm(alice, created.body.id)).toMatchObject({ status: 200, body: { state: 'COMPLETED' } });
+    await expect.poll(() => balance(alice, 'USDT_TRX')).toEqual({ available: '258.7', onHold: '0' });
+    expect(await call(alice, 'POST', at(alice, `/exchange/cancel/${created.body.id}`))).toMatchObject({ status: 409, body: { exceptionCode: 'SWAP_ORDER_CLOSED' } });
+  });
+
+  it('exchanges once when two confirmations arrive at once', async () => {
+    const created = await btcToUsdt(alice, '0.001');
+    const usdt = await ledgerBalance(alice, 'USDT_TRX');
+    const answers = await Promise.all([confirm(alice, created.id), confirm(alice, created.id), confirm(alice, created.id)]);
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(answers.map((a) => a.body.state)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED']);
+    const entries = await pool.query(`SELECT 1 FROM ledger_entries WHERE reference = $1 AND kind = 'SWAP'`, [`swap:${created.id}`]);
+    expect(entries.rowCount).toBe(1);
+    const after = await ledgerBalance(alice, 'USDT_TRX');
+    expect(after.available - usdt.available).toBe(64_675_000n);
+  });
+
+  it('refuses a confirmation after expiry and releases the hold; refuses an expired quote', async () => {
+    const created = await btcToUsdt(alice, '0.002');
+    const held = await ledgerBalance(alice, 'BTC');
+    expect(held.onHold).toBe(200_000n);
+    await expireInDatabase(created.id);
+    expect(await confirm(alice, created.id)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_ORDER_EXPIRED' } });
+    expect(await ledgerBalance(alice, 'BTC')).toEqual({ available: held.available + 200_000n, onHold: 0n });
+    expect(await confirm(alice, created.id)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_ORDER_EXPIRED' } });
+    const failed = (await history(alice, 'BTC')).find((t) => t.id === created.transactionId);
+    expect(failed).toMatchObject({ state: 'FAILED', failureReason: expect.stringContaining('expired') });
+    const releases = await pool.query(`SELECT 1 FROM ledger_entries WHERE idempotency_key = $1`, [`swap:release:${created.id}`]);
+    expect(releases.rowCount).toBe(1);
+
+    const q = await quote(alice, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.001' });
+    await pool.query(`UPDATE swap_quotes SET expires_at = now() - interval '1 second' WHERE id = $1`, [q.body.quoteId]);
+    expect(await order(alice, q.body)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_QUOTE_EXPIRED' } });
+  });
+
+  it('the worker expires abandoned orders and gives their hold back', async () => {
+    const created = await btcToUsdt(alice, '0.003');
+    await expireInDatabase(created.id);
+    await waitFor('the worker to expire the order', async () => (await call<OrderView>(alice, 'GET', at(alice, `/exchange/${created.id}`))).body.state === 'EXPIRED');
+    await expect.poll(async () => (await balance(alice, 'BTC')).onHold).toBe('0');
+  });
+
+  it('cancels a pending order (a fresh rate replaces it): the hold comes back and no history item stays', async () => {
+    const created = await btcToUsdt(alice, '0.001');
+    await expect.poll(async () => (await balance(alice, 'BTC')).onHold).toBe('0.001');
+    expect(await call(alice, 'POST', at(alice, `/exchange/cancel/${created.id}`))).toMatchObject({ status: 200, body: { state: 'CANCELLED' } });
+    expect(await call(alice, 'POST', at(alice, `/exchange/cancel/${created.id}`))).toMatchObject({ status: 200, body: { state: 'CANCELLED' } });
+    await expect.poll(async () => (await balance(alice, 'BTC')).onHold).toBe('0');
+    expect((await history(alice, 'BTC')).some((t) => t.id === created.transactionId)).toBe(false);
+    expect(await confirm(alice, created.id)).toMatchObject({ status: 409, body: { exceptionCode: 'SWAP_ORDER_CANCELLED' } });
+  });
+
+  it('asks for the passcode when it is on', async () => {
+    expect((await call(alice, 'POST', '/api/user/pinCode/enable', { pinCode: '2580' })).status).toBe(200);
+    const created = await btcToUsdt(alice, '0.001');
+    expect(await confirm(alice, created.id)).toMatchObject({ status: 403, body: { exceptionCode: 'B2C_USM0031' } });
+    expect(await confirm(alice, created.id, { pincode: '1111' })).toMatchObject({ status: 403, body: { exceptionCode: 'B2C_USM0031' } });
+    expect((await call<OrderView>(alice, 'GET', at(alice, `/exchange/${created.id}`))).body.state).toBe('PENDING');
+    expect(await confirm(alice, created.id, { pincode: '2580' })).toMatchObject({ status: 200, body: { state: 'COMPLETED' } });
+  });
+
+  it("refuses another user's account and unknown orders", async () => {
+    for (const [method, path] of [
+      ['GET', '/currency-pair'],
+      ['GET', '/limit/BTC/USDT_TRX'],
+      ['POST', '/exchange/pre-calculate'],
+      ['POST', '/exchange'],
+      ['POST', `/exchange/confirm/${randomUUID()}`],
+    ] as const) {
+      expect((await call(bob, method, at(alice, path), method === 'POST' ? {} : undefined)).status, path).toBe(403);
+      expect((await call(undefined, method, at(alice, path))).status, path).toBe(401);
+    }
+    expect(await confirm(bob, randomUUID())).toMatchObject({ status: 404, body: { exceptionCode: 'SWAP_ORDER_NOT_FOUND' } });
+    expect(await confirm(bob, 'nope')).toMatchObject({ status: 404, body: { exceptionCode: 'SWAP_ORDER_NOT_FOUND' } });
+  });
+});

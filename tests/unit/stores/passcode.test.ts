@@ -1,0 +1,227 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as ProtectionApi from '../../../src/api/protection.ts';
+import { WalletError } from '../../../src/api/errors.ts';
+import { setPlatform } from '../../../src/platform/platform.ts';
+import { testPlatform } from '../../../src/platform/test.ts';
+
+const api = vi.hoisted(() => ({
+  validatePincode: vi.fn(),
+  enablePincode: vi.fn(),
+  changePincode: vi.fn(),
+  disablePincode: vi.fn(),
+  startEmailChange: vi.fn(),
+  confirmEmailChange: vi.fn(),
+  resendEmailChange: vi.fn(),
+}));
+vi.mock('../../../src/api/protection.ts', async (original) => ({ ...(await original<typeof ProtectionApi>()), ...api }));
+
+const { createPasscodeEntry, PASSCODE_SUBMIT_DELAY_MS } = await import('../../../src/stores/passcode-entry.ts');
+const passcode = await import('../../../src/stores/passcode.ts');
+const email = await import('../../../src/stores/email-change.ts');
+const { $profile } = await import('../../../src/stores/user.ts');
+const { $router } = await import('../../../src/stores/router.ts');
+const { $faceIdEnabled } = await import('../../../src/stores/settings.ts');
+const { $activeToast, hideToast } = await import('../../../src/stores/toasts.ts');
+
+const profile = (pinCodeActive: boolean, address: string | null = 'old@example.com') =>
+  $profile.set({ data: { email: address, pinCodeActive, tgAuth: false, accounts: [{ id: 'acc-1', language: 'ENG', defaultFiatCurrency: 'USD', email: address }] }, loading: false, error: null });
+
+const type = (entry: { press: (digit: string) => void }, pin: string) => [...pin].forEach((digit) => entry.press(digit));
+
+describe('passcode entry', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+    setPlatform(testPlatform());
+  });
+  afterEach(() => vi.useRealTimers());
+
+  it('fires 300 ms after the fourth digit, not before, and ignores keys meanwhile', async () => {
+    const action = vi.fn().mockResolvedValue(undefined);
+    const entry = createPasscodeEntry(action);
+    type(entry, '12');
+    entry.erase();
+    type(entry, '345');
+    expect(entry.$state.get()).toMatchObject({ digits: '1345', busy: true });
+    entry.press('9');
+    await vi.advanceTimersByTimeAsync(PASSCODE_SUBMIT_DELAY_MS - 1);
+    expect(action).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(action).toHaveBeenCalledWith('1345');
+    expect(entry.$state.get()).toEqual({ digits: '', busy: false, error: null });
+  });
+
+  it('clears the circles and shows the gateway’s message when the action is refused', async () => {
+    const entry = createPasscodeEntry(() => Promise.reject(new WalletError('B2C_USM0030', 'Too many wrong pin codes. Try again in 30 s', { status: 429, fromServer: true })));
+    type(entry, '0000');
+    await vi.advanceTimersByTimeAsync(PASSCODE_SUBMIT_DELAY_MS);
+    expect(entry.$state.get()).toEqual({ digits: '', busy: false, error: 'Too many wrong pin codes. Try again in 30 s' });
+    entry.press('1');
+    expect(entry.$state.get().error).toBeNull();
+  });
+
+  it('stops a pending submit when disposed', async () => {
+    const action = vi.fn().mockResolvedValue(undefined);
+    const entry = createPasscodeEntry(action);
+    type(entry, '1234');
+    entry.dispose();
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(action).not.toHaveBeenCalled();
+  });
+});
+
+describe('passcode flows', () => {
+  beforeEach(() => {
+    setPlatform(testPlatform());
+    vi.resetAllMocks();
+    hideToast();
+    $router.open('/settings/passcode/enable');
+  });
+
+  it('setup: a mismatch gives APP_0001 and starts again; a match saves, validates the session and opens success', async () => {
+    profile(false);
+    api.enablePincode.mockResolvedValue({ pinCodeActive: true });
+    const setup = passcode.createPasscodeSetup();
+    await setup.submit('1234');
+    expect(setup.$step.get()).toBe('confirm');
+    await expect(setup.submit('4321')).rejects.toMatchObject({ code: 'APP_0001' });
+    expect(setup.$step.get()).toBe('enter');
+    expect(api.enablePincode).not.toHaveBeenCalled();
+    await setup.submit('2580');
+    await setup.submit('2580');
+    expect(api.enablePincode).toHaveBeenCalledWith('2580');
+    expect($profile.get().data?.pinCodeActive).toBe(true);
+    expect(passcode.$pinState.get()).toEqual({ valid: true, pinCode: '2580' });
+    expect($router.get()?.route).toBe('passcodeSuccess');
+  });
+
+  it('change: the current code is checked first, then new and confirmation', async () => {
+    profile(true);
+    api.validatePincode.mockRejectedValueOnce(new WalletError('B2C_USM0031', 'Incorrect pin code', { fromServer: true })).mockResolvedValue({ valid: true });
+    api.changePincode.mockResolvedValue({ pinCodeActive: true });
+    const change = passcode.createPasscodeChange();
+    await expect(change.submit('0000')).rejects.toMatchObject({ code: 'B2C_USM0031' });
+    expect(change.$step.get()).toBe('current');
+    await change.submit('2580');
+    await change.submit('1357');
+    await expect(change.submit('7531')).rejects.toMatchObject({ code: 'APP_0001' });
+    expect(change.$step.get()).toBe('new');
+    await change.submit('1357');
+    await change.submit('1357');
+    expect(api.changePincode).toHaveBeenCalledWith('2580', '1357');
+  });
+
+  it('disable turns biometrics off, forgets the pin state and says so', async () => {
+    profile(true);
+    $faceIdEnabled.set(true);
+    api.disablePincode.mockResolvedValue({ pinCodeActive: false });
+    await passcode.disablePasscode('2580');
+    expect(api.disablePincode).toHaveBeenCalledWith('2580');
+    expect($profile.get().data?.pinCodeActive).toBe(false);
+    expect($faceIdEnabled.get()).toBe(false);
+    expect($activeToast.get()?.text).toBe('Passcode turned off');
+    expect($router.get()?.route).toBe('walletProtection');
+  });
+
+  it('the pin state resets when the path leaves the passcode routes, not inside them', async () => {
+    profile(true);
+    api.validatePincode.mockResolvedValue({ valid: true });
+    $router.open('/settings/wallet-protection');
+    expect(passcode.$needsPasscode.get()).toBe(true);
+    await passcode.unlockProtection('2580');
+    expect(passcode.$needsPasscode.get()).toBe(false);
+    $router.open('/settings/wallet-protection/email/edit');
+    expect(passcode.$pinState.get()).toEqual({ valid: true, pinCode: '2580' });
+    $router.open('/home');
+    expect(passcode.$pinState.get()).toEqual({ valid: false, pinCode: '' });
+    expect(passcode.$needsPasscode.get()).toBe(true);
+  });
+
+  it('biometric toggle: on when granted, else settings if asked before, else asks', async () => {
+    profile(true);
+    const biometry = { supported: () => true, granted: vi.fn(() => false), requested: vi.fn(() => false), requestAccess: vi.fn(async () => true), openSettings: vi.fn() };
+    setPlatform(testPlatform({ biometry }));
+    expect(passcode.biometryAvailable()).toBe(true);
+    $faceIdEnabled.set(false);
+    await passcode.toggleBiometry(true);
+    expect(biometry.requestAccess).toHaveBeenCalled();
+    expect($faceIdEnabled.get()).toBe(true);
+    await passcode.toggleBiometry(false);
+    biometry.requested.mockReturnValue(true);
+    await passcode.toggleBiometry(true);
+    expect(biometry.openSettings).toHaveBeenCalled();
+    expect($faceIdEnabled.get()).toBe(false);
+    biometry.granted.mockReturnValue(true);
+    await passcode.toggleBiometry(true);
+    expect($faceIdEnabled.get()).toBe(true);
+    profile(false);
+    expect(passcode.biometryAvailable()).toBe(false);
+    setPlatform(testPlatform());
+    profile(true);
+    expect(passcode.biometryAvailable()).toBe(false);
+  });
+});
+
+describe('e-mail change', () => {
+  let now = 0;
+  beforeEach(() => {
+    vi.useFakeTimers();
+    now = 1_000_000;
+    setPlatform(testPlatform({ now: () => now }));
+    vi.resetAllMocks();
+    hideToast();
+    email.setNewEmail('');
+  });
+  afterEach(() => {
+    email.stopResendCountdown();
+    vi.useRealTimers();
+  });
+
+  it('messenger-domain addresses count as none', () => {
+    profile(false, 'tg12345@telegram.org');
+    expect(email.$realEmail.get()).toBeNull();
+    profile(false, 'me@example.com');
+    expect(email.$realEmail.get()).toBe('me@example.com');
+  });
+
+  it('sends the validated pin code, verifies the old then the new address with codes that submit themselves', async () => {
+    profile(true, 'old@example.com');
+    $router.open('/settings/wallet-protection/email/edit');
+    passcode.$pinState.set({ valid: true, pinCode: '2580' });
+    email.setNewEmail('new@example');
+    expect(email.$newEmailValid.get()).toBe(false);
+    email.setNewEmail('new@example.com');
+    api.startEmailChange.mockResolvedValue({ stage: 'old' });
+    await email.submitNewEmail();
+    expect(api.startEmailChange).toHaveBeenCalledWith('new@example.com', '2580');
+    expect($router.get()?.route).toBe('emailVerifyOld');
+
+    api.confirmEmailChange.mockResolvedValueOnce({ stage: 'new' }).mockResolvedValueOnce({ stage: 'done', email: 'new@example.com' });
+    email.typeCode('a-b');
+    expect(email.$emailChange.get().code).toBe('AB');
+    expect(api.confirmEmailChange).not.toHaveBeenCalled();
+    email.typeCode('ab7k9');
+    expect(api.confirmEmailChange).toHaveBeenCalledWith('AB7K');
+    await vi.waitFor(() => expect($router.get()?.route).toBe('emailVerifyNew'));
+    email.typeCode('ZX12');
+    await vi.waitFor(() => expect($router.get()?.route).toBe('walletProtection'));
+    expect($profile.get().data?.email).toBe('new@example.com');
+    expect($activeToast.get()?.text).toBe('E-mail set');
+  });
+
+  it('resend is disabled for 59 s, shown as 00:ss', async () => {
+    api.resendEmailChange.mockResolvedValue({ stage: 'new' });
+    email.startResendCountdown();
+    expect(email.countdownText(email.$emailChange.get().resendIn)).toBe('00:59');
+    now += 50_500;
+    await vi.advanceTimersByTimeAsync(500);
+    expect(email.countdownText(email.$emailChange.get().resendIn)).toBe('00:09');
+    await email.resendCode();
+    expect(api.resendEmailChange).not.toHaveBeenCalled();
+    now += 9_000;
+    await vi.advanceTimersByTimeAsync(500);
+    expect(email.$emailChange.get().resendIn).toBe(0);
+    await email.resendCode();
+    expect(api.resendEmailChange).toHaveBeenCalledTimes(1);
+    expect(email.$emailChange.get().resendIn).toBe(59);
+  });
+});

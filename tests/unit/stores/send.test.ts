@@ -1,0 +1,155 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as WalletApi from '../../../src/api/wallet.ts';
+import type * as SendApi from '../../../src/api/send.ts';
+import { WalletError } from '../../../src/api/errors.ts';
+import { setPlatform } from '../../../src/platform/platform.ts';
+import { testPlatform } from '../../../src/platform/test.ts';
+import { balance, CATALOGUE, RATES } from './wallet-fixtures.ts';
+
+const wallet = vi.hoisted(() => ({ getAssets: vi.fn(), getCoinCatalogue: vi.fn(), getRatesMap: vi.fn(), getTransactions: vi.fn() }));
+const send = vi.hoisted(() => ({
+  checkAddress: vi.fn(),
+  getPreliminaryFee: vi.fn(),
+  createWithdrawal: vi.fn(),
+  getWithdrawal: vi.fn(),
+  getOpenWithdrawals: vi.fn(),
+  listAddressBook: vi.fn(),
+  addAddressBookEntry: vi.fn(),
+}));
+vi.mock('../../../src/api/wallet.ts', async (original) => ({ ...(await original<typeof WalletApi>()), ...wallet }));
+vi.mock('../../../src/api/send.ts', async (original) => ({ ...(await original<typeof SendApi>()), ...send }));
+
+const { $profile } = await import('../../../src/stores/user.ts');
+const { balancesQuery } = await import('../../../src/stores/balances.ts');
+const { catalogueQuery } = await import('../../../src/stores/catalogue.ts');
+const { $router } = await import('../../../src/stores/router.ts');
+const { $activeToast, hideToast } = await import('../../../src/stores/toasts.ts');
+const store = await import('../../../src/stores/send.ts');
+const { scanRegionOf } = await import('../../../src/wallet/ui/qr-scanner.tsx');
+
+const OUTSIDE = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
+const VALID = { checkResult: 'VALID', belongsToSameUser: false, accountType: 'B2C', internal: false, address: OUTSIDE, network: 'BITCOIN', recipientName: null, saved: false };
+const FEE = { currency: 'BTC', feeCurrency: 'BTC', fee: '0.0001', amount: '100', receiveAmount: '99.9999', internal: false };
+
+describe('send rules', () => {
+  const base = { address: OUTSIDE, network: 'BITCOIN', check: undefined, checkedAddress: '', amount: '0.01', balance: '0.05', fee: FEE, ticker: 'BTC' };
+
+  it('checks the address shape at once, then what the server says of it', () => {
+    expect(store.sendProblemsOf({ ...base, address: 'bc1-nope' }).address).toBe('send_error_wrong_address');
+    expect(store.sendProblemsOf({ ...base, network: 'TRON' }).address).toBe('send_error_wrong_address');
+    expect(store.sendProblemsOf(base).address).toBeNull();
+    const said = (check: object) => store.sendProblemsOf({ ...base, check: { ...VALID, ...check } as never, checkedAddress: OUTSIDE }).address;
+    expect(said({ checkResult: 'INVALID' })).toBe('send_error_wrong_address');
+    expect(said({ checkResult: 'BLOCKED' })).toBe('send_error_address_not_used');
+    expect(said({ checkResult: 'NOT_USED' })).toBe('send_error_address_not_used');
+    expect(said({ belongsToSameUser: true })).toBe('send_error_same_user');
+    expect(said({})).toBeNull();
+  });
+
+  it('refuses more than the balance and no more than the fee; the whole balance is fine', () => {
+    expect(store.sendProblemsOf({ ...base, amount: '0.06' }).amount).toBe('send_error_not_enough_funds');
+    expect(store.sendProblemsOf({ ...base, amount: '0.05' }).amount).toBeNull();
+    expect(store.sendProblemsOf({ ...base, amount: '0,0001' })).toMatchObject({ amount: 'send_error_below_fee', amountParams: { fee: '0.0001 BTC' } });
+    expect(store.sendProblemsOf({ ...base, amount: '0.0001', fee: { ...FEE, fee: '0', internal: true } }).amount).toBeNull();
+    expect(store.sendProblemsOf({ ...base, amount: '0' }).amount).toBeNull();
+  });
+
+  it('reads addresses out of QR payment links', () => {
+    expect(store.addressFromQr(` ${OUTSIDE} `)).toBe(OUTSIDE);
+    expect(store.addressFromQr(`bitcoin:${OUTSIDE}?amount=0.1`)).toBe(OUTSIDE);
+    expect(store.addressFromQr('ethereum:0x52908400098527886E0F7030069857D2E4169EE7@1')).toBe('0x52908400098527886E0F7030069857D2E4169EE7');
+    expect(store.addressFromQr('ton://transfer/EQDtFpEwcFAEcRe5mLVh2N6C0x-_hJEM7W61_JLnSF74p4q2?amount=1')).toBe('EQDtFpEwcFAEcRe5mLVh2N6C0x-_hJEM7W61_JLnSF74p4q2');
+    expect(store.addressFromQr('0:ca6e321c7cce9ecedf0a8ca2492ec8592494aa5fb5ce0387dff96ef6af982a3e')).toBe('0:ca6e321c7cce9ecedf0a8ca2492ec8592494aa5fb5ce0387dff96ef6af982a3e');
+  });
+
+  it('scans two-thirds of the smaller video side, centred', () => {
+    expect(scanRegionOf(1280, 720)).toEqual({ x: 400, y: 120, width: 480, height: 480 });
+  });
+});
+
+describe('the send form', () => {
+  beforeEach(() => {
+    setPlatform(testPlatform({ now: () => Date.now() }));
+    vi.resetAllMocks();
+    for (const query of [balancesQuery, catalogueQuery]) query.clear();
+    hideToast();
+    wallet.getCoinCatalogue.mockResolvedValue(CATALOGUE);
+    wallet.getRatesMap.mockResolvedValue({ ratesMap: RATES });
+    wallet.getAssets.mockResolvedValue([balance('BTC', '0.05')]);
+    wallet.getTransactions.mockResolvedValue({ result: [] });
+    send.checkAddress.mockResolvedValue(VALID);
+    send.getPreliminaryFee.mockResolvedValue(FEE);
+    send.listAddressBook.mockResolvedValue({ result: [] });
+    send.getOpenWithdrawals.mockResolvedValue({ result: [] });
+    $profile.set({
+      data: { email: 'a@b.io', pinCodeActive: false, tgAuth: false, accounts: [{ id: 'acc-1', language: 'ENG', defaultFiatCurrency: 'USD', email: 'a@b.io' }] },
+      loading: false,
+      error: null,
+    });
+    $router.open('/home/asset/btc/send');
+  });
+  afterEach(() => {
+    $profile.set({ data: null, loading: false, error: null });
+  });
+
+  it('shows continue only once the fee is known, the address valid and the amount above 0; then reviews and sends once', async () => {
+    const off = [store.$canContinueSend.listen(() => {}), store.$sendAvailable.listen(() => {}), store.$sendProblems.listen(() => {})];
+    store.startSend('BTC');
+    await vi.waitFor(() => expect(store.$sendForm.get().fee).toEqual(FEE));
+    await vi.waitFor(() => expect(store.$sendAvailable.get()).toBe('0.0499'));
+    store.typeSendAmount('12345.123456789');
+    expect(store.$sendForm.get().amount).toBe('');
+    store.fillMax();
+    expect(store.$sendForm.get().amount).toBe('0.05');
+    store.typeSendAmount('0,01');
+    expect(store.$canContinueSend.get()).toBe(false);
+    store.typeAddress(OUTSIDE);
+    expect(store.$canContinueSend.get()).toBe(false);
+    await vi.waitFor(() => expect(store.$canContinueSend.get()).toBe(true));
+    expect(send.checkAddress).toHaveBeenCalledWith('acc-1', 'BTC', OUTSIDE, expect.anything());
+    expect(send.getPreliminaryFee).toHaveBeenLastCalledWith('acc-1', 'BTC', OUTSIDE, expect.anything());
+
+    store.continueToReview();
+    expect($router.get()?.route).toBe('sendReview');
+    expect(store.$sendReview.get()).toMatchObject({ amount: '0.01', receiveAmount: '0.0099', fee: '0.0001', address: OUTSIDE, network: 'Bitcoin' });
+    const key = store.$sendReview.get()?.idempotencyKey;
+
+    send.createWithdrawal.mockRejectedValueOnce(new WalletError('WITHDRAWAL_NOT_ENOUGH_FUNDS', 'Not enough funds', { status: 400, fromServer: true }));
+    await expect(store.confirmSend()).rejects.toThrow();
+    expect($activeToast.get()).toMatchObject({ kind: 'error', text: 'Not enough funds' });
+    send.createWithdrawal.mockResolvedValueOnce({ id: 'w-1', account: 'acc-1', currency: 'BTC', amount: '0.01', fee: '0.0001', receiveAmount: '0.0099', depositAddress: OUTSIDE, state: 'IN_PROGRESS', internal: false });
+    await store.confirmSend();
+    // The retry used the review's key, and no pincode header.
+    expect(send.createWithdrawal).toHaveBeenLastCalledWith('acc-1', { currency: 'BTC', amount: '0.01', depositAddress: OUTSIDE, idempotencyKey: key }, undefined);
+    expect($router.get()?.route).toBe('sendProgress');
+    expect(store.$sendProgress.get()?.state).toBe('IN_PROGRESS');
+    for (const stop of off) stop();
+  });
+
+  it('asks for the passcode when it is on, and a wrong one rejects with its text', async () => {
+    $profile.set({ ...$profile.get(), data: { ...($profile.get().data as NonNullable<ReturnType<typeof $profile.get>['data']>), pinCodeActive: true } });
+    store.$sendReview.set({ currency: 'BTC', amount: '0.01', receiveAmount: '0.0099', fee: '0.0001', internal: false, address: OUTSIDE, network: 'Bitcoin', recipientName: null, accountType: 'B2C', saved: false, idempotencyKey: 'key-12345', askingPasscode: false, busy: false });
+    store.confirmReview();
+    expect(store.$sendReview.get()?.askingPasscode).toBe(true);
+    expect(send.createWithdrawal).not.toHaveBeenCalled();
+    send.createWithdrawal.mockRejectedValueOnce(new WalletError('B2C_USM0031', 'Incorrect pin code', { status: 403, fromServer: true }));
+    await expect(store.confirmSend('1234')).rejects.toThrow();
+    expect(send.createWithdrawal).toHaveBeenLastCalledWith('acc-1', expect.objectContaining({ idempotencyKey: 'key-12345' }), '1234');
+    expect(store.$sendReview.get()?.askingPasscode).toBe(true);
+  });
+
+  it('says pasted and scanned', async () => {
+    store.startSend('BTC');
+    await store.pasteAddress(async () => ` ${OUTSIDE}\n`);
+    expect(store.$sendForm.get().address).toBe(OUTSIDE);
+    expect($activeToast.get()).toMatchObject({ kind: 'success', text: 'Address pasted' });
+    store.openScanner();
+    store.scannedAddress(`bitcoin:${OUTSIDE}`);
+    expect(store.$sendForm.get()).toMatchObject({ address: OUTSIDE, scannerOpen: false });
+    expect($activeToast.get()?.text).toBe('Address scanned');
+    store.openScanner();
+    store.closeScanner(true);
+    expect(store.$sendForm.get().scannerOpen).toBe(false);
+    expect($activeToast.get()).toMatchObject({ kind: 'error', text: 'The camera is not available' });
+  });
+});

@@ -1,0 +1,206 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type * as SwapApi from '../../../src/api/swap.ts';
+import type * as WalletApi from '../../../src/api/wallet.ts';
+import { balance, CATALOGUE } from './wallet-fixtures.ts';
+
+const api = vi.hoisted(() => ({
+  getCurrencyPairs: vi.fn(),
+  getSwapLimit: vi.fn(),
+  preCalculateSwap: vi.fn(),
+  createSwapOrder: vi.fn(),
+  confirmSwapOrder: vi.fn(),
+  cancelSwapOrder: vi.fn(),
+}));
+const wallet = vi.hoisted(() => ({ getAssets: vi.fn(), getCoinCatalogue: vi.fn(), getRatesMap: vi.fn() }));
+vi.mock('../../../src/api/swap.ts', async (original) => ({ ...(await original<typeof SwapApi>()), ...api }));
+vi.mock('../../../src/api/wallet.ts', async (original) => ({ ...(await original<typeof WalletApi>()), ...wallet }));
+
+const { $profile } = await import('../../../src/stores/user.ts');
+const { $router } = await import('../../../src/stores/router.ts');
+const { balancesQuery } = await import('../../../src/stores/balances.ts');
+const { catalogueQuery } = await import('../../../src/stores/catalogue.ts');
+const home = await import('../../../src/stores/home.ts');
+const { $swapSelection } = await import('../../../src/stores/swap-selection.ts');
+const swap = await import('../../../src/stores/swap.ts');
+
+const PAIRS = [
+  { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX' },
+  { sourceCurrency: 'USDT_TRX', destinationCurrency: 'BTC' },
+  { sourceCurrency: 'ETH', destinationCurrency: 'BTC' },
+];
+const LIMIT = { minLimit: '0.0002', maxLimit: '1.5', currency: 'BTC' };
+const quote = (extra: Record<string, unknown> = {}) => ({
+  quoteId: 'q-1',
+  sourceCurrency: 'BTC',
+  destinationCurrency: 'USDT_TRX',
+  sourceAmount: '0.001',
+  destinationAmount: '64.675',
+  fee: '0.325',
+  feeCurrency: 'USDT_TRX',
+  rate: '64675',
+  expiresAt: new Date(Date.now() + 300_000).toISOString(),
+  expiresInSeconds: 300,
+  ...extra,
+});
+
+function signIn(pinCodeActive = false) {
+  $profile.set({ data: { email: 'a@b.io', pinCodeActive, tgAuth: false, accounts: [{ id: 'acc-1', language: 'ENG', defaultFiatCurrency: 'USD', email: 'a@b.io' }] }, loading: false, error: null });
+}
+
+let unbind: (() => void)[] = [];
+beforeEach(() => {
+  vi.useFakeTimers();
+  api.getCurrencyPairs.mockResolvedValue(PAIRS);
+  api.getSwapLimit.mockResolvedValue(LIMIT);
+  api.preCalculateSwap.mockImplementation(async (_account: string, request: Record<string, string>) =>
+    request.sourceAmount ? quote({ sourceAmount: request.sourceAmount }) : quote({ destinationAmount: request.destinationAmount }),
+  );
+  wallet.getAssets.mockResolvedValue([balance('BTC', '0.01'), balance('USDT_TRX', '5')]);
+  wallet.getCoinCatalogue.mockResolvedValue(CATALOGUE);
+  signIn();
+  unbind = [swap.$swapProblem.listen(() => {}), swap.$canReverse.listen(() => {}), swap.$canContinue.listen(() => {}), swap.$sourceChoices.listen(() => {})];
+});
+afterEach(() => {
+  for (const u of unbind) u();
+  vi.useRealTimers();
+  vi.clearAllMocks();
+  balancesQuery.clear();
+  catalogueQuery.clear();
+  swap.pairsQuery.clear();
+  swap.limitQuery.clear();
+});
+
+describe('swap rules (SPEC §5)', () => {
+  it('checks min, then max, then the balance', () => {
+    const base = { limit: LIMIT, available: '0.01', currency: 'BTC', ticker: 'BTC' };
+    expect(swap.swapProblemOf({ ...base, source: '' })).toBeNull();
+    expect(swap.swapProblemOf({ ...base, source: '0' })).toBeNull();
+    expect(swap.swapProblemOf({ ...base, source: '0.0001' })).toEqual({ key: 'swap_min_limit_error', params: { amount: '0.0002', currency: 'BTC' } });
+    expect(swap.swapProblemOf({ ...base, source: '2' })).toEqual({ key: 'swap_max_limit_error', params: { amount: '1.5', currency: 'BTC' } });
+    expect(swap.swapProblemOf({ ...base, source: '0.5' })).toEqual({ key: 'swap_not_enough' });
+    expect(swap.swapProblemOf({ ...base, source: '0.01' })).toBeNull();
+  });
+
+  it('shows the countdown as minutes:seconds', () => {
+    expect(swap.formatCountdown(300)).toBe('5:00');
+    expect(swap.formatCountdown(299)).toBe('4:59');
+    expect(swap.formatCountdown(61)).toBe('1:01');
+    expect(swap.formatCountdown(0)).toBe('0:00');
+  });
+
+  it('lists held sources and the destinations of the chosen one', () => {
+    const coins = CATALOGUE.crypto;
+    expect(swap.sourceChoices(coins, [balance('BTC', '1'), balance('TRX', '1')], PAIRS, []).map((c) => c.coin.currency)).toEqual(['BTC']);
+    expect(swap.sourceChoices(coins, [balance('BTC', '1')], PAIRS, ['BTC'])).toEqual([]);
+    expect(swap.destinationChoices(coins, [], PAIRS, 'ETH').map((c) => c.coin.currency)).toEqual(['BTC']);
+  });
+});
+
+describe('the order form', () => {
+  it('quotes 300 ms after the last keystroke, by the side typed, and fills the other', async () => {
+    $swapSelection.set({ from: 'BTC', to: 'USDT_TRX', fresh: true });
+    await vi.advanceTimersByTimeAsync(0);
+    swap.typeAmount('source', '0.0');
+    swap.typeAmount('source', '0.00');
+    swap.typeAmount('source', '0.001');
+    await vi.advanceTimersByTimeAsync(299);
+    expect(api.preCalculateSwap).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(api.preCalculateSwap).toHaveBeenCalledTimes(1);
+    expect(api.preCalculateSwap.mock.calls[0]?.[1]).toEqual({ sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.001' });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(swap.$swapForm.get()).toMatchObject({ sourceAmount: '0.001', destinationAmount: '64.675', typed: 'source', quoting: false });
+    expect(swap.$canContinue.get()).toBe(true);
+
+    swap.typeAmount('destination', '100,5');
+    await vi.advanceTimersByTimeAsync(300);
+    expect(api.preCalculateSwap.mock.calls[1]?.[1]).toEqual({ sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', destinationAmount: '100.5' });
+    // Not a number a user may type: not taken.
+    swap.typeAmount('source', '1.123456789');
+    expect(swap.$swapForm.get().sourceAmount).toBe('0.001');
+  });
+
+  it('shows the limit errors and the failed quote', async () => {
+    $swapSelection.set({ from: 'BTC', to: 'USDT_TRX', fresh: true });
+    swap.typeAmount('source', '0.0001');
+    await vi.advanceTimersByTimeAsync(300);
+    expect(swap.$swapProblem.get()?.key).toBe('swap_min_limit_error');
+    expect(swap.$canContinue.get()).toBe(false);
+    swap.typeAmount('source', '3');
+    await vi.advanceTimersByTimeAsync(300);
+    expect(swap.$swapProblem.get()?.key).toBe('swap_max_limit_error');
+    swap.typeAmount('source', '0.5');
+    await vi.advanceTimersByTimeAsync(300);
+    expect(swap.$swapProblem.get()?.key).toBe('swap_not_enough');
+    api.preCalculateSwap.mockRejectedValueOnce(new Error('down'));
+    swap.typeAmount('source', '0.002');
+    await vi.advanceTimersByTimeAsync(300);
+    expect(swap.$swapForm.get().quoteFailed).toBe(true);
+  });
+
+  it('reverses the pair and the amounts, and disables the arrow without the reverse pair', async () => {
+    $swapSelection.set({ from: 'BTC', to: 'USDT_TRX', fresh: true });
+    await vi.advanceTimersByTimeAsync(0);
+    swap.typeAmount('source', '0.001');
+    await vi.advanceTimersByTimeAsync(300);
+    expect(swap.$canReverse.get()).toBe(true);
+    swap.reversePair();
+    expect($swapSelection.get()).toMatchObject({ from: 'USDT_TRX', to: 'BTC' });
+    expect(swap.$swapForm.get()).toMatchObject({ sourceAmount: '64.675', destinationAmount: '0.001', typed: 'destination' });
+    $swapSelection.set({ from: 'ETH', to: 'BTC', fresh: false });
+    expect(swap.$canReverse.get()).toBe(false);
+    swap.reversePair();
+    expect($swapSelection.get()).toMatchObject({ from: 'ETH', to: 'BTC' });
+  });
+});
+
+describe('review: 300 s, then Update rate', () => {
+  it('counts down, expires, and a fresh quote restarts the countdown', async () => {
+    const order = (id: string) => ({ ...quote(), id, state: 'PENDING', createdDate: new Date().toISOString(), transactionId: null });
+    api.createSwapOrder.mockResolvedValueOnce(order('o-1')).mockResolvedValueOnce(order('o-2'));
+    api.cancelSwapOrder.mockResolvedValue({});
+    $swapSelection.set({ from: 'BTC', to: 'USDT_TRX', fresh: true });
+    swap.typeAmount('source', '0.001');
+    await vi.advanceTimersByTimeAsync(300);
+    await swap.continueToReview();
+    expect($router.get()?.route).toBe('swapOrderReview');
+    const seconds = swap.$swapSecondsLeft.listen(() => {});
+    expect(swap.$swapSecondsLeft.get()).toBe(300);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(swap.$swapSecondsLeft.get()).toBe(299);
+    await vi.advanceTimersByTimeAsync(299_000);
+    expect(swap.$swapSecondsLeft.get()).toBe(0);
+    await swap.updateSwapRate();
+    expect(api.cancelSwapOrder).toHaveBeenCalledWith('acc-1', 'o-1');
+    expect(swap.$swapReview.get()?.order.id).toBe('o-2');
+    expect(swap.$swapSecondsLeft.get()).toBe(300);
+    seconds();
+  });
+
+  it('sends the pincode only when given and hands a wrong one back to the prompt', async () => {
+    const { WalletError } = await import('../../../src/api/errors.ts');
+    signIn(true);
+    const pending = { ...quote(), id: 'o-9', state: 'PENDING', createdDate: '', transactionId: null };
+    swap.$swapReview.set({ order: pending as never, deadline: Date.now() + 300_000, request: { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.001' }, busy: false, expired: false });
+    api.confirmSwapOrder.mockRejectedValueOnce(new WalletError('B2C_USM0031', 'Incorrect pin code', { status: 403, fromServer: true }));
+    await expect(swap.confirmSwap('1111')).rejects.toThrow('Incorrect pin code');
+    api.confirmSwapOrder.mockResolvedValueOnce({ ...pending, state: 'COMPLETED' });
+    await swap.confirmSwap('2580');
+    expect(api.confirmSwapOrder).toHaveBeenLastCalledWith('acc-1', 'o-9', '2580');
+    expect($router.get()?.route).toBe('swapOrderSuccess');
+    expect(swap.$swapResult.get()?.state).toBe('COMPLETED');
+  });
+});
+
+describe("Home's quick swap path", () => {
+  it('goes straight to the order with BTC → USDT_TRX when both are held', async () => {
+    const seen = home.$assetRows.listen(() => {});
+    await vi.advanceTimersByTimeAsync(0);
+    await balancesQuery.refetch('acc-1');
+    $swapSelection.set({ from: null, to: null, fresh: true });
+    home.openSwapFromHome();
+    expect($router.get()?.route).toBe('swapOrder');
+    expect($swapSelection.get()).toMatchObject({ from: 'BTC', to: 'USDT_TRX' });
+    seen();
+  });
+});
