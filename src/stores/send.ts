@@ -11,7 +11,7 @@ import { $assetCurrency } from './asset.ts';
 import { addressBookQuery } from './address-book.ts';
 import { $balances, refreshBalances } from './balances.ts';
 import { $coins } from './catalogue.ts';
-import { errorText, showErrorToast } from './errors.ts';
+import { showErrorToast } from './errors.ts';
 import { $t } from './i18n.ts';
 import { $router } from './router.ts';
 import { showToast } from './toasts.ts';
@@ -322,7 +322,8 @@ export async function confirmSend(pincode?: string): Promise<void> {
   } catch (error) {
     $sendReview.set({ ...review, busy: false });
     const wallet = toWalletError(error);
-    if (pincode !== undefined && PINCODE_CODES.has(wallet.code)) throw new Error(errorText(error, { serverMessage: true }));
+    // The prompt reads the code (B2C_USM0032 offers the reset) and shows the gateway's own text: pass the error on as is.
+    if (pincode !== undefined && PINCODE_CODES.has(wallet.code)) throw error;
     $sendReview.set({ ...review, busy: false, askingPasscode: false });
     showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
     throw error;

@@ -1,11 +1,14 @@
 import type { Page } from '@playwright/test';
+import { mnemonicToSeedSync } from '@scure/bip39';
 import { SMTPServer } from 'smtp-server';
 import { test as base, expect } from './fixtures.ts';
+import { addressOf, available, type ApiUser } from './send-helpers.ts';
 import { freePort } from '../support/server.ts';
+import { deriveAddress } from '../../src/server/domain/addresses.ts';
 
 /**
- * Issue 6's walk, in Chromium against the real server: set a passcode (a mismatch first), change it (a wrong code
- * first), turn it off, and change the e-mail with both codes read from mails a test SMTP server received. The resend
+ * Issue 6's walk, in Chromium against the real server: set a passcode (a mismatch first), send BTC with it (a wrong
+ * code first), change it (a wrong code first), turn it off, and change the e-mail with both codes read from mails a test SMTP server received. The resend
  * countdown runs on the page's own clock (page.clock), fast-forwarded: nothing waits 59 real seconds.
  */
 type Mail = { to: string; raw: string };
@@ -36,10 +39,14 @@ const test = base.extend<object, { inbox: Inbox }>({
     },
     { scope: 'worker' },
   ],
-  appEnv: [async ({ inbox }, use) => use({ SMTP_URL: inbox.url, RATES_WALK_MS: '0' }), { scope: 'worker' }],
+  appEnv: [
+    async ({ inbox }, use) => use({ SMTP_URL: inbox.url, RATES_WALK_MS: '0', DEVNET_BLOCK_MS: '200', DEVNET_CONFIRMATIONS: 'BITCOIN:1', WORKER_POLL_MS: '100' }),
+    { scope: 'worker' },
+  ],
 });
 
 const PASSWORD = 'correct horse battery';
+const OUTSIDE_SEED = mnemonicToSeedSync('letter advice cage absurd amount doctor acoustic avoid letter advice cage above');
 
 /** The newest mail to an address whose text matches, and how many there were before. */
 async function mailTo(inbox: Inbox, to: string, pattern: RegExp, skip = 0): Promise<string> {
@@ -73,16 +80,45 @@ async function tap(page: Page, pin: string): Promise<void> {
   for (const digit of pin) await page.getByTestId(`passcode-key-${digit}`).click();
 }
 
+/** The signed-in page's own access token (oidc-client-ts keeps it in localStorage) and account, for the API. */
+async function apiUserOf(page: Page): Promise<ApiUser> {
+  const token = await page.evaluate(() => {
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i) ?? '';
+      if (key.startsWith('wallet.oidc.user:')) return (JSON.parse(localStorage.getItem(key) ?? '{}') as { access_token: string }).access_token;
+    }
+    return '';
+  });
+  const profile = (await (await page.request.get('/api/user', { headers: { authorization: `Bearer ${token}` } })).json()) as { accounts: { id: string }[] };
+  return { token, accountId: profile.accounts[0]?.id ?? '' };
+}
+
+type HistoryItem = { direction: string; state: string; amount: string; to: string | null };
+async function history(page: Page, user: ApiUser, currency: string): Promise<HistoryItem[]> {
+  const response = await page.request.post(`/api/${user.accountId}/asset/transactions`, {
+    headers: { authorization: `Bearer ${user.token}` },
+    data: { currency, sort: 'DESC', pageSize: 100, pageNumber: 1 },
+  });
+  expect(response.ok()).toBe(true);
+  return ((await response.json()) as { result: HistoryItem[] }).result;
+}
+
 const circles = (page: Page) => page.getByTestId('passcode-circles');
 const promptTitle = (page: Page) => page.getByTestId('passcode-prompt').getByRole('heading');
 
 test.describe('passcode and e-mail change', () => {
-  test('set (mismatch first), change (wrong code first), turn off; e-mail changed with both mailed codes', async ({ page, inbox }) => {
+  test('set (mismatch first), send with it (wrong code first), change (wrong code first), turn off; e-mail changed with both mailed codes', async ({ page, inbox }) => {
     test.setTimeout(120_000);
     await page.clock.install();
     const email = `pin${Date.now()}@example.com`;
     const next = `moved${Date.now()}@example.com`;
     await signUpAndLogIn(page, inbox, email);
+
+    // Something to send: a devnet deposit of BTC, credited while the passcode is set up.
+    const user = await apiUserOf(page);
+    const outside = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', 0);
+    const deposit = await addressOf(page, user, 'BTC');
+    expect((await page.request.post('/sandbox/devnet/deposit', { data: { currency: 'BTC', address: deposit, amount: '0.05' } })).status()).toBe(201);
 
     // Settings → wallet protection → passcode: none set yet.
     await page.getByRole('link', { name: 'Settings' }).click();
@@ -113,6 +149,42 @@ test.describe('passcode and e-mail change', () => {
     await page.clock.fastForward(3_000);
     await expect(page).toHaveURL(/\/settings\/wallet-protection$/);
     await expect(page.getByTestId('protection-passcode')).toContainText('On');
+
+    // Send with it: the review's Confirm asks for the passcode; a wrong one clears the circles and shows the
+    // gateway's message, and nothing is sent; the right one sends.
+    await expect.poll(() => available(page, user, 'BTC'), { timeout: 30_000 }).toBe('0.05');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Home' }).click();
+    await page.getByTestId('asset-row').filter({ hasText: 'BTC' }).click();
+    await expect(page).toHaveURL(/\/home\/asset\/BTC$/);
+    await page.getByRole('link', { name: 'Send' }).click();
+    await expect(page).toHaveURL(/\/home\/asset\/BTC\/send$/);
+    await page.getByTestId('send-amount').fill('0.01');
+    await page.getByTestId('send-address').fill(outside);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect(page).toHaveURL(/\/send\/review$/);
+    await expect(page.getByTestId('review-recipient')).toHaveText(outside);
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await expect(page.getByTestId('send-passcode')).toBeVisible();
+    await expect(circles(page)).toHaveAttribute('data-filled', '0');
+    await tap(page, '1111');
+    await expect(page.getByTestId('passcode-error')).toHaveText('Incorrect pin code');
+    await expect(circles(page)).toHaveAttribute('data-filled', '0');
+    await expect(page).toHaveURL(/\/send\/review$/);
+    expect((await history(page, user, 'BTC')).filter((item) => item.direction === 'WITHDRAWAL')).toEqual([]);
+    expect(await available(page, user, 'BTC')).toBe('0.05');
+    await tap(page, '2580');
+    await expect(page).toHaveURL(/\/send\/progress$/);
+    await expect(page.getByTestId('send-progress')).toHaveAttribute('data-state', /^(IN_PROGRESS|COMPLETED)$/);
+    await expect
+      .poll(async () => (await history(page, user, 'BTC')).filter((item) => item.direction === 'WITHDRAWAL'))
+      .toEqual([expect.objectContaining({ amount: '0.01', to: outside })]);
+    expect(await available(page, user, 'BTC')).toBe('0.04');
+
+    // Back to the protection screen: the pin state was reset on leaving the passcode routes, so it asks again.
+    await page.goto('/settings/wallet-protection');
+    await expect(promptTitle(page)).toHaveText('Enter your passcode');
+    await tap(page, '2580');
+    await expect(page.getByTestId('protection-email')).toContainText(email);
 
     // Change: a wrong current code clears the circles and shows the gateway's message.
     await page.getByTestId('protection-passcode').click();

@@ -1,7 +1,9 @@
 import type { Page } from '@playwright/test';
+import { mnemonicToSeedSync } from '@scure/bip39';
 import { test, expect } from './fixtures.ts';
 import type { LaunchedServer } from '../support/server.ts';
 import { botMessagesTo, forgedInitData, initDataFor, newTelegramUser, postUpdate, startUpdate, telegramEnv } from '../support/telegram.ts';
+import { deriveAddress } from '../../src/server/domain/addresses.ts';
 import type { TelegramUser } from '../../src/server/domain/telegram-init-data.ts';
 
 /**
@@ -72,12 +74,25 @@ async function profile(page: Page): Promise<{ email: string | null; accounts: Ar
   return (await response.json()) as { email: string | null; accounts: Array<{ id: string }>; tgAuth: boolean };
 }
 
+/** An address outside the wallet, on the devnet. */
+const OUTSIDE_SEED = mnemonicToSeedSync('letter advice cage absurd amount doctor acoustic avoid letter advice cage above');
+
+/** The signed-in user's withdrawals of BTC, from the history API. */
+async function withdrawals(page: Page): Promise<Array<{ amount: string; to: string | null; state: string }>> {
+  const headers = { authorization: `Bearer ${await accessToken(page)}` };
+  const account = (await profile(page)).accounts[0]?.id ?? '';
+  const response = await page.request.post(`/api/${account}/asset/transactions`, { headers, data: { currency: 'BTC', sort: 'DESC', pageSize: 100, pageNumber: 1 } });
+  expect(response.ok()).toBe(true);
+  const items = ((await response.json()) as { result: Array<{ direction: string; amount: string; to: string | null; state: string }> }).result;
+  return items.filter((item) => item.direction === 'WITHDRAWAL');
+}
+
 async function openMiniApp(page: Page, user: TelegramUser, query = ''): Promise<void> {
   await mockMessenger(page);
   await page.goto(miniAppUrl(initDataFor(user), query));
 }
 
-test('the first open creates an account and lands on Home; the native main button drives a swap review; the back button goes back', async ({ page }) => {
+test('the first open creates an account and lands on Home; the native main button drives a send through its review; the back button goes back', async ({ page }) => {
   test.setTimeout(120_000);
   const user = newTelegramUser();
   await openMiniApp(page, user);
@@ -115,24 +130,42 @@ test('the first open creates an account and lands on Home; the native main butto
   }).toPass({ timeout: 30_000 });
   expect((await profile(page)).accounts).toEqual(created.accounts);
 
-  // The order: the native main button stands in for the page's Continue; it follows the form's state.
-  await page.getByRole('button', { name: 'Swap' }).click();
-  await expect(page).toHaveURL(/\/swap\/order$/);
+  // Send: the native main button stands in for the page's Continue and Confirm; it follows the form's state.
+  await page.getByTestId('asset-row').filter({ hasText: 'BTC' }).click();
+  await expect(page).toHaveURL(/\/home\/asset\/BTC$/);
+  await page.getByRole('link', { name: 'Send' }).click();
+  await expect(page).toHaveURL(/\/home\/asset\/BTC\/send$/);
   await expect.poll(() => lastSetup(page, 'web_app_setup_back_button')).toMatchObject({ is_visible: true });
   await expect(page.getByRole('button', { name: 'Continue' })).toHaveCount(0);
-  await expect.poll(() => lastSetup(page, 'web_app_setup_main_button')).toMatchObject({ is_visible: true, is_active: false, text: 'Continue' });
-  await page.getByTestId('swap-source-amount').fill('0.004');
-  await expect(page.getByTestId('swap-destination-amount')).not.toHaveValue('');
+  await expect.poll(async () => (await lastSetup(page, 'web_app_setup_main_button'))?.is_visible ?? false).toBe(false);
+  const outside = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', 0);
+  await page.getByTestId('send-amount').fill('0.004');
+  await page.getByTestId('send-address').fill(outside);
   await expect.poll(() => lastSetup(page, 'web_app_setup_main_button')).toMatchObject({ is_visible: true, is_active: true, text: 'Continue' });
   await emit(page, 'main_button_pressed');
-  await expect(page).toHaveURL(/\/swap\/order\/review$/);
-  await expect(page.getByTestId('review-pay')).toContainText('0.004\u00a0BTC');
-  await expect.poll(() => lastSetup(page, 'web_app_setup_main_button')).toMatchObject({ is_visible: true, is_active: true, text: 'Confirm swap' });
+  await expect(page).toHaveURL(/\/home\/asset\/BTC\/send\/review$/);
+  await expect(page.getByTestId('review-amount')).toHaveText('0.004\u00a0BTC');
+  await expect(page.getByTestId('review-recipient')).toHaveText(outside);
+  await expect(page.getByRole('button', { name: 'Confirm' })).toHaveCount(0);
+  await expect.poll(() => lastSetup(page, 'web_app_setup_main_button')).toMatchObject({ is_visible: true, is_active: true, text: 'Confirm' });
 
-  // The native back button walks the history back, and hides on Home.
+  // The native back button walks the history back to the form (still filled); the main button goes forward again.
   await emit(page, 'back_button_pressed');
-  await expect(page).toHaveURL(/\/swap\/order$/);
-  await emit(page, 'back_button_pressed');
+  await expect(page).toHaveURL(/\/home\/asset\/BTC\/send$/);
+  await expect(page.getByTestId('send-amount')).toHaveValue('0.004');
+  await expect.poll(() => lastSetup(page, 'web_app_setup_main_button')).toMatchObject({ is_visible: true, is_active: true, text: 'Continue' });
+  await emit(page, 'main_button_pressed');
+  await expect(page).toHaveURL(/\/send\/review$/);
+  await expect.poll(() => lastSetup(page, 'web_app_setup_main_button')).toMatchObject({ is_visible: true, is_active: true, text: 'Confirm' });
+
+  // Confirmed through the main button (no passcode set): the withdrawal exists, its amount on hold or sent.
+  await emit(page, 'main_button_pressed');
+  await expect(page).toHaveURL(/\/send\/progress$/);
+  await expect(page.getByTestId('send-progress')).toHaveAttribute('data-state', /^(IN_PROGRESS|COMPLETED)$/);
+  await expect.poll(async () => (await withdrawals(page)).map(({ amount, to }) => ({ amount, to }))).toEqual([{ amount: '0.004', to: outside }]);
+
+  // Back on Home, both native buttons hide.
+  await page.getByTestId('continue-assets').click();
   await expect(page).toHaveURL(/\/home$/);
   await expect.poll(() => lastSetup(page, 'web_app_setup_back_button')).toMatchObject({ is_visible: false });
   await expect.poll(() => lastSetup(page, 'web_app_setup_main_button')).toMatchObject({ is_visible: false });

@@ -25,6 +25,7 @@ const { catalogueQuery } = await import('../../../src/stores/catalogue.ts');
 const { $router } = await import('../../../src/stores/router.ts');
 const { $activeToast, hideToast } = await import('../../../src/stores/toasts.ts');
 const store = await import('../../../src/stores/send.ts');
+const { passcodeErrorText } = await import('../../../src/stores/passcode-entry.ts');
 const { scanRegionOf } = await import('../../../src/wallet/ui/qr-scanner.tsx');
 
 const OUTSIDE = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
@@ -133,7 +134,9 @@ describe('the send form', () => {
     expect(store.$sendReview.get()?.askingPasscode).toBe(true);
     expect(send.createWithdrawal).not.toHaveBeenCalled();
     send.createWithdrawal.mockRejectedValueOnce(new WalletError('B2C_USM0031', 'Incorrect pin code', { status: 403, fromServer: true }));
-    await expect(store.confirmSend('1234')).rejects.toThrow();
+    const refusal = await store.confirmSend('1234').catch((error: unknown) => error);
+    // The prompt shows the gateway's own text for it (not the generic one).
+    expect(passcodeErrorText(refusal)).toBe('Incorrect pin code');
     expect(send.createWithdrawal).toHaveBeenLastCalledWith('acc-1', expect.objectContaining({ idempotencyKey: 'key-12345' }), '1234');
     expect(store.$sendReview.get()?.askingPasscode).toBe(true);
   });
