@@ -230,6 +230,20 @@ describe('sell to a bank card', () => {
     expect(await call(undefined, 'POST', '/api/webhooks/payout', JSON.stringify(report))).toMatchObject({ status: 401 });
     expect(await send({ ...report, reference: `sell:${randomUUID()}` })).toMatchObject({ status: 404 });
     expect(await btc(alice)).toMatchObject({ totalAvailable: before?.totalAvailable, onHold: '0' });
+
+    // The sandbox's own report went out once through the webhook outbox; sent again (a lost answer), it changes nothing.
+    const outbox = `SELECT body, attempts, delivered_at IS NOT NULL AS delivered FROM webhook_deliveries WHERE topic = 'payout' AND event_key = $1`;
+    const delivered = await pool.query<{ body: string; attempts: number; delivered: boolean }>(outbox, [payout.rows[0]?.id]);
+    expect(delivered.rows).toHaveLength(1);
+    expect(delivered.rows[0]).toMatchObject({ attempts: 1, delivered: true });
+    expect(JSON.parse(delivered.rows[0]?.body ?? '{}')).toEqual({ payoutId: payout.rows[0]?.id, reference: `sell:${created.id}`, status: 'FAILED', reason: 'Card declined by the issuing bank' });
+    const listed = (await call(undefined, 'GET', '/sandbox/payout/payouts')).body as unknown as { id: string; webhookDelivered: boolean; webhookAttempts: number }[];
+    expect(listed.find((p) => p.id === payout.rows[0]?.id)).toMatchObject({ webhookDelivered: true, webhookAttempts: 1 });
+    await pool.query(`UPDATE webhook_deliveries SET delivered_at = NULL, next_attempt_at = now() WHERE topic = 'payout' AND event_key = $1`, [payout.rows[0]?.id]);
+    await waitFor('the report sent again', async () => (await pool.query<{ delivered: boolean }>(outbox, [payout.rows[0]?.id])).rows[0]?.delivered === true);
+    expect((await pool.query<{ attempts: number }>(outbox, [payout.rows[0]?.id])).rows[0]?.attempts).toBe(2);
+    expect(await pool.query(`SELECT 1 FROM ledger_entries WHERE idempotency_key LIKE $1`, [`sell:%:${created.id}`])).toMatchObject({ rowCount: 2 });
+    expect(await btc(alice)).toMatchObject({ totalAvailable: before?.totalAvailable, onHold: '0' });
   });
 
   it('does not sell more than the account holds, even with many orders at once', async () => {

@@ -1,7 +1,8 @@
 /**
  * The embedded sandbox bank: the payout provider used where no real one is configured. It tokenises cards into its
  * own vault (BIN and last four digits only, never the full number), pays a payout out `delayMs` after it was asked,
- * and reports the outcome by a signed webhook to the gateway, retried with backoff until the gateway answers 2xx.
+ * and reports the outcome by a signed webhook to the gateway, sent through the webhook outbox (../webhooks/delivery.ts):
+ * retried with backoff until the gateway answers 2xx.
  *
  * Deterministic outcomes, for demos and tests: a card whose number ends in 0002 is declined by the issuing bank;
  * every other card is paid. The BIN lookup answers from `sandbox-bins.json` (or the file PAYOUT_BIN_TABLE names).
@@ -13,7 +14,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Logger } from '../../log.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
-import { backoffMs, postSignedWebhook, type PostWebhook } from '../webhooks/delivery.ts';
+import { createWebhookDeliverer, enqueueWebhook } from '../webhooks/delivery.ts';
 import { maskCard, PayoutUnavailableError, type CardInfo, type PayoutProvider, type PayoutReport } from './port.ts';
 import shippedBins from './sandbox-bins.json' with { type: 'json' };
 
@@ -22,9 +23,8 @@ export const SANDBOX_DECLINED_LAST4 = '0002';
 export const SANDBOX_DECLINE_REASON = 'Card declined by the issuing bank';
 
 const SECRET_SETTING = 'payout.sandbox.secret';
-const DELIVERY_LEASE_S = 30;
-const BACKOFF_BASE_MS = 1_000;
-const BACKOFF_MAX_MS = 300_000;
+/** The outbox topic of the sandbox bank's reports. */
+const PAYOUT_WEBHOOK_TOPIC = 'payout';
 const BATCH = 50;
 
 const binTable = z.record(z.string().regex(/^\d{6}$/), z.object({ code: z.string().min(1), system: z.string().min(1), bank: z.string().optional() }));
@@ -54,14 +54,13 @@ export type SandboxBankOptions = {
   /** Where the bank reports outcomes: the gateway's webhook. */
   webhookUrl: string;
   pollMs: number;
-  deliver?: PostWebhook;
 };
 
 export type SandboxBank = { provider: PayoutProvider; jobs: JobHandler[]; routes: Hono };
 
 export function createSandboxBank(options: SandboxBankOptions): SandboxBank {
-  const { pool, log, secret, bins } = options;
-  const deliver = options.deliver ?? postSignedWebhook;
+  const { pool, secret, bins } = options;
+  const deliverer = createWebhookDeliverer({ pool, log: options.log, topic: PAYOUT_WEBHOOK_TOPIC, secret, everyMs: options.pollMs });
 
   const provider: PayoutProvider = {
     name: 'sandbox',
@@ -94,51 +93,35 @@ export function createSandboxBank(options: SandboxBankOptions): SandboxBank {
     },
   };
 
-  /** Pays (or declines) every payout that is due, in one statement: each is decided once. */
-  const payDue = async () => {
-    await pool.query(
-      `UPDATE payout_sandbox_payouts p
-          SET status = CASE WHEN c.last4 = $1 THEN 'FAILED' ELSE 'SUCCEEDED' END,
-              reason = CASE WHEN c.last4 = $1 THEN $2 END,
-              next_attempt_at = now()
-         FROM payout_sandbox_cards c
-        WHERE c.token = p.token
-          AND p.id IN (SELECT id FROM payout_sandbox_payouts WHERE status = 'PENDING' AND due_at <= now()
-                        ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)`,
-      [SANDBOX_DECLINED_LAST4, SANDBOX_DECLINE_REASON, BATCH],
-    );
-  };
-
   /**
-   * Reports decided payouts; each is leased for a while so two workers never post the same one at once. The post and
-   * the backoff are the shared ones of ../webhooks/delivery.ts; the delivery state lives on the payout row itself.
+   * Pays (or declines) every payout that is due, in one statement, and queues each one's report in the same
+   * transaction: each is decided once and reported exactly when its decision committed.
    */
-  const report = async () => {
-    const claimed = await pool.query<{ id: string; reference: string; status: 'SUCCEEDED' | 'FAILED'; reason: string | null; webhook_attempts: number }>(
-      `UPDATE payout_sandbox_payouts SET next_attempt_at = now() + $1 * interval '1 second', webhook_attempts = webhook_attempts + 1
-        WHERE id IN (SELECT id FROM payout_sandbox_payouts
-                      WHERE status <> 'PENDING' AND NOT webhook_delivered AND next_attempt_at <= now()
-                      ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-        RETURNING id, reference, status, reason, webhook_attempts`,
-      [DELIVERY_LEASE_S, BATCH],
-    );
-    await Promise.all(
-      claimed.rows.map(async (row) => {
-        const body: PayoutReport = { payoutId: row.id, reference: row.reference, status: row.status, reason: row.reason };
-        const result = await deliver(options.webhookUrl, secret, JSON.stringify(body));
-        if (result.ok) {
-          await pool.query('UPDATE payout_sandbox_payouts SET webhook_delivered = true, last_error = NULL WHERE id = $1', [row.id]);
-          return;
-        }
-        const backoff = backoffMs(row.webhook_attempts, BACKOFF_BASE_MS, BACKOFF_MAX_MS);
-        log.warn({ payout: row.id, attempt: row.webhook_attempts, error: result.error, retryInMs: backoff }, 'payout webhook not delivered; will retry');
-        await pool.query(`UPDATE payout_sandbox_payouts SET next_attempt_at = now() + $2 * interval '1 millisecond', last_error = $3 WHERE id = $1`, [
-          row.id,
-          backoff,
-          result.error ?? 'unknown',
-        ]);
-      }),
-    );
+  const payDue = async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const decided = await client.query<PayoutReport>(
+        `UPDATE payout_sandbox_payouts p
+            SET status = CASE WHEN c.last4 = $1 THEN 'FAILED' ELSE 'SUCCEEDED' END,
+                reason = CASE WHEN c.last4 = $1 THEN $2 END
+           FROM payout_sandbox_cards c
+          WHERE c.token = p.token
+            AND p.id IN (SELECT id FROM payout_sandbox_payouts WHERE status = 'PENDING' AND due_at <= now()
+                          ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+          RETURNING p.id AS "payoutId", p.reference, p.status, p.reason`,
+        [SANDBOX_DECLINED_LAST4, SANDBOX_DECLINE_REASON, BATCH],
+      );
+      for (const report of decided.rows) {
+        await enqueueWebhook(client, { topic: PAYOUT_WEBHOOK_TOPIC, eventKey: report.payoutId, url: options.webhookUrl, body: JSON.stringify(report) });
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
   };
 
   const routes = new Hono();
@@ -146,24 +129,18 @@ export function createSandboxBank(options: SandboxBankOptions): SandboxBank {
   routes.get('/payouts', async (c) => {
     const rows = await pool.query(
       `SELECT p.id, p.reference, p.status, p.reason, p.amount::text, p.currency, c.bin || '******' || c.last4 AS card, p.due_at AS "dueAt",
-              p.webhook_delivered AS "webhookDelivered", p.webhook_attempts AS "webhookAttempts", p.last_error AS "lastError"
-         FROM payout_sandbox_payouts p JOIN payout_sandbox_cards c ON c.token = p.token ORDER BY p.seq DESC LIMIT 50`,
+              d.delivered_at IS NOT NULL AS "webhookDelivered", coalesce(d.attempts, 0) AS "webhookAttempts", d.last_error AS "lastError"
+         FROM payout_sandbox_payouts p JOIN payout_sandbox_cards c ON c.token = p.token
+         LEFT JOIN webhook_deliveries d ON d.topic = $1 AND d.event_key = p.id::text
+        ORDER BY p.seq DESC LIMIT 50`,
+      [PAYOUT_WEBHOOK_TOPIC],
     );
     return c.json(rows.rows);
   });
 
   return {
     provider,
-    jobs: [
-      {
-        name: 'payout.sandbox',
-        everyMs: options.pollMs,
-        run: async () => {
-          await payDue();
-          await report();
-        },
-      },
-    ],
+    jobs: [{ name: 'payout.sandbox', everyMs: options.pollMs, run: payDue }, deliverer.job],
     routes,
   };
 }

@@ -43,7 +43,7 @@ export type PostResult = { ok: boolean; error?: string };
 export type PostWebhook = (url: string, secret: string, body: string) => Promise<PostResult>;
 
 /** POSTs one body signed now; ok when the receiver answered 2xx. */
-export async function postSignedWebhook(url: string, secret: string, body: string, timeoutMs = 10_000): Promise<PostResult> {
+async function postSignedWebhook(url: string, secret: string, body: string, timeoutMs = 10_000): Promise<PostResult> {
   try {
     const response = await fetch(url, {
       method: 'POST',

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { walletAccounts } from './users.ts';
 import { walletTransactions } from './wallet.ts';
 
@@ -88,7 +88,7 @@ export const payoutSandboxCards = pgTable('payout_sandbox_cards', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** The sandbox bank's payouts: paid (or declined) when due, then reported by a signed webhook, retried until delivered. */
+/** The sandbox bank's payouts: paid (or declined) when due; the reports go out through the webhook outbox (webhooks.ts). */
 export const payoutSandboxPayouts = pgTable(
   'payout_sandbox_payouts',
   {
@@ -102,15 +102,10 @@ export const payoutSandboxPayouts = pgTable(
     status: text('status', { enum: ['PENDING', 'SUCCEEDED', 'FAILED'] }).notNull().default('PENDING'),
     reason: text('reason'),
     dueAt: timestamp('due_at', { withTimezone: true }).notNull(),
-    webhookDelivered: boolean('webhook_delivered').notNull().default(false),
-    webhookAttempts: integer('webhook_attempts').notNull().default(0),
-    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
-    lastError: text('last_error'),
     seq: bigint('seq', { mode: 'number' }).generatedAlwaysAsIdentity(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     index('payout_sandbox_payouts_due').on(t.dueAt).where(sql`${t.status} = 'PENDING'`),
-    index('payout_sandbox_payouts_undelivered').on(t.nextAttemptAt).where(sql`${t.status} <> 'PENDING' AND NOT ${t.webhookDelivered}`),
   ],
 );
