@@ -117,16 +117,16 @@ export function SendScreen() {
           aria-invalid={problems.address !== null}
           data-testid="send-address"
         />
-        <div className="flex gap-2">
-          <button type="button" className="btn-ghost flex-1 h-10 text-sm px-2" onClick={() => void pasteAddress(readClipboard)} data-testid="send-paste">
+        <div className="grid grid-cols-3 gap-2">
+          <button type="button" className="btn-ghost min-w-0 h-auto min-h-14 flex-col gap-1 py-2 px-1 text-xs leading-tight text-center" onClick={() => void pasteAddress(readClipboard)} data-testid="send-paste">
             <Glyph name="copy" size={18} />
             {t('send_paste')}
           </button>
-          <button type="button" className="btn-ghost flex-1 h-10 text-sm px-2" onClick={openScanner} data-testid="send-scan">
+          <button type="button" className="btn-ghost min-w-0 h-auto min-h-14 flex-col gap-1 py-2 px-1 text-xs leading-tight text-center" onClick={openScanner} data-testid="send-scan">
             <Glyph name="search" size={18} />
             {t('send_scan')}
           </button>
-          <button type="button" className="btn-ghost flex-1 h-10 text-sm px-2" onClick={() => togglePicker(!form.pickerOpen)} aria-expanded={form.pickerOpen} data-testid="send-book">
+          <button type="button" className="btn-ghost min-w-0 h-auto min-h-14 flex-col gap-1 py-2 px-1 text-xs leading-tight text-center" onClick={() => togglePicker(!form.pickerOpen)} aria-expanded={form.pickerOpen} data-testid="send-book">
             <Glyph name="wallet" size={18} />
             {t('send_address_book')}
           </button>
