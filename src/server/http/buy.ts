@@ -17,6 +17,7 @@ import { requireAuth, UnauthorizedError, type AccessTokenVerifier } from './auth
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
 import { optionalJson } from './catalogue.ts';
+import { jsonNumberAmount } from './json-amount.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -24,8 +25,8 @@ const account = z.string({ error: 'account is required' }).regex(UUID, 'account 
 const currency = z.string({ error: 'currency is required' }).trim().min(1).max(32).regex(/^[A-Z0-9_]+$/, 'A currency code is upper-case letters, digits and _');
 const amount = (field: string) =>
   z
-    .union([z.string(), z.number().nonnegative()], { error: `${field} is an amount` })
-    .transform((value) => String(value).trim().replace(',', '.'))
+    .union([z.string(), jsonNumberAmount], { error: `${field} is an amount` })
+    .transform((value) => value.trim().replace(',', '.'))
     .pipe(z.string().regex(/^\d{1,12}(?:\.\d{1,18})?$/, `${field} is an amount: digits with an optional decimal part`));
 
 const methodFields = {
@@ -130,8 +131,15 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
     return given === undefined ? undefined : account.parse(given);
   };
 
+  /** The body as an object: `null`, an array or a bare value is the client's mistake (400), not a crash. */
+  const objectBody = async (c: Context<ApiEnv>): Promise<Record<string, unknown>> => {
+    const raw = await optionalJson(c.req.raw);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ApiError(400, 'VALIDATION', 'The request body must be a JSON object');
+    return raw as Record<string, unknown>;
+  };
+
   const methods = async (c: Context<ApiEnv>, accountId: string | undefined) => {
-    const raw = (await optionalJson(c.req.raw)) as Record<string, unknown>;
+    const raw = await objectBody(c);
     const body = methodBody.parse({ ...raw, account: accountId ?? raw.account });
     await optionalOwner(c, body.account);
     const fiatCurrency = body.fiatCurrency ?? desk.fiatOfGeo(body.geoId ?? '');
@@ -139,7 +147,7 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
   };
 
   const order = async (c: Context<ApiEnv>, accountId: string | undefined) => {
-    const raw = (await optionalJson(c.req.raw)) as Record<string, unknown>;
+    const raw = await objectBody(c);
     const body = z.object(orderFields).parse({ ...raw, account: accountId ?? raw.account });
     const idempotencyKey = body.idempotencyKey ?? c.req.header('idempotency-key');
     if (!idempotencyKey || idempotencyKey.length < 8 || idempotencyKey.length > 100) throw new ApiError(400, 'VALIDATION', 'idempotencyKey is required (8 to 100 characters)');
@@ -149,7 +157,7 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
   };
 
   const confirm = async (c: Context<ApiEnv>, accountId: string | undefined) => {
-    const raw = (await optionalJson(c.req.raw)) as Record<string, unknown>;
+    const raw = await objectBody(c);
     const body = confirmBody.parse({ ...raw, account: accountId ?? raw.account });
     await requireOwner(c, body.account);
     return c.json(await desk.confirmOrder(body.account, body.id, body.requestParams));

@@ -23,12 +23,13 @@ import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
 import { optionalJson } from './catalogue.ts';
+import { jsonNumberAmount } from './json-amount.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const currency = z.string({ error: 'The currency is required' }).trim().min(1).max(32).regex(/^[A-Z0-9_]+$/, 'A currency code is upper-case letters, digits and _');
 /** SPEC §5: digits with an optional decimal part, comma as the point, at most 8 digits either side. */
 const amount = z
-  .union([z.string(), z.number().nonnegative().transform(String)], { error: 'The amount is a decimal string' })
+  .union([z.string(), jsonNumberAmount], { error: 'The amount is a decimal string' })
   .pipe(z.string().trim().regex(/^\d{1,8}(?:[.,]\d{1,8})?$/, 'An amount has up to 8 digits before and 8 after the point'))
   .transform((value) => value.replace(',', '.'));
 const address = z.string({ error: 'The address is required' }).max(200, 'An address has at most 200 characters');
