@@ -340,6 +340,11 @@ export function createSellDesk(deps: { pool: pg.Pool; rates: RatesPort; coins: (
         await client.query('ROLLBACK');
         return 'unknown';
       }
+      if (order.provider_payout_id && report.payoutId !== order.provider_payout_id) {
+        await client.query('ROLLBACK');
+        log.error({ order: orderId, payout: report.payoutId, expected: order.provider_payout_id }, 'a payout report names another payout than the order\'s');
+        return 'conflict';
+      }
       const target = report.status === 'SUCCEEDED' ? 'COMPLETED' : 'FAILED';
       if (order.state !== 'PROCESSING') {
         await client.query('ROLLBACK');

@@ -226,6 +226,8 @@ describe('sell to a bank card', () => {
     const report = { payoutId: payout.rows[0]?.id, reference: `sell:${created.id}`, status: 'FAILED', reason: 'again' };
     expect(await send(report)).toMatchObject({ status: 200, body: { outcome: 'duplicate' } });
     expect(await send({ ...report, status: 'SUCCEEDED' })).toMatchObject({ status: 409 });
+    // A report about another payout than the order's is refused, even when its status agrees.
+    expect(await send({ ...report, payoutId: randomUUID() })).toMatchObject({ status: 409, body: { exceptionCode: 'C2F_PAYOUT_CONFLICT' } });
     expect(await send({ ...report, status: 'SUCCEEDED' }, 'not-the-secret')).toMatchObject({ status: 401, body: { exceptionCode: 'WEBHOOK_SIGNATURE' } });
     expect(await call(undefined, 'POST', '/api/webhooks/payout', JSON.stringify(report))).toMatchObject({ status: 401 });
     expect(await send({ ...report, reference: `sell:${randomUUID()}` })).toMatchObject({ status: 404 });
