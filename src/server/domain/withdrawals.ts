@@ -438,28 +438,43 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
 }
 
 /** PENDING → SIGNED: the hot wallet signs each withdrawal; the raw transaction and its hash are saved before any broadcast. */
-export async function signWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort, batch = SIGN_BATCH): Promise<number> {
+export async function signWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort, log: Logger, batch = SIGN_BATCH): Promise<number> {
   return inTransaction(pool, async (client) => {
     const due = await client.query<Claimed>(`SELECT ${CLAIM_COLUMNS} FROM withdrawals WHERE state = 'PENDING' ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [batch]);
+    let signedCount = 0;
     for (const w of due.rows) {
-      const signed = await chain.signWithdrawal({ reference: w.id, network: w.network, currency: w.currency, toAddress: w.to_address, amount: BigInt(w.amount) - BigInt(w.fee) });
+      let signed: Awaited<ReturnType<WithdrawalChainPort['signWithdrawal']>>;
+      try {
+        signed = await chain.signWithdrawal({ reference: w.id, network: w.network, currency: w.currency, toAddress: w.to_address, amount: BigInt(w.amount) - BigInt(w.fee) });
+      } catch (error) {
+        // One the signer refuses stays PENDING with its hold; the rest of the batch is signed and kept.
+        log.warn({ err: error, withdrawal: w.id }, 'signing failed; it will be tried again');
+        continue;
+      }
       await client.query(`UPDATE withdrawals SET state = 'SIGNED', raw_tx = $2, tx_hash = $3, from_address = $4, signed_at = now() WHERE id = $1`, [w.id, signed.rawTx, signed.txHash, signed.fromAddress]);
+      signedCount += 1;
     }
-    return due.rowCount ?? 0;
+    return signedCount;
   });
 }
 
 /**
- * SIGNED → BROADCAST, one row at a time. The chain is asked for the hash first: a transaction it already has (the
- * previous worker died after sending it) is only marked, never sent twice. A refusal for good fails the withdrawal.
+ * SIGNED → BROADCAST, one row at a time, fewest attempts first. The chain is asked for the hash first: a transaction
+ * it already has (the previous worker died after sending it) is only marked, never sent twice. A refusal for good
+ * fails the withdrawal; any other error counts an attempt and leaves it for a later run, behind the others.
  */
 export async function broadcastWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort, log: Logger, batch = BROADCAST_BATCH): Promise<number> {
   let done = 0;
+  const tried: string[] = [];
   for (let i = 0; i < batch; i += 1) {
     const outcome = await inTransaction(pool, async (client) => {
-      const claimed = await client.query<Claimed>(`SELECT ${CLAIM_COLUMNS} FROM withdrawals WHERE state = 'SIGNED' ORDER BY signed_at LIMIT 1 FOR UPDATE SKIP LOCKED`);
+      const claimed = await client.query<Claimed>(
+        `SELECT ${CLAIM_COLUMNS} FROM withdrawals WHERE state = 'SIGNED' AND id <> ALL($1::uuid[]) ORDER BY broadcast_attempts, signed_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [tried],
+      );
       const w = claimed.rows[0];
       if (!w || !w.raw_tx || !w.tx_hash) return 'idle' as const;
+      tried.push(w.id);
       const ref = { txHash: w.tx_hash, outputIndex: 0 };
       const known = (await chain.status(w.network, [ref])).get(transferKey(ref));
       if (known?.state === 'SEEN') {
@@ -490,8 +505,8 @@ export async function broadcastWithdrawals(pool: pg.Pool, chain: WithdrawalChain
       if (shown.rowCount) await notifyAccountChanged(client, w.wallet_account_id);
       return 'done' as const;
     });
-    if (outcome !== 'done') break;
-    done += 1;
+    if (outcome === 'idle') break;
+    if (outcome === 'done') done += 1;
   }
   return done;
 }
@@ -524,7 +539,7 @@ export async function confirmWithdrawals(pool: pg.Pool, chain: WithdrawalChainPo
 
 /** The worker's one job for withdrawals: each step in turn. */
 export async function processWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort, log: Logger): Promise<void> {
-  await signWithdrawals(pool, chain);
+  await signWithdrawals(pool, chain, log);
   await broadcastWithdrawals(pool, chain, log);
   await confirmWithdrawals(pool, chain, log);
 }
