@@ -61,13 +61,15 @@ type Standing = { pin_hash: string | null; blocked: boolean; wait_seconds: numbe
  * The passcode guard (SPEC §6) for the actions it protects: withdrawals, swap confirmation, e-mail change and
  * turning the passcode off. Call it inside the request before anything moves. It passes when the user has no
  * active passcode; otherwise a missing or wrong `pincode` header throws ApiError B2C_USM0031 (wrong code),
- * B2C_USM0030 (too many wrong codes: wait) or B2C_USM0032 (blocked until reset by e-mail).
+ * B2C_USM0030 (too many wrong codes: wait) or B2C_USM0032 (blocked until reset by e-mail). Only a four-digit code
+ * uses up a try: a missing or malformed one guesses nothing, so it is refused without counting.
  *
  * Call it with the pool (or a connection outside any transaction): each try is counted in its own statement
  * before the code is checked, so a refusal that rolls back the caller's transaction would lose its count.
  * Counting first, in one atomic UPDATE, means parallel guesses from any number of processes each use up a try.
  */
 export async function guardPincode(db: Queryable, userId: string, pincode: string | undefined): Promise<void> {
+  const guess = pincode !== undefined && PINCODE_PATTERN.test(pincode) ? pincode : undefined;
   for (let round = 0; round < 3; round += 1) {
     const reserved = await db.query<Reserved>(
       `UPDATE user_pincodes
@@ -75,13 +77,13 @@ export async function guardPincode(db: Queryable, userId: string, pincode: strin
               locked_until = CASE WHEN failures + 1 >= $2 THEN now() + make_interval(secs => $3 * power(2, least(failures + 1 - $2, 20))) ELSE NULL END,
               blocked_at = CASE WHEN failures + 1 >= $4 THEN now() ELSE NULL END,
               updated_at = now()
-        WHERE user_id = $1 AND pin_hash IS NOT NULL AND blocked_at IS NULL AND (locked_until IS NULL OR locked_until <= now())
+        WHERE $5 AND user_id = $1 AND pin_hash IS NOT NULL AND blocked_at IS NULL AND (locked_until IS NULL OR locked_until <= now())
         RETURNING failures, pin_hash, (SELECT language FROM users WHERE users.id = user_pincodes.user_id) AS language`,
-      [userId, PINCODE_POLICY.freeFailures, PINCODE_POLICY.baseWaitSeconds, PINCODE_POLICY.blockAt],
+      [userId, PINCODE_POLICY.freeFailures, PINCODE_POLICY.baseWaitSeconds, PINCODE_POLICY.blockAt, guess !== undefined],
     );
     const row = reserved.rows[0];
     if (row) {
-      const right = pincode !== undefined && PINCODE_PATTERN.test(pincode) && (await verify(row.pin_hash, pincode).catch(() => false));
+      const right = guess !== undefined && (await verify(row.pin_hash, guess).catch(() => false));
       if (right) {
         // Only this try's count is taken back with the rest: the pin hash must still be the one just checked.
         await db.query(`UPDATE user_pincodes SET failures = 0, locked_until = NULL, blocked_at = NULL, updated_at = now() WHERE user_id = $1 AND pin_hash = $2`, [userId, row.pin_hash]);
@@ -101,6 +103,7 @@ export async function guardPincode(db: Queryable, userId: string, pincode: strin
     if (!state?.pin_hash) return;
     if (state.blocked) throw pincodeBlocked(state.language);
     if (state.wait_seconds > 0) throw pincodeWait(state.wait_seconds, state.language);
+    if (guess === undefined) throw wrongPincode(state.language);
     // The wait ran out between the two statements: try to count again.
   }
   throw new ApiError(409, 'PINCODE_BUSY', 'The pin code is being checked by another request; try again');

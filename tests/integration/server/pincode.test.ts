@@ -101,9 +101,16 @@ describe('passcode and e-mail change', () => {
     await call(a, user, '/user/pinCode/enable', { body: { pinCode: '2580' } });
     const servers = () => [a, b];
 
-    // Four wrong codes in a row, alternating processes; a missing header counts as a wrong code.
+    // A missing or malformed code guesses nothing: refused as wrong, but no try is used up.
+    for (const options of [{}, { pincode: '12a4' }, { pincode: '12345' }]) {
+      const answer = await call(a, user, '/user/pinCode/validate', options);
+      expect([answer.status, answer.body.exceptionCode]).toEqual([403, 'B2C_USM0031']);
+    }
+    expect((await state(user.userId))?.failures).toBe(0);
+
+    // Four wrong codes in a row, alternating processes.
     for (let i = 0; i < 4; i += 1) {
-      const answer = await call(servers()[i % 2] as LaunchedServer, user, '/user/pinCode/validate', i === 3 ? {} : { pincode: '0000' });
+      const answer = await call(servers()[i % 2] as LaunchedServer, user, '/user/pinCode/validate', { pincode: '0000' });
       expect([answer.status, answer.body.exceptionCode]).toEqual([403, 'B2C_USM0031']);
     }
     expect((await state(user.userId))?.failures).toBe(4);
