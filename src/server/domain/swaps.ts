@@ -330,7 +330,7 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
       if (!order) {
         // Either the key (another request with it committed meanwhile) or the quote (taken by another order).
         await client.query('ROLLBACK');
-        const raced = await findByKey(pool, account, input.idempotencyKey);
+        const raced = await findByKey(client, account, input.idempotencyKey);
         if (raced) return sameRequest(raced, input);
         throw new SwapError('QUOTE_USED', 'This quote was already accepted by another order');
       }
