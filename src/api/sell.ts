@@ -33,8 +33,10 @@ export const getSavedCards = (account: string, fiat: string) => apiCall<SavedCar
 export const getSellLimits = (account: string, fiat: string) => apiCall<SellLimits>(`${at(account)}/limit/${encodeURIComponent(fiat)}`);
 export const getSellRate = (account: string, fiat: string, currency: string) =>
   apiCall<SellRate>(`${at(account)}/rate/${encodeURIComponent(fiat)}/${encodeURIComponent(currency)}`, { method: 'POST' });
-export const sellByCard = (account: string, body: OrderBase & { card: string; bankCode: string; bankSystem: string; saveCard: boolean }) =>
-  apiCall<SellOrder>(`${at(account)}/order/byCard`, { method: 'POST', body });
-export const sellBySavedCard = (account: string, body: OrderBase & { cardId: string }) => apiCall<SellOrder>(`${at(account)}/order/bySavedCard`, { method: 'POST', body });
+/** The pincode header goes only when one was entered (SPEC §5); the gateway asks for it when the passcode is on. */
+export const sellByCard = (account: string, body: OrderBase & { card: string; bankCode: string; bankSystem: string; saveCard: boolean }, pincode?: string) =>
+  apiCall<SellOrder>(`${at(account)}/order/byCard`, { method: 'POST', body, ...(pincode ? { pincode } : {}) });
+export const sellBySavedCard = (account: string, body: OrderBase & { cardId: string }, pincode?: string) =>
+  apiCall<SellOrder>(`${at(account)}/order/bySavedCard`, { method: 'POST', body, ...(pincode ? { pincode } : {}) });
 /** Not in SPEC §7 (path not shown there): the order's progress, for the success screen. */
 export const getSellOrder = (account: string, id: string) => apiCall<SellOrder>(`${at(account)}/order/${encodeURIComponent(id)}`);

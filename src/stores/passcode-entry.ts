@@ -77,9 +77,14 @@ export function createPasscodeEntry(initialAction: (pin: string) => Promise<void
   };
 }
 
-/** The passcode refusals (B2C_USM0030/0031/0032) show the gateway's own text, which is in the user's language and carries the wait. */
+/** A passcode refusal (B2C_USM0030/0031/0032): the prompt stays open and shows it, instead of a toast. */
+export function isPasscodeRefusal(error: unknown): boolean {
+  return /^B2C_USM003[012]$/.test(toWalletError(error).code);
+}
+
+/** The passcode refusals show the gateway's own text, which is in the user's language and carries the wait. */
 export function passcodeErrorText(error: unknown): string {
   const wallet = toWalletError(error);
-  if (wallet.fromServer && wallet.message && /^B2C_USM003[012]$/.test(wallet.code)) return wallet.message;
+  if (wallet.fromServer && wallet.message && isPasscodeRefusal(error)) return wallet.message;
   return errorText(error, { serverMessage: true });
 }

@@ -12,6 +12,8 @@ import { $t } from './i18n.ts';
 import { $router } from './router.ts';
 import { $disabledAssets } from './settings.ts';
 import { showToast } from './toasts.ts';
+import { isPasscodeRefusal } from './passcode-entry.ts';
+import { $profile } from './user.ts';
 
 /**
  * The sell flow (SPEC §2 Sell, §4, §5): get (RUB is the only payout currency) → pay (the crypto) → order (amount,
@@ -41,7 +43,8 @@ export const $cardLookup = atom<CardLookup | null>(null);
 export const $savedCardId = atom<string | null>(null);
 export const $saveCard = atom(false);
 
-export type SellReview = { idempotencyKey: string; busy: boolean };
+/** askingPasscode: the passcode prompt shows in place of the review (the passcode is on). */
+export type SellReview = { idempotencyKey: string; busy: boolean; askingPasscode: boolean };
 export const $sellReview = atom<SellReview | null>(null);
 export const $sellOrder = atom<SellOrder | null>(null);
 
@@ -231,7 +234,7 @@ export function setSaveCard(on: boolean): void {
 
 export function continueToReview(): void {
   if (!$canReview.get() || !$sellAmountCheck.get().canContinue) return;
-  $sellReview.set({ idempotencyKey: newIdempotencyKey(), busy: false });
+  $sellReview.set({ idempotencyKey: newIdempotencyKey(), busy: false, askingPasscode: false });
   openPage($router, 'sellOrderReview');
 }
 
@@ -242,8 +245,30 @@ export function sellErrorText(error: unknown): string {
   return $t.get()('sell_unavailable');
 }
 
-/** Confirms the review: the order holds the crypto; the screen shows its in-progress state until the answer. */
-export async function confirmSell(): Promise<void> {
+/**
+ * The review's Confirm. A sale sends the crypto out of the wallet like a withdrawal, so with the passcode on it is
+ * asked for first (SPEC §6 guards withdrawals; the gateway refuses a sale without it).
+ */
+export function confirmSellReview(): void {
+  const review = $sellReview.get();
+  if (!review || review.busy) return;
+  if ($profile.get().data?.pinCodeActive) {
+    $sellReview.set({ ...review, askingPasscode: true });
+    return;
+  }
+  void confirmSell().catch(() => {});
+}
+
+export function cancelSellPasscode(): void {
+  const review = $sellReview.get();
+  if (review) $sellReview.set({ ...review, askingPasscode: false });
+}
+
+/**
+ * Places the order: it holds the crypto; the screen shows its in-progress state until the answer. A passcode
+ * refusal is thrown back to the prompt (which clears and shows it); any other failure is a toast.
+ */
+export async function confirmSell(pincode?: string): Promise<void> {
   const account = $accountId.get();
   const review = $sellReview.get();
   const currency = $sellCurrency.get();
@@ -261,8 +286,8 @@ export async function confirmSell(): Promise<void> {
     const savedId = $savedCardId.get();
     const lookup = $cardLookup.get();
     const order = savedId
-      ? await sellBySavedCard(account, { ...base, cardId: savedId })
-      : await sellByCard(account, { ...base, card: $cardNumber.get(), bankCode: lookup?.info?.code ?? '', bankSystem: lookup?.info?.system ?? '', saveCard: $saveCard.get() });
+      ? await sellBySavedCard(account, { ...base, cardId: savedId }, pincode)
+      : await sellByCard(account, { ...base, card: $cardNumber.get(), bankCode: lookup?.info?.code ?? '', bankSystem: lookup?.info?.system ?? '', saveCard: $saveCard.get() }, pincode);
     $sellOrder.set(order);
     resetFlow();
     void refreshBalances();
@@ -270,12 +295,15 @@ export async function confirmSell(): Promise<void> {
   } catch (error) {
     const current = $sellReview.get();
     if (current) $sellReview.set({ ...current, busy: false });
+    if (pincode !== undefined && isPasscodeRefusal(error)) throw error;
+    if (current) $sellReview.set({ ...current, busy: false, askingPasscode: false });
     // An expired rate is quoted afresh; the user confirms again at the new one.
     if (toWalletError(error).code === 'C2F_RATE_EXPIRED') {
-      $sellReview.set({ idempotencyKey: newIdempotencyKey(), busy: false });
+      $sellReview.set({ idempotencyKey: newIdempotencyKey(), busy: false, askingPasscode: false });
       void loadSellTerms();
     }
     showToast(sellErrorText(error), 'error');
+    throw error;
   }
 }
 

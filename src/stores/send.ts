@@ -1,7 +1,6 @@
 import { atom, computed, map } from 'nanostores';
 import { openPage } from '@nanostores/router';
 import { addAddressBookEntry, checkAddress, createWithdrawal, getPreliminaryFee, type AddressCheck, type FeeQuote, type Withdrawal } from '../api/send.ts';
-import { toWalletError } from '../api/errors.ts';
 import { isAddressShapeValid } from '../lib/address.ts';
 import { AMOUNT_TYPING, compareDecimals, displayDecimal, parseDecimal, formatUnits } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
@@ -12,6 +11,7 @@ import { addressBookQuery } from './address-book.ts';
 import { $balances, refreshBalances } from './balances.ts';
 import { $coins } from './catalogue.ts';
 import { showErrorToast } from './errors.ts';
+import { isPasscodeRefusal } from './passcode-entry.ts';
 import { $t } from './i18n.ts';
 import { $router } from './router.ts';
 import { showToast } from './toasts.ts';
@@ -298,8 +298,6 @@ export function cancelPasscode(): void {
 
 export const $sendResult = atom<Withdrawal | null>(null);
 
-const PINCODE_CODES = new Set(['B2C_USM0030', 'B2C_USM0031', 'B2C_USM0032']);
-
 /**
  * POST withdrawal; the pincode header goes only when one was entered. A wrong passcode rejects with its text (the
  * prompt clears and shows it); any other refusal shows the server's message in an error toast (SPEC §8).
@@ -321,9 +319,8 @@ export async function confirmSend(pincode?: string): Promise<void> {
     openPage($router, 'sendProgress', { currency: review.currency });
   } catch (error) {
     $sendReview.set({ ...review, busy: false });
-    const wallet = toWalletError(error);
     // The prompt reads the code (B2C_USM0032 offers the reset) and shows the gateway's own text: pass the error on as is.
-    if (pincode !== undefined && PINCODE_CODES.has(wallet.code)) throw error;
+    if (pincode !== undefined && isPasscodeRefusal(error)) throw error;
     $sendReview.set({ ...review, busy: false, askingPasscode: false });
     showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
     throw error;

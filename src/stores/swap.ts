@@ -22,6 +22,7 @@ import { $accountId } from './account.ts';
 import { $balances, refreshBalances } from './balances.ts';
 import { $activeCoins } from './catalogue.ts';
 import { showErrorToast } from './errors.ts';
+import { isPasscodeRefusal } from './passcode-entry.ts';
 import { createQuery } from './query.ts';
 import { $router } from './router.ts';
 import { $disabledAssets } from './settings.ts';
@@ -283,8 +284,6 @@ export function requestSwapConfirmation(): void {
   if ($swapReview.get() && $swapSecondsLeft.get() > 0) $swapPasscodeOpen.set(true);
 }
 
-const PINCODE_CODES = new Set(['B2C_USM0030', 'B2C_USM0031', 'B2C_USM0032']);
-
 /**
  * Confirms the order under review; the pincode header goes only when non-empty (SPEC §5). A passcode refusal is
  * thrown back to the prompt (which clears and shows it); other failures show the gateway's message (SPEC §8).
@@ -306,7 +305,7 @@ export async function confirmSwap(pincode?: string): Promise<void> {
     const code = toWalletError(error).code;
     const current = $swapReview.get();
     if (current) $swapReview.set({ ...current, busy: false, expired: current.expired || code === 'SWAP_ORDER_EXPIRED' });
-    if (pincode && PINCODE_CODES.has(code)) throw error;
+    if (pincode && isPasscodeRefusal(error)) throw error;
     $swapPasscodeOpen.set(false);
     showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
   }

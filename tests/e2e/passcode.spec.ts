@@ -2,7 +2,7 @@ import type { Page } from '@playwright/test';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { SMTPServer } from 'smtp-server';
 import { test as base, expect } from './fixtures.ts';
-import { addressOf, available, type ApiUser } from './send-helpers.ts';
+import { addressOf, available, pageApiUser, type ApiUser } from './send-helpers.ts';
 import { freePort } from '../support/server.ts';
 import { deriveAddress } from '../../src/server/domain/addresses.ts';
 
@@ -80,19 +80,6 @@ async function tap(page: Page, pin: string): Promise<void> {
   for (const digit of pin) await page.getByTestId(`passcode-key-${digit}`).click();
 }
 
-/** The signed-in page's own access token (oidc-client-ts keeps it in localStorage) and account, for the API. */
-async function apiUserOf(page: Page): Promise<ApiUser> {
-  const token = await page.evaluate(() => {
-    for (let i = 0; i < localStorage.length; i++) {
-      const key = localStorage.key(i) ?? '';
-      if (key.startsWith('wallet.oidc.user:')) return (JSON.parse(localStorage.getItem(key) ?? '{}') as { access_token: string }).access_token;
-    }
-    return '';
-  });
-  const profile = (await (await page.request.get('/api/user', { headers: { authorization: `Bearer ${token}` } })).json()) as { accounts: { id: string }[] };
-  return { token, accountId: profile.accounts[0]?.id ?? '' };
-}
-
 type HistoryItem = { direction: string; state: string; amount: string; to: string | null };
 async function history(page: Page, user: ApiUser, currency: string): Promise<HistoryItem[]> {
   const response = await page.request.post(`/api/${user.accountId}/asset/transactions`, {
@@ -115,7 +102,7 @@ test.describe('passcode and e-mail change', () => {
     await signUpAndLogIn(page, inbox, email);
 
     // Something to send: a devnet deposit of BTC, credited while the passcode is set up.
-    const user = await apiUserOf(page);
+    const user = await pageApiUser(page);
     const outside = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', 0);
     const deposit = await addressOf(page, user, 'BTC');
     expect((await page.request.post('/sandbox/devnet/deposit', { data: { currency: 'BTC', address: deposit, amount: '0.05' } })).status()).toBe(201);

@@ -1,6 +1,7 @@
 import type { Page, Route } from '@playwright/test';
 import { test, expect } from './fixtures.ts';
-import type { LaunchedServer } from '../support/server.ts';
+import { signUpAndLogIn } from './buy-helpers.ts';
+import { pageApiUser } from './send-helpers.ts';
 
 /**
  * Issue 10's walk: sell BTC to a Sberbank test card with 'save card' on, through get → pay → order (amount, then
@@ -12,38 +13,10 @@ test.use({
   appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '300', DEVNET_CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', PAYOUT_SANDBOX_DELAY_MS: '1500', SELL_MIN_RUB: '1000', SELL_MAX_RUB: '300000' },
 });
 
-const PASSWORD = 'correct horse battery';
 const SBER_CARD = '4276380000000001';
 const SBER_DECLINED = '4276380000000002';
 const OTHER_BANK_CARD = '5213240000000001';
 const ONLY_SBER = "RUB payouts are available only to one specific domestic bank's cards. Please provide a different card.";
-
-async function confirmationCode(app: LaunchedServer, email: string): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    for (const line of app.output().split('\n').reverse()) {
-      if (!line.includes('"confirm_email"') || !line.includes(email)) continue;
-      const { link } = JSON.parse(line) as { link?: string };
-      const code = link ? new URL(link).pathname.split('/').pop() : undefined;
-      if (code) return code;
-    }
-    if (Date.now() > deadline) throw new Error(`no confirmation mail to ${email} in the server log`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function signUpAndLogIn(page: Page, app: LaunchedServer): Promise<void> {
-  const email = `sell${Date.now()}@example.com`;
-  expect((await page.request.post('/api/user', { data: { email, password: PASSWORD, accountName: 'Account' } })).ok()).toBe(true);
-  expect((await page.request.post('/api/confirmation/confirm', { data: { confirmationCode: await confirmationCode(app, email) } })).ok()).toBe(true);
-  await page.goto('/auth/login');
-  await page.getByTestId('login-email').click();
-  await page.waitForURL('**/auth/login/email?uid=*');
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL('**/home');
-}
 
 /** /sell/get picks RUB and moves on; /sell/pay picks Bitcoin; the order screen shows its terms. */
 async function startSellingBitcoin(page: Page): Promise<void> {
@@ -180,4 +153,26 @@ test('sells BTC to a Sberbank card, saves it, reuses it, refuses other banks and
   await startSellingBitcoin(page);
   await enterAmount(page, '0.0005');
   await expect(page.getByTestId('sell-saved-card')).toHaveCount(1);
+
+  // With the passcode on, Confirm asks for it: a wrong one shows the gateway's message and sells nothing; the right one sells.
+  const user = await pageApiUser(page);
+  const enabled = await page.request.post('/api/user/pinCode/enable', { headers: { authorization: `Bearer ${user.token}` }, data: { pinCode: '2580' } });
+  expect(enabled.ok()).toBe(true);
+  await startSellingBitcoin(page);
+  await enterAmount(page, '0.0005');
+  await page.getByTestId('sell-saved-card').click();
+  await continueButton.click();
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await expect(page.getByTestId('sell-passcode')).toBeVisible();
+  await expect(page.getByTestId('passcode-prompt').getByRole('heading')).toHaveText('Enter your passcode to sell');
+  const tap = async (pin: string) => {
+    for (const digit of pin) await page.getByTestId(`passcode-key-${digit}`).click();
+  };
+  await tap('1111');
+  await expect(page.getByTestId('passcode-error')).toHaveText('Incorrect pin code');
+  await expect(page.getByTestId('passcode-circles')).toHaveAttribute('data-filled', '0');
+  await expect(page).toHaveURL(/\/sell\/order\/review$/);
+  await tap('2580');
+  await expect(page).toHaveURL(/\/sell\/success$/);
+  await expect(page.getByTestId('sell-success-status')).toHaveAttribute('data-state', 'COMPLETED', { timeout: 20_000 });
 });

@@ -10,7 +10,8 @@ export const newEmail = () => `send${Date.now()}${counter++}@example.com`;
 
 export type ApiUser = { token: string; accountId: string };
 
-async function confirmationCode(app: LaunchedServer, email: string): Promise<string> {
+/** The sign-up confirmation code, read from the mail the server logged (no SMTP_URL). */
+export async function confirmationCode(app: LaunchedServer, email: string): Promise<string> {
   const deadline = Date.now() + 15_000;
   for (;;) {
     for (const line of app.output().split('\n').reverse()) {
@@ -22,6 +23,24 @@ async function confirmationCode(app: LaunchedServer, email: string): Promise<str
     if (Date.now() > deadline) throw new Error(`no confirmation mail to ${email} in the server log`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** The signed-in page's own access token, as oidc-client-ts keeps it in localStorage. */
+export function pageAccessToken(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    for (let i = 0; i < localStorage.length; i++) {
+      const key = localStorage.key(i) ?? '';
+      if (key.startsWith('wallet.oidc.user:')) return (JSON.parse(localStorage.getItem(key) ?? '{}') as { access_token: string }).access_token;
+    }
+    return '';
+  });
+}
+
+/** The signed-in page's access token and account, for what a test does through the API. */
+export async function pageApiUser(page: Page): Promise<ApiUser> {
+  const token = await pageAccessToken(page);
+  const profile = (await (await page.request.get('/api/user', { headers: { authorization: `Bearer ${token}` } })).json()) as { accounts: { id: string }[] };
+  return { token, accountId: profile.accounts[0]?.id ?? '' };
 }
 
 /** A confirmed user signed in over HTTP (PKCE against /oidc), for what the test prepares through the API. */

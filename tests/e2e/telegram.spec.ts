@@ -4,6 +4,7 @@ import { test, expect } from './fixtures.ts';
 import type { LaunchedServer } from '../support/server.ts';
 import { botMessagesTo, forgedInitData, initDataFor, newTelegramUser, postUpdate, startUpdate, telegramEnv } from '../support/telegram.ts';
 import { deriveAddress } from '../../src/server/domain/addresses.ts';
+import { pageAccessToken } from './send-helpers.ts';
 import type { TelegramUser } from '../../src/server/domain/telegram-init-data.ts';
 
 /**
@@ -57,19 +58,8 @@ async function lastSetup(page: Page, type: 'web_app_setup_main_button' | 'web_ap
   return all.at(-1)?.[1];
 }
 
-/** The signed-in user's access token, as oidc-client-ts keeps it. */
-async function accessToken(page: Page): Promise<string> {
-  return page.evaluate(() => {
-    for (let i = 0; i < localStorage.length; i++) {
-      const key = localStorage.key(i) ?? '';
-      if (key.startsWith('wallet.oidc.user:')) return (JSON.parse(localStorage.getItem(key) ?? '{}') as { access_token: string }).access_token;
-    }
-    return '';
-  });
-}
-
 async function profile(page: Page): Promise<{ email: string | null; accounts: Array<{ id: string }>; tgAuth: boolean }> {
-  const response = await page.request.get('/api/user', { headers: { authorization: `Bearer ${await accessToken(page)}` } });
+  const response = await page.request.get('/api/user', { headers: { authorization: `Bearer ${await pageAccessToken(page)}` } });
   expect(response.ok()).toBe(true);
   return (await response.json()) as { email: string | null; accounts: Array<{ id: string }>; tgAuth: boolean };
 }
@@ -79,7 +69,7 @@ const OUTSIDE_SEED = mnemonicToSeedSync('letter advice cage absurd amount doctor
 
 /** The signed-in user's withdrawals of BTC, from the history API. */
 async function withdrawals(page: Page): Promise<Array<{ amount: string; to: string | null; state: string }>> {
-  const headers = { authorization: `Bearer ${await accessToken(page)}` };
+  const headers = { authorization: `Bearer ${await pageAccessToken(page)}` };
   const account = (await profile(page)).accounts[0]?.id ?? '';
   const response = await page.request.post(`/api/${account}/asset/transactions`, { headers, data: { currency: 'BTC', sort: 'DESC', pageSize: 100, pageNumber: 1 } });
   expect(response.ok()).toBe(true);

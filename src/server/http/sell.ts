@@ -3,12 +3,13 @@
  * provider's signed webhook at /api/webhooks/payout. Account routes are for the account's owner only. A card number
  * arrives in one body (order/byCard), goes to the provider's tokeniser and is never logged, stored or echoed.
  */
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import type pg from 'pg';
 import { z } from 'zod';
 import { checkWebhookSignature, SIGNATURE_HEADER } from '../adapters/webhooks/signature.ts';
 import type { PayoutProvider } from '../adapters/payout/port.ts';
 import { SellError, type SellDesk, type SellProblem } from '../domain/sell.ts';
+import { guardPincode } from '../domain/pincode.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
@@ -106,13 +107,19 @@ export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: P
     c.json(await desk.quote(c.req.param('account'), c.req.param('fiatCurrency'), c.req.param('currency')).catch(refusal)),
   );
 
+  // A sale sends crypto out of the wallet like a withdrawal: with the passcode on, the pincode header must carry it
+  // (SPEC §6). Checked before anything moves, outside the order's transaction (its tries are counted on their own).
+  const passcode = (c: Context<ApiEnv>) => guardPincode(pool, c.get('principal').userId, c.req.header('pincode') || undefined);
+
   app.post('/c2f/:account/order/byCard', auth, owner, async (c) => {
     const body = byCardBody.parse(await optionalJson(c.req.raw));
+    await passcode(c);
     return c.json(await desk.orderByCard(c.req.param('account'), body).catch(refusal));
   });
 
   app.post('/c2f/:account/order/bySavedCard', auth, owner, async (c) => {
     const body = bySavedCardBody.parse(await optionalJson(c.req.raw));
+    await passcode(c);
     return c.json(await desk.orderBySavedCard(c.req.param('account'), body).catch(refusal));
   });
 

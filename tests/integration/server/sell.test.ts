@@ -248,6 +248,31 @@ describe('sell to a bank card', () => {
     expect(await btc(alice)).toMatchObject({ totalAvailable: before?.totalAvailable, onHold: '0' });
   });
 
+  it('asks for the passcode when it is on: none or a wrong one holds nothing, the right one sells', async () => {
+    expect((await call(alice, 'POST', '/api/user/pinCode/enable', { pinCode: '2580' })).status).toBe(200);
+    try {
+      const before = await btc(alice);
+      const { rateId } = await rate(alice);
+      const body = { card: SBER_CARD, currency: 'BTC', fiatCurrency: 'RUB', fixedRateId: rateId, fiatAmount: '2000', saveCard: false, bankCode: 'SBR', bankSystem: 'VISA' };
+      const none = await byCard(alice, { ...body, idempotencyKey: randomUUID() });
+      expect(none).toMatchObject({ status: 403, body: { exceptionCode: 'B2C_USM0031' } });
+      const wrong = await call(alice, 'POST', `/api/c2f/${alice.accountId}/order/byCard`, { ...body, idempotencyKey: randomUUID() }, { pincode: '1111' });
+      expect(wrong).toMatchObject({ status: 403, body: { exceptionCode: 'B2C_USM0031' } });
+      const saved = (await call(alice, 'GET', `/api/c2f/${alice.accountId}/cards/RUB`)).body as unknown as { cardId: string }[];
+      const bySaved = await call(alice, 'POST', `/api/c2f/${alice.accountId}/order/bySavedCard`, { cardId: saved[0]?.cardId, currency: 'BTC', fiatCurrency: 'RUB', fixedRateId: rateId, fiatAmount: '2000', idempotencyKey: randomUUID() });
+      expect(bySaved).toMatchObject({ status: 403, body: { exceptionCode: 'B2C_USM0031' } });
+      expect(await btc(alice)).toEqual(before);
+
+      const right = await call(alice, 'POST', `/api/c2f/${alice.accountId}/order/byCard`, { ...body, idempotencyKey: randomUUID() }, { pincode: '2580' });
+      expect(right.status).toBe(200);
+      const id = (right.body as unknown as SellOrderView).id;
+      await waitFor('the payout', async () => (await order(alice, id)).state === 'COMPLETED');
+      expect((await btc(alice))?.totalAvailable).not.toBe(before?.totalAvailable);
+    } finally {
+      expect((await call(alice, 'POST', '/api/user/pinCode/disable', undefined, { pincode: '2580' })).status).toBe(200);
+    }
+  });
+
   it('does not sell more than the account holds, even with many orders at once', async () => {
     const asset = await btc(alice);
     const { rate: fixed, rateId } = await rate(alice);

@@ -26,6 +26,7 @@ import {
   backToAmount,
   chooseSellAsset,
   confirmSell,
+  confirmSellReview,
   continueToCard,
   continueToReview,
   loadSellTerms,
@@ -40,6 +41,7 @@ import { AssetRow } from '../../ui/asset-row.tsx';
 import { CoinLogo } from '../../ui/coin-logo.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
+import { PasscodePrompt } from '../../ui/passcode-prompt.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
 
@@ -295,6 +297,15 @@ function ReviewScreen() {
   }, [review, coin]);
   if (!review || !coin || !terms.rate) return null;
   const ticker = tickerOf(coin.currency);
+  // Before `busy`: the prompt stays while its code is checked, so a refusal shows in it.
+  if (review.askingPasscode) {
+    return (
+      <div className="screen" data-testid="sell-passcode">
+        <ScreenHeader title={t('sell_review_title')} back={getPagePath($router, 'sellOrder')} backLabel={t('common_back')} />
+        <PasscodePrompt title={t('sell_passcode_title')} onComplete={(pin) => confirmSell(pin)} />
+      </div>
+    );
+  }
   if (review.busy) {
     return (
       <div className="screen items-center text-center" data-testid="sell-in-progress" aria-busy="true">
@@ -317,7 +328,7 @@ function ReviewScreen() {
         {card && <Line label={t('sell_review_bank')} value={card.bank} testId="sell-review-bank" />}
       </div>
       <div className="mt-auto">
-        <MainAction label={t('sell_confirm')} onClick={() => void confirmSell()} busy={review.busy} />
+        <MainAction label={t('sell_confirm')} onClick={confirmSellReview} busy={review.busy} />
       </div>
     </div>
   );
