@@ -51,6 +51,7 @@ const schema = z.object({
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).max(200).optional(),
   TRUST_PROXY: z.enum(['on', 'off']).default('off'),
+  PUBLIC_RATE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(120),
   SWAP_SPREAD_BPS: z.coerce.number().int().min(0).max(2000).default(50),
   SWAP_LIMITS: z
     .string()
@@ -119,6 +120,8 @@ export type Config = Readonly<{
   smtpUrl: string | undefined;
   mailFrom: string;
   trustProxy: boolean;
+  /** Requests a minute per client address on the public endpoints that write (buy quotes and orders); 0 is off. */
+  publicRateLimit: number;
   /** Swaps (SPEC §5): the spread in basis points taken in the destination currency, and limits per source or pair. */
   swap: Readonly<{ spreadBps: number; limits: Readonly<Record<string, { min: string; max: string }>> }>;
   /** The payout bank of sells: `sandbox` is the embedded one under /sandbox/payout. */
@@ -179,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? `Wallet <no-reply@${new URL(publicUrl).hostname}>`,
     trustProxy: e.TRUST_PROXY === 'on',
+    publicRateLimit: e.PUBLIC_RATE_LIMIT,
     swap: Object.freeze({ spreadBps: e.SWAP_SPREAD_BPS, limits: Object.freeze(e.SWAP_LIMITS ?? {}) }),
     payout: Object.freeze({ provider: e.PAYOUT_PROVIDER, webhookSecret: e.PAYOUT_WEBHOOK_SECRET, sandboxDelayMs: e.PAYOUT_SANDBOX_DELAY_MS, binTable: e.PAYOUT_BIN_TABLE }),
     sell: Object.freeze({ minRub: e.SELL_MIN_RUB, maxRub: e.SELL_MAX_RUB, spreadBps: e.SELL_SPREAD_BPS, rateTtlS: e.SELL_RATE_TTL_S }),

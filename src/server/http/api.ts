@@ -52,7 +52,7 @@ export function createApi(deps: ApiDeps): ApiHandler {
   // /c2f/{account}/… starts with a fixed segment, so it stays on `api`.
   api.route('/', createSellApi({ pool: deps.pool, desk: deps.custody.sell, provider: deps.custody.payouts.provider, auth: deps.auth, log: deps.log }));
   // /b2c/…, /fiatDeposit/… and the card provider's webhook: fixed first segments, so on `api` too.
-  api.route('/', createBuyApi({ pool: deps.pool, desk: deps.custody.buy, provider: deps.custody.cards.provider, auth: deps.auth, log: deps.log }));
+  api.route('/', createBuyApi({ pool: deps.pool, desk: deps.custody.buy, provider: deps.custody.cards.provider, auth: deps.auth, log: deps.log, limit: { perMinute: deps.config.publicRateLimit, trustProxy: deps.config.trustProxy } }));
 
   // Routes of SPEC §7 under /api/{account}/… go on `accounts`, not `api`: a parameter first, beside /api/user and
   // the like, makes Hono give up its RegExpRouter for a slower trie on every route. Requests whose first segment

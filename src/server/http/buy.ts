@@ -13,6 +13,7 @@ import { checkWebhookSignature, SIGNATURE_HEADER } from '../adapters/webhooks/si
 import type { CardProvider } from '../adapters/card/port.ts';
 import { BuyError, type BuyDesk, type BuyProblem } from '../domain/buy.ts';
 import type { Logger } from '../log.ts';
+import { rateLimit } from './rate-limit.ts';
 import { requireAuth, UnauthorizedError, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
@@ -98,10 +99,12 @@ const refusal = (error: unknown): never => {
   throw error;
 };
 
-export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: CardProvider; auth: AccessTokenVerifier; log: Logger }): Hono<ApiEnv> {
+export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: CardProvider; auth: AccessTokenVerifier; log: Logger; limit: { perMinute: number; trustProxy: boolean } }): Hono<ApiEnv> {
   const { pool, desk } = deps;
   const app = new Hono<ApiEnv>();
   const auth = requireAuth(deps.auth);
+  // Quotes and orders are public (SPEC §6) and each writes a row: one caller may not flood them.
+  const limited = rateLimit(deps.limit);
 
   const ownedBy = async (accountId: string, userId: string) => {
     const found = await pool.query({ name: 'buy_account_owner', text: 'SELECT 1 FROM wallet_accounts WHERE id = $1 AND user_id = $2', values: [accountId, userId] });
@@ -171,14 +174,14 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
     if (address !== undefined && (address.length > 200 || !/^[\w:.-]*$/.test(address))) throw new ApiError(400, 'VALIDATION', 'depositAddress is not an address');
     return c.json(desk.availability());
   });
-  app.post('/b2c/fiat/method', (c) => guarded(() => methods(c, undefined)));
+  app.post('/b2c/fiat/method', limited, (c) => guarded(() => methods(c, undefined)));
   app.post('/b2c/rate', (c) =>
     guarded(async () => {
       const body = rateBody.parse(await optionalJson(c.req.raw));
       return c.json(await desk.rate(body.currency, body.fiatCurrency));
     }),
   );
-  app.post('/b2c/order', (c) => guarded(() => order(c, undefined)));
+  app.post('/b2c/order', limited, (c) => guarded(() => order(c, undefined)));
   app.post('/b2c/order/confirm', auth, (c) => guarded(() => confirm(c, undefined)));
   app.get('/b2c/order/:id', auth, (c) =>
     guarded(async () => {
@@ -196,8 +199,8 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
     queryAccount(c);
     return c.json(desk.availability());
   });
-  app.post('/fiatDeposit/methods', (c) => guarded(() => methods(c, queryAccount(c))));
-  app.post('/fiatDeposit/order', (c) => guarded(() => order(c, queryAccount(c))));
+  app.post('/fiatDeposit/methods', limited, (c) => guarded(() => methods(c, queryAccount(c))));
+  app.post('/fiatDeposit/order', limited, (c) => guarded(() => order(c, queryAccount(c))));
   app.post('/fiatDeposit/order/confirm', auth, (c) => guarded(() => confirm(c, queryAccount(c))));
 
   // The card provider's events: public, but only a body signed with the shared secret within 300 s is believed.

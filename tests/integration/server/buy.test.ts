@@ -365,4 +365,22 @@ describe('buy crypto with a card', () => {
     const rows = await pool.query<{ attempts: number }>('SELECT attempts FROM webhook_deliveries WHERE topic = $1', [topic]);
     expect(rows.rows.map((r) => r.attempts)).toEqual([3, 3, 3, 3, 3]);
   });
+  it('limits each client address on the public endpoints that write rows (PUBLIC_RATE_LIMIT)', async () => {
+    const limited = await launchServer({ DATABASE_URL: database.url, ...ENV, WORKERS: 'off', PUBLIC_RATE_LIMIT: '2' });
+    try {
+      const post = (path: string, body: unknown) =>
+        fetch(`${limited.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: (await r.json()) as Record<string, unknown> }));
+      const quoteBody = { currency: 'USDC_ETH', geoId: 'US', account: alice.accountId, fiatAmount: '100' };
+      expect((await post('/api/b2c/fiat/method', quoteBody)).status).toBe(200);
+      expect((await post('/api/fiatDeposit/methods', quoteBody)).status).toBe(200);
+      const third = await post('/api/b2c/fiat/method', quoteBody);
+      expect(third).toMatchObject({ status: 429, body: { exceptionCode: 'TOO_MANY_REQUESTS' } });
+      expect(Number(third.retryAfter)).toBeGreaterThan(0);
+      expect((await post('/api/b2c/order', { account: alice.accountId, idempotencyKey: randomUUID() })).status).toBe(429);
+      // Reads and the signed-in routes are not counted.
+      expect((await fetch(`${limited.url}/api/b2c/fiat/availability`)).status).toBe(200);
+    } finally {
+      await limited.stop();
+    }
+  });
 });
