@@ -11,3 +11,9 @@ export function createLogger(level: string): Logger {
     redact: { paths: ['password', '*.password', 'pinCode', '*.pinCode', 'card', '*.card', 'headers.authorization', 'headers.pincode'], censor: '[redacted]' },
   });
 }
+
+/**
+ * Retries of one stuck money movement (a withdrawal's broadcast, a sale's hand-over to the payout bank) after which
+ * each further failure is logged at error level: the user's money is held and the operator should look.
+ */
+export const ALERT_AFTER_ATTEMPTS = 10;

@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { createHash } from 'node:crypto';
 import { formatUnits, parseDecimal } from '../../lib/amount.ts';
 import { decimalsOf, type CoinMeta } from '../../lib/currencies.ts';
-import type { Logger } from '../log.ts';
+import { ALERT_AFTER_ATTEMPTS, type Logger } from '../log.ts';
 import type { RatesPort } from '../adapters/rates/port.ts';
 import { PayoutUnavailableError, type CardInfo, type PayoutProvider, type PayoutReport } from '../adapters/payout/port.ts';
 import { notifyAccountChanged } from './account-changes.ts';
@@ -90,6 +90,7 @@ type OrderRow = {
   bank_code: string;
   saved_card_id: string | null;
   provider_payout_id: string | null;
+  submit_attempts: number;
   failure_reason: string | null;
   wallet_transaction_id: string | null;
   created_at: Date;
@@ -409,7 +410,12 @@ export function createSellDesk(deps: { pool: pg.Pool; rates: RatesPort; coins: (
         submitted++;
       } catch (error) {
         await pool.query('UPDATE sell_orders SET updated_at = now() WHERE id = $1', [order.id]);
-        log.warn({ err: error instanceof PayoutUnavailableError ? error.message : error, order: order.id }, 'sell order still not accepted by the payout provider');
+        const attempts = order.submit_attempts + 1;
+        // The crypto stays held until the provider takes the order; from the tenth try on the operator should look.
+        log[attempts >= ALERT_AFTER_ATTEMPTS ? 'error' : 'warn'](
+          { err: error instanceof PayoutUnavailableError ? error.message : error, order: order.id, attempts },
+          'sell order still not accepted by the payout provider',
+        );
       }
     }
     return submitted;

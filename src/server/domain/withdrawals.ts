@@ -16,7 +16,7 @@ import { AmountError, formatUnits, parseDecimal } from '../../lib/amount.ts';
 import { explorerLink, type CoinMeta, type Network } from '../../lib/currencies.ts';
 import { BroadcastRejectedError, transferKey, type WithdrawalChainPort } from '../adapters/chains/port.ts';
 import type { WithdrawalConfig } from '../config-withdrawals.ts';
-import type { Logger } from '../log.ts';
+import { ALERT_AFTER_ATTEMPTS, type Logger } from '../log.ts';
 import type { Catalogue } from './catalogue.ts';
 import { isValidAddress, toChecksumAddress } from './addresses.ts';
 import { notifyAccountChanged } from './account-changes.ts';
@@ -484,8 +484,10 @@ export async function broadcastWithdrawals(pool: pg.Pool, chain: WithdrawalChain
           await chain.broadcast(w.network, w.raw_tx);
         } catch (error) {
           if (!(error instanceof BroadcastRejectedError)) {
-            await client.query('UPDATE withdrawals SET broadcast_attempts = broadcast_attempts + 1 WHERE id = $1', [w.id]);
-            log.warn({ err: error, withdrawal: w.id }, 'broadcast failed; it will be tried again');
+            const counted = await client.query<{ broadcast_attempts: number }>('UPDATE withdrawals SET broadcast_attempts = broadcast_attempts + 1 WHERE id = $1 RETURNING broadcast_attempts', [w.id]);
+            const attempts = counted.rows[0]?.broadcast_attempts ?? 0;
+            // From the tenth failure on it is an error: the user's money is held and someone should look.
+            log[attempts >= ALERT_AFTER_ATTEMPTS ? 'error' : 'warn']({ err: error, withdrawal: w.id, attempts }, 'broadcast failed; it will be tried again');
             return 'retry' as const;
           }
           await failWithdrawal(client, w, error.message);

@@ -9,6 +9,7 @@ import { signWebhook } from '../../../src/server/adapters/webhooks/signature.ts'
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
 import type { SellOrderView } from '../../../src/server/domain/sell.ts';
+import { ALERT_AFTER_ATTEMPTS } from '../../../src/server/log.ts';
 
 /**
  * Issue 10 through the real server, ledger and PostgreSQL: card lookup, limits, rates, orders by a new and a saved
@@ -271,6 +272,30 @@ describe('sell to a bank card', () => {
     } finally {
       expect((await call(alice, 'POST', '/api/user/pinCode/disable', undefined, { pincode: '2580' })).status).toBe(200);
     }
+  });
+
+  it('keeps the crypto held while the payout bank cannot take the order, retries, and logs an error from the tenth try', async () => {
+    const { rateId } = await rate(alice);
+    // The sandbox bank's table out of reach: every hand-over fails, as with a bank that is down.
+    await pool.query('ALTER TABLE payout_sandbox_payouts RENAME TO payout_sandbox_payouts_away');
+    let id = '';
+    try {
+      const placed = await byCard(alice, { card: SBER_CARD, currency: 'BTC', fiatCurrency: 'RUB', fixedRateId: rateId, fiatAmount: '1500', saveCard: false, bankCode: 'SBR', bankSystem: 'VISA', idempotencyKey: randomUUID() });
+      expect(placed.status).toBe(200);
+      id = (placed.body as unknown as SellOrderView).id;
+      expect(placed.body).toMatchObject({ state: 'PROCESSING' });
+      expect(Number((await btc(alice))?.onHold)).toBeGreaterThan(0);
+      await pool.query('UPDATE sell_orders SET submit_attempts = $2 WHERE id = $1', [id, ALERT_AFTER_ATTEMPTS - 2]);
+      const alerts = () => server.output().split('\n').filter((line) => line.includes(id) && line.includes('still not accepted by the payout provider'));
+      await waitFor('a retry logged as an error', async () => alerts().some((line) => (JSON.parse(line) as { level: number }).level === 50));
+      for (const logged of alerts().map((line) => JSON.parse(line) as { level: number; attempts: number })) expect(logged.level).toBe(logged.attempts >= ALERT_AFTER_ATTEMPTS ? 50 : 40);
+      expect((await order(alice, id)).state).toBe('PROCESSING');
+    } finally {
+      await pool.query('ALTER TABLE payout_sandbox_payouts_away RENAME TO payout_sandbox_payouts');
+    }
+    // The bank is back: the next retry hands it over and it is paid.
+    await waitFor('the payout', async () => (await order(alice, id)).state === 'COMPLETED', 30_000);
+    expect((await btc(alice))?.onHold).toBe('0');
   });
 
   it('does not sell more than the account holds, even with many orders at once', async () => {

@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../../support/database.ts
 import { auditFailures, createWalletAccount, openTestCustody, quietLog, waitFor } from '../../support/custody.ts';
 import type { Database } from '../../../src/server/db/database.ts';
 import type { Custody } from '../../../src/server/custody.ts';
+import { ALERT_AFTER_ATTEMPTS } from '../../../src/server/log.ts';
 import type { WithdrawalChainPort } from '../../../src/server/adapters/chains/port.ts';
 import { deriveAddress } from '../../../src/server/domain/addresses.ts';
 import { addAssets, listAssets } from '../../../src/server/domain/assets.ts';
@@ -27,9 +28,10 @@ describe('the withdrawal worker with one bad withdrawal', () => {
   let database: Database;
   let custody: Custody;
   let service: WithdrawalService;
-  const warnings: { msg: string; withdrawal?: string }[] = [];
+  type Line = { msg: string; level: number; withdrawal?: string; attempts?: number };
+  const warnings: Line[] = [];
   // Warnings land in `warnings`, so the test sees what the worker logged about the bad row.
-  const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line) as { msg: string; withdrawal?: string }) });
+  const log = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line) as Line) });
 
   /** The real devnet chain, except that it fails signing or broadcasting for the addresses in these sets. */
   const refuseSigning = new Set<string>();
@@ -164,6 +166,11 @@ describe('the withdrawal worker with one bad withdrawal', () => {
     expect(await broadcastWithdrawals(database.pool, port(), log)).toBe(0);
     expect(await row(stuck.id)).toMatchObject({ state: 'SIGNED' });
     expect((await row(stuck.id))?.broadcast_attempts).toBeGreaterThan(attempts);
+    // From the tenth failed try on, each one is logged as an error: the money is held and the operator should look.
+    expect(warnings.filter((w) => w.withdrawal === stuck.id).every((w) => w.level === 40)).toBe(true);
+    await database.pool.query('UPDATE withdrawals SET broadcast_attempts = $2 WHERE id = $1', [stuck.id, ALERT_AFTER_ATTEMPTS - 1]);
+    expect(await broadcastWithdrawals(database.pool, port(), log)).toBe(0);
+    expect(warnings.filter((w) => w.withdrawal === stuck.id).at(-1)).toMatchObject({ level: 50, attempts: ALERT_AFTER_ATTEMPTS });
 
     // The node is back: the stuck one is sent, once, and everything completes.
     failBroadcast.delete(bad);
