@@ -1,6 +1,7 @@
-import { atom, type ReadableAtom } from 'nanostores';
+import { atom, type ReadableAtom, type WritableAtom } from 'nanostores';
 import { toWalletError } from '../api/errors.ts';
 import { errorText } from './errors.ts';
+import { $profile } from './user.ts';
 
 /** SPEC §5, §9: the passcode is exactly 4 digits and the action fires 300 ms after the fourth. */
 export const PASSCODE_LENGTH = 4;
@@ -73,6 +74,27 @@ export function createPasscodeEntry(initialAction: (pin: string) => Promise<void
       disposed = true;
       if (timer) clearTimeout(timer);
       timer = undefined;
+    },
+  };
+}
+
+type Review = { busy: boolean; askingPasscode: boolean };
+
+/**
+ * The Confirm of a review that moves money out, and the way back from its prompt: with the passcode on, the prompt
+ * shows in place of the review first (SPEC §6) and its code goes to `confirm`; without it, `confirm` runs at once.
+ */
+export function passcodeStep<T extends Review>($review: WritableAtom<T | null>, confirm: () => Promise<void>): { confirm: () => void; cancel: () => void } {
+  return {
+    confirm() {
+      const review = $review.get();
+      if (!review || review.busy) return;
+      if ($profile.get().data?.pinCodeActive) $review.set({ ...review, askingPasscode: true });
+      else void confirm().catch(() => {});
+    },
+    cancel() {
+      const review = $review.get();
+      if (review) $review.set({ ...review, askingPasscode: false });
     },
   };
 }

@@ -12,8 +12,7 @@ import { $t } from './i18n.ts';
 import { $router } from './router.ts';
 import { $disabledAssets } from './settings.ts';
 import { showToast } from './toasts.ts';
-import { isPasscodeRefusal } from './passcode-entry.ts';
-import { $profile } from './user.ts';
+import { isPasscodeRefusal, passcodeStep } from './passcode-entry.ts';
 
 /**
  * The sell flow (SPEC §2 Sell, §4, §5): get (RUB is the only payout currency) → pay (the crypto) → order (amount,
@@ -249,20 +248,7 @@ export function sellErrorText(error: unknown): string {
  * The review's Confirm. A sale sends the crypto out of the wallet like a withdrawal, so with the passcode on it is
  * asked for first (SPEC §6 guards withdrawals; the gateway refuses a sale without it).
  */
-export function confirmSellReview(): void {
-  const review = $sellReview.get();
-  if (!review || review.busy) return;
-  if ($profile.get().data?.pinCodeActive) {
-    $sellReview.set({ ...review, askingPasscode: true });
-    return;
-  }
-  void confirmSell().catch(() => {});
-}
-
-export function cancelSellPasscode(): void {
-  const review = $sellReview.get();
-  if (review) $sellReview.set({ ...review, askingPasscode: false });
-}
+export const { confirm: confirmSellReview } = passcodeStep($sellReview, () => confirmSell());
 
 /**
  * Places the order: it holds the crypto; the screen shows its in-progress state until the answer. A passcode

@@ -11,11 +11,10 @@ import { addressBookQuery } from './address-book.ts';
 import { $balances, refreshBalances } from './balances.ts';
 import { $coins } from './catalogue.ts';
 import { showErrorToast } from './errors.ts';
-import { isPasscodeRefusal } from './passcode-entry.ts';
+import { isPasscodeRefusal, passcodeStep } from './passcode-entry.ts';
 import { $t } from './i18n.ts';
 import { $router } from './router.ts';
 import { showToast } from './toasts.ts';
-import { $profile } from './user.ts';
 import { watchWithdrawal, $withdrawalUpdates } from './withdrawal-watch.ts';
 
 /** SPEC §9: address checks and fee requests wait 300 ms after the last keystroke. */
@@ -281,20 +280,7 @@ export function continueToReview(): void {
 }
 
 /** The review's confirm: with an active passcode it asks for it first (SPEC §2, §6). */
-export function confirmReview(): void {
-  const review = $sendReview.get();
-  if (!review || review.busy) return;
-  if ($profile.get().data?.pinCodeActive) {
-    $sendReview.set({ ...review, askingPasscode: true });
-    return;
-  }
-  void confirmSend().catch(() => {});
-}
-
-export function cancelPasscode(): void {
-  const review = $sendReview.get();
-  if (review) $sendReview.set({ ...review, askingPasscode: false });
-}
+export const { confirm: confirmReview, cancel: cancelPasscode } = passcodeStep($sendReview, () => confirmSend());
 
 export const $sendResult = atom<Withdrawal | null>(null);
 
