@@ -1,7 +1,11 @@
 import { bech32 } from '@scure/base';
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures.ts';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { LaunchedServer } from '../support/server.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /**
  * Issue 4's walk: a new user adds the common assets, receives BTC on a valid bech32 address with its QR code, and a
@@ -82,9 +86,10 @@ test.describe('custody: assets, receive and a deposit', () => {
     await expect(page.getByTestId('toast')).toHaveText('Address copied');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(address);
 
-    // The devnet faucet sends 0.01 BTC to that address (what `npm run devnet -- deposit BTC <address> 0.01` does).
-    const sent = await page.request.post('/sandbox/devnet/deposit', { data: { currency: 'BTC', address, amount: '0.01' } });
-    expect(sent.status()).toBe(201);
+    // The devnet faucet sends 0.01 BTC to that address from the terminal, beside the running server.
+    const sent = spawnSync('npm', ['run', '--silent', 'devnet', '--', 'deposit', 'BTC', address, '0.01'], { cwd: ROOT, env: { ...process.env, ...app.env }, encoding: 'utf8', timeout: 60_000 });
+    expect(sent.status, sent.stderr).toBe(0);
+    expect(sent.stdout).toContain(`sent 0.01 BTC to ${address}`);
 
     await page.getByRole('link', { name: 'Back' }).click();
     await expect(page).toHaveURL(/\/home\/asset\/BTC$/);

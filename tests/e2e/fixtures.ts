@@ -4,7 +4,9 @@ import { launchServer, type LaunchedServer } from '../support/server.ts';
 
 export { expect } from '@playwright/test';
 
-type WorkerFixtures = { app: LaunchedServer; appEnv: Record<string, string> };
+/** The server, and the environment it runs with: the command-line tools need the same one to work beside it. */
+export type TestApp = LaunchedServer & { env: Record<string, string> };
+type WorkerFixtures = { app: TestApp; appEnv: Record<string, string> };
 
 /** The real server, started per worker on a fresh database; tests reach it through `baseURL`. */
 export const test = base.extend<object, WorkerFixtures>({
@@ -15,8 +17,9 @@ export const test = base.extend<object, WorkerFixtures>({
       if (!admin) throw new Error('E2E_ADMIN_DATABASE_URL is not set: run through the Playwright config');
       const database = await createTestDatabase(admin, 'wallet_e2e');
       const port = await import('../support/server.ts').then((m) => m.freePort());
-      const server = await launchServer({ DATABASE_URL: database.url, PUBLIC_URL: `http://127.0.0.1:${port}`, PORT: String(port), ...appEnv });
-      await use(server);
+      const env = { DATABASE_URL: database.url, PUBLIC_URL: `http://127.0.0.1:${port}`, PORT: String(port), ...appEnv };
+      const server = await launchServer(env);
+      await use(Object.assign(server, { env }));
       await server.stop();
       await database.drop();
     },
