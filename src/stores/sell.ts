@@ -279,10 +279,11 @@ export async function confirmSell(pincode?: string): Promise<void> {
     void refreshBalances();
     openPage($router, 'sellSuccess');
   } catch (error) {
+    // A passcode refusal keeps the prompt open and goes back to it; anything else closes it for a toast.
+    const refused = pincode !== undefined && isPasscodeRefusal(error);
     const current = $sellReview.get();
-    if (current) $sellReview.set({ ...current, busy: false });
-    if (pincode !== undefined && isPasscodeRefusal(error)) throw error;
-    if (current) $sellReview.set({ ...current, busy: false, askingPasscode: false });
+    if (current) $sellReview.set({ ...current, busy: false, askingPasscode: refused && current.askingPasscode });
+    if (refused) throw error;
     // An expired rate is quoted afresh; the user confirms again at the new one.
     if (toWalletError(error).code === 'C2F_RATE_EXPIRED') {
       $sellReview.set({ idempotencyKey: newIdempotencyKey(), busy: false, askingPasscode: false });

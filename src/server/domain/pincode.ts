@@ -58,8 +58,8 @@ type Reserved = { failures: number; pin_hash: string; language: Language };
 type Standing = { pin_hash: string | null; blocked: boolean; wait_seconds: number; language: Language };
 
 /**
- * The passcode guard (SPEC §6) for the actions it protects: withdrawals, swap confirmation, e-mail change and
- * turning the passcode off. Call it inside the request before anything moves. It passes when the user has no
+ * The passcode guard (SPEC §6) for the actions it protects: withdrawals, sell orders (crypto leaving the wallet
+ * like a withdrawal), swap confirmation, e-mail change and turning the passcode off. Call it inside the request before anything moves. It passes when the user has no
  * active passcode; otherwise a missing or wrong `pincode` header throws ApiError B2C_USM0031 (wrong code),
  * B2C_USM0030 (too many wrong codes: wait) or B2C_USM0032 (blocked until reset by e-mail). Only a four-digit code
  * uses up a try: a missing or malformed one guesses nothing, so it is refused without counting.
