@@ -232,6 +232,8 @@ export function setSaveCard(on: boolean): void {
 }
 
 export function continueToReview(): void {
+  // An order still being placed keeps its review: a second one now would be a second sale under a new key.
+  if ($sellReview.get()?.busy) return;
   if (!$canReview.get() || !$sellAmountCheck.get().canContinue) return;
   $sellReview.set({ idempotencyKey: newIdempotencyKey(), busy: false, askingPasscode: false });
   openPage($router, 'sellOrderReview');

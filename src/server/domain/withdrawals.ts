@@ -469,19 +469,20 @@ export async function broadcastWithdrawals(pool: pg.Pool, chain: WithdrawalChain
   for (let i = 0; i < batch; i += 1) {
     const outcome = await inTransaction(pool, async (client) => {
       const claimed = await client.query<Claimed>(
-        `SELECT ${CLAIM_COLUMNS} FROM withdrawals WHERE state = 'SIGNED' AND id <> ALL($1::uuid[]) ORDER BY broadcast_attempts, signed_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        `SELECT ${CLAIM_COLUMNS} FROM withdrawals WHERE state = 'SIGNED' AND id <> ALL($1::uuid[])
+          ORDER BY broadcast_attempts, signed_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
         [tried],
       );
       const w = claimed.rows[0];
       if (!w || !w.raw_tx || !w.tx_hash) return 'idle' as const;
       tried.push(w.id);
       const ref = { txHash: w.tx_hash, outputIndex: 0 };
-      const known = (await chain.status(w.network, [ref])).get(transferKey(ref));
-      if (known?.state === 'SEEN') {
-        log.info({ withdrawal: w.id, tx: w.tx_hash }, 'withdrawal already on the chain: reconciled by its hash, not sent again');
-      } else {
+      {
         try {
-          await chain.broadcast(w.network, w.raw_tx);
+          // The node is asked first (and may be down as well as the broadcast): both failures count the same.
+          const known = (await chain.status(w.network, [ref])).get(transferKey(ref));
+          if (known?.state === 'SEEN') log.info({ withdrawal: w.id, tx: w.tx_hash }, 'withdrawal already on the chain: reconciled by its hash, not sent again');
+          else await chain.broadcast(w.network, w.raw_tx);
         } catch (error) {
           if (!(error instanceof BroadcastRejectedError)) {
             const counted = await client.query<{ broadcast_attempts: number }>('UPDATE withdrawals SET broadcast_attempts = broadcast_attempts + 1 WHERE id = $1 RETURNING broadcast_attempts', [w.id]);

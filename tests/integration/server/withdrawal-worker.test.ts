@@ -36,13 +36,17 @@ describe('the withdrawal worker with one bad withdrawal', () => {
   /** The real devnet chain, except that it fails signing or broadcasting for the addresses in these sets. */
   const refuseSigning = new Set<string>();
   const failBroadcast = new Set<string>();
+  let statusDown = false;
   const port = (): WithdrawalChainPort => {
     const chain = custody.chain;
     return {
       networks: chain.networks,
       requiredConfirmations: (network) => chain.requiredConfirmations(network),
       scan: (network, cursor, limit) => chain.scan(network, cursor, limit),
-      status: (network, transfers) => chain.status(network, transfers),
+      status: async (network, transfers) => {
+        if (statusDown) throw new Error('connect ECONNREFUSED: the node is unreachable');
+        return chain.status(network, transfers);
+      },
       explorerUrl: (network) => chain.explorerUrl(network),
       hotWalletAddress: (network) => chain.hotWalletAddress(network),
       signWithdrawal: async (order) => {
@@ -90,6 +94,7 @@ describe('the withdrawal worker with one bad withdrawal', () => {
   // Each case on its own database: one that fails half-way leaves no rows or faults behind for the other.
   beforeEach(async () => {
     refuseSigning.clear();
+    statusDown = false;
     failBroadcast.clear();
     warnings.length = 0;
     testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
@@ -171,6 +176,13 @@ describe('the withdrawal worker with one bad withdrawal', () => {
     await database.pool.query('UPDATE withdrawals SET broadcast_attempts = $2 WHERE id = $1', [stuck.id, ALERT_AFTER_ATTEMPTS - 1]);
     expect(await broadcastWithdrawals(database.pool, port(), log)).toBe(0);
     expect(warnings.filter((w) => w.withdrawal === stuck.id).at(-1)).toMatchObject({ level: 50, attempts: ALERT_AFTER_ATTEMPTS });
+
+    // A node that cannot even answer for the hash counts an attempt the same way, and the run goes on.
+    statusDown = true;
+    const before = (await row(stuck.id))?.broadcast_attempts ?? 0;
+    expect(await broadcastWithdrawals(database.pool, port(), log)).toBe(0);
+    expect((await row(stuck.id))?.broadcast_attempts).toBe(before + 1);
+    statusDown = false;
 
     // The node is back: the stuck one is sent, once, and everything completes.
     failBroadcast.delete(bad);

@@ -301,7 +301,7 @@ function ReviewScreen() {
   if (review.askingPasscode) {
     return (
       <div className="screen" data-testid="sell-passcode">
-        <ScreenHeader title={t('sell_review_title')} back={getPagePath($router, 'sellOrder')} backLabel={t('common_back')} />
+        {review.busy ? <h1 className="text-xl font-700 m-0">{t('sell_review_title')}</h1> : <ScreenHeader title={t('sell_review_title')} back={getPagePath($router, 'sellOrder')} backLabel={t('common_back')} />}
         <PasscodePrompt title={t('sell_passcode_title')} onComplete={(pin) => confirmSell(pin)} />
       </div>
     );
