@@ -4,6 +4,7 @@ import { NETWORKS, type Network } from '../lib/currencies.ts';
 import { telegramConfig, telegramSchema, type TelegramConfig } from './config-telegram.ts';
 import { withdrawalConfig, withdrawalSchema, type WithdrawalConfig } from './config-withdrawals.ts';
 import { buyConfig, buySchema, type BuyConfig } from './config-buy.ts';
+import { MAX_SLIPPAGE_BPS } from './domain/slippage.ts';
 
 /** A configuration value that cannot be used; its message is one line naming the variable. */
 export class ConfigError extends Error {
@@ -72,6 +73,7 @@ const schema = z.object({
       ),
     )
     .optional(),
+  SWAP_MAX_SLIPPAGE_BPS: z.coerce.number().int().min(0).max(MAX_SLIPPAGE_BPS).default(50),
   PAYOUT_PROVIDER: z.enum(['sandbox']).default('sandbox'),
   PAYOUT_WEBHOOK_SECRET: z.string().min(16).max(200).optional(),
   PAYOUT_SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
@@ -80,6 +82,7 @@ const schema = z.object({
   SELL_MAX_RUB: z.string().regex(/^\d{1,9}(?:\.\d{1,2})?$/, 'must be an amount in roubles, like 300000').default('300000'),
   SELL_SPREAD_BPS: z.coerce.number().int().min(0).max(5000).default(150),
   SELL_RATE_TTL_S: z.coerce.number().int().min(10).max(3600).default(300),
+  SELL_MAX_SLIPPAGE_BPS: z.coerce.number().int().min(0).max(MAX_SLIPPAGE_BPS).default(100),
   ...telegramSchema,
   ...withdrawalSchema,
   SELL_ENABLED: z.enum(['on', 'off']).default('off'),
@@ -122,12 +125,15 @@ export type Config = Readonly<{
   trustProxy: boolean;
   /** Requests a minute per client address on the public endpoints that write (buy quotes and orders); 0 is off. */
   publicRateLimit: number;
-  /** Swaps (SPEC §5): the spread in basis points taken in the destination currency, and limits per source or pair. */
-  swap: Readonly<{ spreadBps: number; limits: Readonly<Record<string, { min: string; max: string }>> }>;
+  /**
+   * Swaps (SPEC §5): the spread in basis points taken in the destination currency, limits per source or pair, and how
+   * far the market may move against the desk before a quote or order is refused as expired.
+   */
+  swap: Readonly<{ spreadBps: number; limits: Readonly<Record<string, { min: string; max: string }>>; maxSlippageBps: number }>;
   /** The payout bank of sells: `sandbox` is the embedded one under /sandbox/payout. */
   payout: Readonly<{ provider: 'sandbox'; webhookSecret: string | undefined; sandboxDelayMs: number; binTable: string | undefined }>;
-  /** Sell limits in RUB (decimal strings), the margin under the market rate, and how long a quoted rate holds. */
-  sell: Readonly<{ minRub: string; maxRub: string; spreadBps: number; rateTtlS: number }>;
+  /** Sell limits in RUB (decimal strings), the margin under the market rate, how long a quoted rate holds and how far it may fall meanwhile. */
+  sell: Readonly<{ minRub: string; maxRub: string; spreadBps: number; rateTtlS: number; maxSlippageBps: number }>;
   /** The mini app, its sign-in and the bot (config-telegram.ts). */
   telegram: TelegramConfig;
   /** Withdrawal fees per currency and blocked addresses (config-withdrawals.ts). */
@@ -183,9 +189,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     mailFrom: e.MAIL_FROM ?? `Wallet <no-reply@${new URL(publicUrl).hostname}>`,
     trustProxy: e.TRUST_PROXY === 'on',
     publicRateLimit: e.PUBLIC_RATE_LIMIT,
-    swap: Object.freeze({ spreadBps: e.SWAP_SPREAD_BPS, limits: Object.freeze(e.SWAP_LIMITS ?? {}) }),
+    swap: Object.freeze({ spreadBps: e.SWAP_SPREAD_BPS, limits: Object.freeze(e.SWAP_LIMITS ?? {}), maxSlippageBps: e.SWAP_MAX_SLIPPAGE_BPS }),
     payout: Object.freeze({ provider: e.PAYOUT_PROVIDER, webhookSecret: e.PAYOUT_WEBHOOK_SECRET, sandboxDelayMs: e.PAYOUT_SANDBOX_DELAY_MS, binTable: e.PAYOUT_BIN_TABLE }),
-    sell: Object.freeze({ minRub: e.SELL_MIN_RUB, maxRub: e.SELL_MAX_RUB, spreadBps: e.SELL_SPREAD_BPS, rateTtlS: e.SELL_RATE_TTL_S }),
+    sell: Object.freeze({ minRub: e.SELL_MIN_RUB, maxRub: e.SELL_MAX_RUB, spreadBps: e.SELL_SPREAD_BPS, rateTtlS: e.SELL_RATE_TTL_S, maxSlippageBps: e.SELL_MAX_SLIPPAGE_BPS }),
     telegram: telegramConfig(e, { publicUrl, production: appEnv === 'production' }),
     withdrawals: withdrawalConfig(e),
     sellEnabled: e.SELL_ENABLED === 'on',

@@ -3,6 +3,8 @@
  * for 300 s; an order holds the source amount; confirming it inside the quote's life moves, in ONE ledger entry,
  * the source from the user's hold to the swap liquidity account and the destination from that account to the user,
  * with the spread to fee income (in the destination currency). Expired and cancelled orders release their hold.
+ * A quote is no free option (issue 14 item 11): ordering and confirming it also need the market not to have moved
+ * against the desk by more than SWAP_MAX_SLIPPAGE_BPS since it was taken; otherwise it counts as expired.
  *
  * The swap liquidity account stands for the custodian's market-making counterparty (the venue where it hedges),
  * so, like the world accounts, it may go negative: its balance per currency is the custodian's open position.
@@ -14,6 +16,7 @@ import { decimalsOf, type CoinMeta } from '../../lib/currencies.ts';
 import { PRICE_DECIMALS, type RatesPort } from '../adapters/rates/port.ts';
 import type { Catalogue } from './catalogue.ts';
 import { notifyAccountChanged } from './account-changes.ts';
+import { honoursFixedRate } from './slippage.ts';
 import { ensureUserLedgerAccount, hold, LedgerError, post, release, SYSTEM_ACCOUNTS, systemAccountId, type Posting, type Queryable } from './ledger.ts';
 
 /** SPEC §9: swap review validity. Fixed by the product, not configuration. */
@@ -123,10 +126,23 @@ export function amountUnits(text: string, coin: CoinMeta): bigint {
   }
 }
 
-export type SwapSettings = { spreadBps: number; limits: Readonly<Record<string, { min: string; max: string }>> };
+export type SwapSettings = { spreadBps: number; limits: Readonly<Record<string, { min: string; max: string }>>; maxSlippageBps: number };
+
+/**
+ * Whether a quote (or the order that took it) may still be swapped at its amounts: what its source is worth now in
+ * the destination, before the spread, against what it was worth when quoted (destination + spread). Without a
+ * current price for either side it may not.
+ */
+export function quoteHolds(quoted: { source: bigint; destination: bigint; fee: bigint }, from: Side, to: Side, maxSlippageBps: number): boolean {
+  if (from.price <= 0n || to.price <= 0n) return false;
+  return honoursFixedRate(quoted.destination + quoted.fee, grossOf(quoted.source, from, to), maxSlippageBps);
+}
+
+const QUOTE_MOVED = 'The rate has moved since this quote: request a new one';
+const ORDER_MOVED = 'The rate of this order has moved: update the rate and try again';
 
 /** The limits of a pair in source units: SWAP_LIMITS for the pair, else for the source, else the default of its asset. */
-export function limitOf(settings: SwapSettings, from: CoinMeta, to: CoinMeta): SwapLimit | undefined {
+export function limitOf(settings: Pick<SwapSettings, 'limits'>, from: CoinMeta, to: CoinMeta): SwapLimit | undefined {
   const chosen =
     settings.limits[`${from.currency}/${to.currency}`] ?? settings.limits[from.currency] ?? settings.limits[from.baseCurrency] ?? DEFAULT_SWAP_LIMITS[from.baseCurrency];
   if (!chosen) return undefined;
@@ -225,6 +241,22 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
     return { from, to, limit, usd };
   }
 
+  /** quoteHolds for a stored quote or order, at the current prices; a currency no longer in the catalogue fails it. */
+  const holds = (
+    row: { source_currency: string; destination_currency: string; source_amount: string; destination_amount: string; fee_amount: string },
+    usd: Readonly<Record<string, bigint>>,
+  ): boolean => {
+    const from = coins.get(row.source_currency);
+    const to = coins.get(row.destination_currency);
+    if (!from || !to) return false;
+    return quoteHolds(
+      { source: BigInt(row.source_amount), destination: BigInt(row.destination_amount), fee: BigInt(row.fee_amount) },
+      { price: usd[from.baseCurrency] ?? 0n, decimals: from.decimals },
+      { price: usd[to.baseCurrency] ?? 0n, decimals: to.decimals },
+      settings.maxSlippageBps,
+    );
+  };
+
   async function limit(sourceCurrency: string, destinationCurrency: string): Promise<{ minLimit: string; maxLimit: string; currency: string }> {
     const { from, limit: l } = await pair(sourceCurrency, destinationCurrency);
     return { minLimit: formatUnits(l.minLimit, from.decimals), maxLimit: formatUnits(l.maxLimit, from.decimals), currency: from.currency };
@@ -311,11 +343,12 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
       if ((input.sourceCurrency ?? quote.source_currency) !== quote.source_currency || (input.destinationCurrency ?? quote.destination_currency) !== quote.destination_currency) {
         throw new SwapError('QUOTE_MISMATCH', 'The currencies differ from the quote');
       }
-      const { from, to, limit: l } = await pair(quote.source_currency, quote.destination_currency);
+      const { from, to, limit: l, usd } = await pair(quote.source_currency, quote.destination_currency);
       const source = BigInt(quote.source_amount);
       if (amountUnits(input.sourceAmount, from) !== source) throw new SwapError('QUOTE_MISMATCH', 'sourceAmount differs from the quote');
       if (source < l.minLimit) throw new SwapError('MIN_LIMIT', `Min amount limit is: ${formatUnits(l.minLimit, from.decimals)} ${from.currency}`);
       if (source > l.maxLimit) throw new SwapError('MAX_LIMIT', `Max amount limit is: ${formatUnits(l.maxLimit, from.decimals)} ${from.currency}`);
+      if (!holds(quote, usd)) throw new SwapError('QUOTE_EXPIRED', QUOTE_MOVED);
 
       const inserted = await client.query<OrderRow>(
         `INSERT INTO swap_orders (wallet_account_id, quote_id, idempotency_key, state, source_currency, destination_currency, source_amount,
@@ -362,9 +395,11 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
 
   /**
    * SPEC §7 exchange/confirm: exchanges once whatever runs at once. The order row is locked: a second confirm
-   * waits, then finds it COMPLETED and answers the same. An expired order is closed (hold released) and refused.
+   * waits, then finds it COMPLETED and answers the same. An expired order is closed (hold released) and refused, and
+   * so is one whose rate the market has since moved against the desk beyond the slippage (this is where money moves).
    */
   async function confirm(account: string, orderId: string): Promise<OrderView> {
+    const { usd } = await rates.prices();
     const client = await pool.connect();
     let refusal: SwapError | undefined;
     try {
@@ -383,6 +418,9 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
         refusal = new SwapError('ORDER_EXPIRED', 'The rate of this order has expired: update the rate and try again');
       } else if (order.state === 'CANCELLED') {
         refusal = new SwapError('ORDER_CANCELLED', 'This swap order was cancelled');
+      } else if (!holds(order, usd)) {
+        await close(client, order, 'EXPIRED', 'The rate moved before the swap was confirmed');
+        refusal = new SwapError('ORDER_EXPIRED', ORDER_MOVED);
       } else {
         await settleOrder(client, order);
       }
@@ -491,7 +529,7 @@ async function settleOrder(db: Queryable, order: OrderRow): Promise<void> {
  * Releases a pending order's hold. An expired one stays in the history as 'Failed to swap'; a cancelled one (the
  * user asked for a fresh rate) leaves no item: nothing happened to their money.
  */
-async function close(db: Queryable, order: OrderRow, state: 'EXPIRED' | 'CANCELLED'): Promise<void> {
+async function close(db: Queryable, order: OrderRow, state: 'EXPIRED' | 'CANCELLED', reason = 'The rate expired before the swap was confirmed'): Promise<void> {
   await release(db, {
     key: `swap:release:${order.id}`,
     kind: 'SWAP_RELEASE',
@@ -503,9 +541,8 @@ async function close(db: Queryable, order: OrderRow, state: 'EXPIRED' | 'CANCELL
   await db.query(`UPDATE swap_orders SET state = $2, closed_at = now() WHERE id = $1`, [order.id, state]);
   if (state === 'EXPIRED') {
     await db.query(
-      `UPDATE wallet_transactions SET state = 'FAILED', failure_reason = 'The rate expired before the swap was confirmed', updated_at = now()
-        WHERE reference = $1`,
-      [`swap:${order.id}`],
+      `UPDATE wallet_transactions SET state = 'FAILED', failure_reason = $2, updated_at = now() WHERE reference = $1`,
+      [`swap:${order.id}`, reason],
     );
   } else {
     await db.query('UPDATE swap_orders SET wallet_transaction_id = NULL WHERE id = $1', [order.id]);

@@ -8,6 +8,7 @@ import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts'
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
 import type { OrderView, QuoteView } from '../../../src/server/domain/swaps.ts';
+import { parseDecimal } from '../../../src/lib/amount.ts';
 
 /**
  * Swaps through the real server, ledger and PostgreSQL. Rates are fixed (no random walk: BTC 65000, USDT 1) and the
@@ -281,5 +282,105 @@ describe('swaps', () => {
     }
     expect(await confirm(bob, randomUUID())).toMatchObject({ status: 404, body: { exceptionCode: 'SWAP_ORDER_NOT_FOUND' } });
     expect(await confirm(bob, 'nope')).toMatchObject({ status: 404, body: { exceptionCode: 'SWAP_ORDER_NOT_FOUND' } });
+  });
+
+  /**
+   * Issue 14 item 11, replayed: quotes collected at one price and taken after BTC fell gave a riskless profit. The
+   * reference price is moved in the database (the walk's own row; the server reads it at most once a second) and the
+   * slippage is the default 50 bps. Carol swaps only through the attack, so her balances are exact.
+   */
+  describe('a quote is no free option', () => {
+    let carol: SignedInUser;
+    const setBtcUsd = async (usd: string) => {
+      await pool.query(
+        `INSERT INTO app_setting (key, value) VALUES ('rates.walk', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
+        [{ prices: { BTC: parseDecimal(usd, 8).toString() } }],
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+    };
+    const btcUsdt = (user: SignedInUser, sourceAmount: string) => quote(user, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount });
+    const usdtBtc = (user: SignedInUser, sourceAmount: string) => quote(user, { sourceCurrency: 'USDT_TRX', destinationCurrency: 'BTC', sourceAmount });
+    /** Orders and confirms a quote; the first refusal is the answer. */
+    const take = async (user: SignedInUser, q: QuoteView) => {
+      const created = await order(user, q);
+      return created.status === 200 ? confirm(user, created.body.id) : created;
+    };
+    const wallet = async () => ({ btc: await ledgerBalance(carol, 'BTC'), usdt: await ledgerBalance(carol, 'USDT_TRX') });
+
+    beforeAll(async () => {
+      carol = await signUpAndSignIn(server.url, { email: `swap-carol-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
+      await setBtcUsd('65000');
+      await deposit(carol, 'BTC', '0.05');
+    });
+    afterAll(async () => {
+      await pool.query(`DELETE FROM app_setting WHERE key = 'rates.walk'`);
+    });
+
+    it('refuses a stale quote and a stale order once BTC fell beyond the slippage: nothing moves, the hold comes back', async () => {
+      await setBtcUsd('65000');
+      const stale = await btcUsdt(carol, '0.01');
+      expect(stale.body).toMatchObject({ destinationAmount: '646.75' });
+      const held = await order(carol, (await btcUsdt(carol, '0.01')).body);
+      expect(held.status).toBe(200);
+      const start = await wallet();
+      expect(start.btc).toEqual({ available: 4_000_000n, onHold: 1_000_000n });
+
+      await setBtcUsd('64000');
+      expect(await order(carol, stale.body)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_QUOTE_EXPIRED' } });
+      expect(await confirm(carol, held.body.id)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_ORDER_EXPIRED' } });
+      // Asked again, the same refusal; the hold came back in one entry and no USDT arrived.
+      expect(await confirm(carol, held.body.id)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_ORDER_EXPIRED' } });
+      expect(await wallet()).toEqual({ btc: { available: 5_000_000n, onHold: 0n }, usdt: { available: 0n, onHold: 0n } });
+      const entries = await pool.query<{ kind: string }>(`SELECT kind FROM ledger_entries WHERE reference = $1 ORDER BY id`, [`swap:${held.body.id}`]);
+      expect(entries.rows.map((r) => r.kind)).toEqual(['SWAP_HOLD', 'SWAP_RELEASE']);
+      expect((await call<OrderView>(carol, 'GET', at(carol, `/exchange/${held.body.id}`))).body.state).toBe('EXPIRED');
+      const failed = (await history(carol, 'BTC')).find((t) => t.id === held.body.transactionId);
+      expect(failed).toMatchObject({ state: 'FAILED', failureReason: 'The rate moved before the swap was confirmed' });
+      // A fresh quote at the new price is what the user gets ('Update rate').
+      expect((await btcUsdt(carol, '0.01')).body).toMatchObject({ destinationAmount: '636.8' });
+    });
+
+    it('a round trip on quotes collected earlier yields no profit: beyond the slippage refused, within it the spreads eat the move', async () => {
+      // Quotes collected while BTC was at 65 000 (sell BTC) and, earlier, at 64 350 (buy BTC back cheaply).
+      await setBtcUsd('65000');
+      const first = await take(carol, (await btcUsdt(carol, '0.01')).body);
+      expect(first).toMatchObject({ status: 200, body: { state: 'COMPLETED', destinationAmount: '646.75' } });
+      await setBtcUsd('64350');
+      const cheapBuyBack = await usdtBtc(carol, '646.75');
+      // More BTC than the 0.01 sold for it: taken together at a later moment, the two quotes would be a riskless profit.
+      expect(cheapBuyBack.body.destinationAmount).toBe('0.01000024');
+      await setBtcUsd('65000');
+      const richSell = await btcUsdt(carol, '0.01');
+      const start = await wallet();
+
+      // BTC down 1.5 %: the rich sell is refused, so there is nothing to buy back.
+      await setBtcUsd('64000');
+      expect(await take(carol, richSell.body)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_QUOTE_EXPIRED' } });
+      expect(await wallet()).toEqual(start);
+
+      // BTC down 0.5 %, the edge of the slippage: the sell is honoured, the cheap buy-back (BTC up 0.5 % since) is
+      // not, and buying back at the current rate returns less BTC than was sold.
+      await setBtcUsd('64675');
+      expect(await take(carol, cheapBuyBack.body)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_QUOTE_EXPIRED' } });
+      const sold = await take(carol, richSell.body);
+      expect(sold).toMatchObject({ status: 200, body: { state: 'COMPLETED', destinationAmount: '646.75' } });
+      const back = await take(carol, (await usdtBtc(carol, '646.75')).body);
+      expect(back).toMatchObject({ status: 200, body: { state: 'COMPLETED', destinationAmount: '0.00995' } });
+      const end = await wallet();
+      expect(end.usdt).toEqual(start.usdt);
+      expect(end.btc.onHold).toBe(0n);
+      expect(end.btc.available - start.btc.available).toBe(-5_000n);
+    });
+
+    it('honours a quote the market moved in the user\'s disfavour, at its own amounts', async () => {
+      await setBtcUsd('65000');
+      const q = await btcUsdt(carol, '0.001');
+      await setBtcUsd('70000');
+      const before = await wallet();
+      expect(await take(carol, q.body)).toMatchObject({ status: 200, body: { state: 'COMPLETED', destinationAmount: '64.675' } });
+      const after = await wallet();
+      expect(after.usdt.available - before.usdt.available).toBe(64_675_000n);
+      expect(after.btc.available - before.btc.available).toBe(-100_000n);
+    });
   });
 });

@@ -63,10 +63,18 @@ describe('swap limits come from configuration', () => {
 describe('swap configuration', () => {
   it('reads SWAP_SPREAD_BPS and SWAP_LIMITS, refusing bad values with the variable named', async () => {
     const { loadConfig } = await import('../../../../src/server/config.ts');
-    expect(loadConfig({}).swap).toEqual({ spreadBps: 50, limits: {} });
-    expect(loadConfig({ SWAP_SPREAD_BPS: '120', SWAP_LIMITS: '{"BTC/ETH":{"min":"0.1","max":"2"}}' }).swap).toEqual({ spreadBps: 120, limits: { 'BTC/ETH': { min: '0.1', max: '2' } } });
+    expect(loadConfig({}).swap).toEqual({ spreadBps: 50, limits: {}, maxSlippageBps: 50 });
+    expect(loadConfig({ SWAP_SPREAD_BPS: '120', SWAP_LIMITS: '{"BTC/ETH":{"min":"0.1","max":"2"}}', SWAP_MAX_SLIPPAGE_BPS: '30' }).swap).toEqual({
+      spreadBps: 120,
+      limits: { 'BTC/ETH': { min: '0.1', max: '2' } },
+      maxSlippageBps: 30,
+    });
     expect(() => loadConfig({ SWAP_LIMITS: '{oops' })).toThrow(/^SWAP_LIMITS is invalid.*must be JSON/);
     expect(() => loadConfig({ SWAP_LIMITS: '{"BTC":{"min":"2","max":"1"}}' })).toThrow(/min must be below max/);
     expect(() => loadConfig({ SWAP_SPREAD_BPS: '9000' })).toThrow(/^SWAP_SPREAD_BPS is invalid/);
+    for (const bad of ['-1', '1.5', '1001', 'lots']) expect(() => loadConfig({ SWAP_MAX_SLIPPAGE_BPS: bad }), bad).toThrow(/^SWAP_MAX_SLIPPAGE_BPS is invalid/);
+    expect(loadConfig({}).sell.maxSlippageBps).toBe(100);
+    expect(loadConfig({ SELL_MAX_SLIPPAGE_BPS: '0' }).sell.maxSlippageBps).toBe(0);
+    for (const bad of ['-1', '2.5', '5000']) expect(() => loadConfig({ SELL_MAX_SLIPPAGE_BPS: bad }), bad).toThrow(/^SELL_MAX_SLIPPAGE_BPS is invalid/);
   });
 });
