@@ -4,6 +4,8 @@
  * payout settlement account (paid) or gives it back (failed): each step one ledger entry under its own key, so it
  * happens once whoever delivers the report and however often. The full card number only passes through on its way
  * to the provider's tokeniser: what is kept is the token, the masked number and the bank.
+ * A fixed rate is no free option (issue 14 item 11): an order takes it only while the coin's RUB price has not fallen
+ * by more than SELL_MAX_SLIPPAGE_BPS since; otherwise the rate counts as expired.
  */
 import type pg from 'pg';
 import { createHash } from 'node:crypto';
@@ -15,6 +17,7 @@ import { PayoutUnavailableError, type CardInfo, type PayoutProvider, type Payout
 import { notifyAccountChanged } from './account-changes.ts';
 import { ensureUserLedgerAccount, hold, LedgerError, release, settle, SYSTEM_ACCOUNTS, systemAccountId } from './ledger.ts';
 import { priceIn } from './rates.ts';
+import { honoursFixedRate } from './slippage.ts';
 
 export const SELL_FIAT = 'RUB';
 /** SPEC §5: only this bank's cards take RUB payouts. */
@@ -48,8 +51,8 @@ export class SellError extends Error {
   }
 }
 
-export type SellSettings = { minRub: string; maxRub: string; spreadBps: number; rateTtlS: number };
-export const DEFAULT_SELL_SETTINGS: SellSettings = { minRub: '1000', maxRub: '300000', spreadBps: 150, rateTtlS: 300 };
+export type SellSettings = { minRub: string; maxRub: string; spreadBps: number; rateTtlS: number; maxSlippageBps: number };
+export const DEFAULT_SELL_SETTINGS: SellSettings = { minRub: '1000', maxRub: '300000', spreadBps: 150, rateTtlS: 300, maxSlippageBps: 100 };
 
 export type SellLimits = { minLimit: string; maxLimit: string; limitCurrency: string };
 export type SellQuote = { rate: string; rateId: string; currency: string; fiatCurrency: string; expiresAt: string };
@@ -199,6 +202,10 @@ export function createSellDesk(deps: { pool: pg.Pool; rates: RatesPort; coins: (
     if (!fixed) throw new SellError('RATE_NOT_FOUND', 'No such rate for this account and currency: request a rate first');
     if (fixed.expired) throw new SellError('RATE_EXPIRED', 'The rate has expired. Please request a new one.');
     const rateKopecks = parseDecimal(fixed.rate, FIAT_DECIMALS);
+    // The rate at which the desk would buy the coin now, the same spread off: fallen too far means the rate is stale.
+    if (!honoursFixedRate(rateKopecks, await currentRate(coin), settings.maxSlippageBps)) {
+      throw new SellError('RATE_EXPIRED', 'The rate has changed. Please request a new one.');
+    }
     // The coins that buy this many kopecks at the fixed rate, rounded up to the coin's smallest unit.
     const scale = 10n ** BigInt(coin.decimals);
     const amount = (fiatKopecks * scale + rateKopecks - 1n) / rateKopecks;

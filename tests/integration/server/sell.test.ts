@@ -10,6 +10,7 @@ import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
 import type { SellOrderView } from '../../../src/server/domain/sell.ts';
 import { ALERT_AFTER_ATTEMPTS } from '../../../src/server/log.ts';
+import { parseDecimal } from '../../../src/lib/amount.ts';
 
 /**
  * Issue 10 through the real server, ledger and PostgreSQL: card lookup, limits, rates, orders by a new and a saved
@@ -317,5 +318,71 @@ describe('sell to a bank card', () => {
       await waitFor('the payout', async () => (await order(alice, id)).state === 'COMPLETED');
     }
     expect((await btc(alice))?.onHold).toBe('0');
+  });
+
+  /**
+   * Issue 14 item 11 for sells: a rate fixed before the coin's RUB price fell is no free option. The reference price
+   * is moved in the database (the walk's own row; the server reads it at most once a second); the slippage is the
+   * default 100 bps under the 150 bps spread. Dave sells only here, so his balance is exact.
+   */
+  describe('a sell rate is no free option', () => {
+    let dave: SignedInUser;
+    const setBtcUsd = async (usd: string) => {
+      await pool.query(
+        `INSERT INTO app_setting (key, value) VALUES ('rates.walk', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
+        [{ prices: { BTC: parseDecimal(usd, 8).toString() } }],
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+    };
+    const sell = (rateId: string, fiatAmount = '5000') =>
+      byCard(dave, { card: SBER_CARD, currency: 'BTC', fiatCurrency: 'RUB', fixedRateId: rateId, fiatAmount, saveCard: false, bankCode: 'SBR', bankSystem: 'VISA', idempotencyKey: randomUUID() });
+    const held = async () => {
+      const row = await pool.query<{ available: string; on_hold: string }>(`SELECT available::text, on_hold::text FROM ledger_balances WHERE ledger_account_id = $1 AND currency = 'BTC'`, [dave.accountId]);
+      return { available: BigInt(row.rows[0]?.available ?? '0'), onHold: BigInt(row.rows[0]?.on_hold ?? '0') };
+    };
+
+    beforeAll(async () => {
+      dave = await signUpAndSignIn(server.url, { email: `sell-dave-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
+      expect((await call(dave, 'POST', `/api/${dave.accountId}/account/currency`, { currency: 'BTC' })).status).toBe(200);
+      const address = (await btc(dave))?.depositAddress ?? '';
+      expect((await call(undefined, 'POST', '/sandbox/devnet/deposit', { currency: 'BTC', address, amount: '0.1' })).status).toBe(201);
+      await waitFor('the deposit to be credited', async () => (await btc(dave))?.totalAvailable === '0.1');
+    });
+    afterAll(async () => {
+      await pool.query(`DELETE FROM app_setting WHERE key = 'rates.walk'`);
+    });
+
+    it('refuses a rate fixed before BTC fell beyond the slippage: nothing is held, no order is made', async () => {
+      await setBtcUsd('65000');
+      const stale = await rate(dave);
+      expect(stale.rate).toBe('5762250');
+      const start = await held();
+      await setBtcUsd('64000');
+      expect(await sell(stale.rateId)).toMatchObject({ status: 400, body: { exceptionCode: 'C2F_RATE_EXPIRED' } });
+      expect(await held()).toEqual(start);
+      expect(await pool.query('SELECT 1 FROM sell_orders WHERE wallet_account_id = $1', [dave.accountId])).toMatchObject({ rowCount: 0 });
+      // A fresh rate is what the user gets: 64 000 × 90 less 1.5 %.
+      const fresh = await rate(dave);
+      expect(fresh.rate).toBe('5673600');
+      expect(await sell(fresh.rateId)).toMatchObject({ status: 200, body: { rate: '5673600' } });
+    });
+
+    it('within the slippage the rate is honoured, and the RUB never exceed what the coins are worth at that moment', async () => {
+      await setBtcUsd('65000');
+      const fixed = await rate(dave);
+      await setBtcUsd('64400'); // −0.92 %
+      const placed = await sell(fixed.rateId, '100000');
+      expect(placed).toMatchObject({ status: 200, body: { rate: '5762250', fiatAmount: '100000' } });
+      const satoshi = BigInt(Math.round(Number((placed.body as unknown as SellOrderView).amount) * 1e8));
+      // Kopecks paid against the coins' market value now (64 400 USD × 90 RUB, no spread): less, so no free profit.
+      expect(10_000_000n * 100_000_000n).toBeLessThan(satoshi * 64_400n * 90n * 100n);
+    });
+
+    it('honours a rate the market moved in the user\'s disfavour', async () => {
+      await setBtcUsd('65000');
+      const fixed = await rate(dave);
+      await setBtcUsd('70000');
+      expect(await sell(fixed.rateId)).toMatchObject({ status: 200, body: { rate: '5762250' } });
+    });
   });
 });
