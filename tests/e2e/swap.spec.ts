@@ -1,4 +1,5 @@
 import type { Page } from '@playwright/test';
+import pg from 'pg';
 import { test, expect } from './fixtures.ts';
 import type { LaunchedServer } from '../support/server.ts';
 
@@ -6,7 +7,8 @@ import type { LaunchedServer } from '../support/server.ts';
  * Issue 7's walk: a user holding BTC and USDT_TRX takes Home's quick swap path to the order BTC → USDT_TRX, meets
  * each limit error, reverses the pair with the arrow, lets the review's 300 s run out (the browser clock is driven,
  * nothing sleeps), takes a fresh rate and swaps, with both balances changing by the quoted amounts. Rates are fixed
- * (BTC 65000, USDT 1) and the spread is 50 bps, so 0.004 BTC buys 258.7 USDT.
+ * (BTC 65000, USDT 1) and the spread is 50 bps, so 0.004 BTC buys 258.7 USDT. Once, BTC falls 1.5 % while the review
+ * is open: the gateway refuses the stale rate (issue 14 item 11) and the review shows 'Order expired' with 'Update rate'.
  */
 const PASSWORD = 'correct horse battery';
 
@@ -22,6 +24,21 @@ async function confirmationCode(app: LaunchedServer, email: string): Promise<str
     if (Date.now() > deadline) throw new Error(`no confirmation mail to ${email} in the server log`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** Sets the reference BTC price in the rates walk's own row (no walk runs here); the server reads it at most once a second. */
+async function setBtcUsd(app: LaunchedServer & { env: Record<string, string> }, usd: number): Promise<void> {
+  const client = new pg.Client({ connectionString: app.env.DATABASE_URL });
+  await client.connect();
+  try {
+    await client.query(
+      `INSERT INTO app_setting (key, value) VALUES ('rates.walk', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
+      [{ prices: { BTC: (BigInt(usd) * 10n ** 8n).toString() } }],
+    );
+  } finally {
+    await client.end();
+  }
+  await new Promise((resolve) => setTimeout(resolve, 1_100));
 }
 
 async function signUpAndLogIn(page: Page, app: LaunchedServer): Promise<void> {
@@ -118,6 +135,17 @@ test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, t
   await expect(page.getByTestId('swap-countdown')).toHaveText(/^Rate valid for (5:00|4:5\d)$/);
   await expect(page.getByTestId('review-get')).toContainText('258.7\u00a0USDT');
 
+  // BTC falls 1.5 % with the countdown still running: the stale rate is refused, the hold comes back.
+  await setBtcUsd(app, 64_000);
+  await page.getByRole('button', { name: 'Confirm swap' }).click();
+  await expect(page.getByTestId('swap-expired')).toHaveText('Order expired');
+  await expect(page.getByRole('button', { name: 'Confirm swap' })).toHaveCount(0);
+  // Back at 65 000, a fresh rate is the same 258.7 USDT.
+  await setBtcUsd(app, 65_000);
+  await page.getByRole('button', { name: 'Update rate' }).click();
+  await expect(page.getByTestId('swap-countdown')).toHaveText(/^Rate valid for (5:00|4:5\d)$/);
+  await expect(page.getByTestId('review-get')).toContainText('258.7\u00a0USDT');
+
   await page.getByRole('button', { name: 'Confirm swap' }).click();
   await expect(page).toHaveURL(/\/swap\/order\/success$/);
   await expect(page.getByTestId('swap-success-text')).toHaveText('You paid 0.004\u00a0BTC and got 258.7\u00a0USDT.');
@@ -127,11 +155,13 @@ test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, t
   await expect(rows.filter({ hasText: 'Bitcoin' })).toContainText('0.006\u00a0BTC');
   await expect(rows.filter({ hasText: 'TRC-20' })).toContainText('258.7\u00a0USDT');
 
-  // History: one Swapped item, the rate update left nothing behind.
+  // History: one Swapped item; the rate update left nothing behind, the refused stale order one failed item.
   await rows.filter({ hasText: 'Bitcoin' }).click();
-  const items = page.getByTestId('history-item').filter({ hasText: /Swap/ });
-  await expect(items).toHaveCount(1);
+  const items = page.getByTestId('history-item').filter({ hasText: /swap/i });
+  await expect(items).toHaveCount(2);
   await expect(items.first()).toContainText('Swapped');
   await expect(items.first()).toHaveAttribute('data-state', 'COMPLETED');
+  await expect(items.nth(1)).toContainText('Failed to swap');
+  await expect(items.nth(1)).toHaveAttribute('data-state', 'FAILED');
   await expect(page.getByTestId('asset-on-hold')).toContainText('0');
 });
