@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_SLIPPAGE_BPS } from './domain/slippage.ts';
 
 /** Buying crypto with a card (README, Configuration); read by loadConfig with the rest. */
 export type BuyConfig = Readonly<{
@@ -20,6 +21,8 @@ export type BuyConfig = Readonly<{
   rateTtlS: number;
   /** How long an order may wait to be paid before it expires. */
   orderTtlS: number;
+  /** How far the coin's price may have risen since the rate was fixed for an order and its confirmation to take it. */
+  maxSlippageBps: number;
 }>;
 
 export const BUY_FIAT_OPTIONS = ['USD', 'EUR', 'KZT', 'UAH', 'AZN', 'CAD'] as const;
@@ -55,6 +58,7 @@ export const buySchema = {
     .optional(),
   BUY_RATE_TTL_S: z.coerce.number().int().min(10).max(3600).default(300),
   BUY_ORDER_TTL_S: z.coerce.number().int().min(60).max(7 * 86_400).default(1800),
+  BUY_MAX_SLIPPAGE_BPS: z.coerce.number().int().min(0).max(MAX_SLIPPAGE_BPS).default(100),
 };
 
 type BuyEnv = z.infer<z.ZodObject<typeof buySchema>>;
@@ -70,6 +74,7 @@ export function buyConfig(e: BuyEnv): BuyConfig {
     limits: Object.freeze(e.BUY_LIMITS ?? {}),
     rateTtlS: e.BUY_RATE_TTL_S,
     orderTtlS: e.BUY_ORDER_TTL_S,
+    maxSlippageBps: e.BUY_MAX_SLIPPAGE_BPS,
   });
 }
 

@@ -1,6 +1,7 @@
 import { atom, computed, map, onMount } from 'nanostores';
 import { getPagePath, openPage, redirectPage } from '@nanostores/router';
 import { confirmBuyOrder, createBuyOrder, getFiatAvailability, getPaymentMethods, type BuyQuote, type BuyRequestParams, type FiatAvailability, type PaymentMethod } from '../api/buy.ts';
+import { toWalletError } from '../api/errors.ts';
 import { AMOUNT_TYPING, compareDecimals } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
 import { realEmail } from '../lib/messenger-email.ts';
@@ -344,5 +345,8 @@ export async function payBuyOrder(description: string): Promise<void> {
     const current = $buyReview.get();
     if (current) $buyReview.set({ ...current, busy: false });
     showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
+    // A rate the price has moved away from is refused by the gateway: the review shows a fresh one to pay at.
+    const code = toWalletError(error).code;
+    if (code === 'B2C_RATE_EXPIRED' || code === 'B2C_ORDER_EXPIRED') await updateBuyRate();
   }
 }

@@ -1,6 +1,7 @@
 import type { Page } from '@playwright/test';
 import { test, expect } from './fixtures.ts';
 import { signUpAndLogIn } from './buy-helpers.ts';
+import { setReferencePrices } from './rates-helpers.ts';
 
 /**
  * Issue 9's walk: buy USDC_ETH for 100 USD through every buy screen, pay on the sandbox provider's page with the
@@ -111,6 +112,18 @@ test.describe('buy crypto with a card', () => {
     await page.getByRole('button', { name: 'Update rate' }).click();
     await expect(page.getByTestId('buy-countdown')).toHaveText(/^Rate valid for (5:00|4:5\d)$/);
     await expect(page.getByTestId('buy-review-list')).toHaveAttribute('aria-disabled', 'false');
+
+    // USDC rises 2 % with the countdown running: the gateway refuses the stale rate (issue 14 item 11), and the
+    // review shows a fresh one at once. Back at 1 USD, the next 'Update rate' brings the 98.52 USDC again.
+    await setReferencePrices(app, { USDC: '1.02' });
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await expect(page.getByText('The rate has changed. Please request a new one.')).toBeVisible();
+    await expect(page.getByTestId('buy-review-get')).toContainText('96.59\u00a0USDC');
+    await expect(page.getByTestId('buy-countdown')).toHaveText(/^Rate valid for (5:00|4:5\d)$/);
+    await setReferencePrices(app, { USDC: '1' });
+    await page.clock.fastForward('05:00');
+    await page.getByRole('button', { name: 'Update rate' }).click();
+    await expect(page.getByTestId('buy-review-get')).toContainText('98.52\u00a0USDC');
     await page.getByRole('button', { name: 'Continue to payment' }).click();
 
     // The provider's hosted page, on the same origin: merchant, amount, card form.

@@ -1,7 +1,7 @@
 import type { Page } from '@playwright/test';
-import pg from 'pg';
 import { test, expect } from './fixtures.ts';
 import type { LaunchedServer } from '../support/server.ts';
+import { setReferencePrices } from './rates-helpers.ts';
 
 /**
  * Issue 7's walk: a user holding BTC and USDT_TRX takes Home's quick swap path to the order BTC → USDT_TRX, meets
@@ -24,21 +24,6 @@ async function confirmationCode(app: LaunchedServer, email: string): Promise<str
     if (Date.now() > deadline) throw new Error(`no confirmation mail to ${email} in the server log`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-}
-
-/** Sets the reference BTC price in the rates walk's own row (no walk runs here); the server reads it at most once a second. */
-async function setBtcUsd(app: LaunchedServer & { env: Record<string, string> }, usd: number): Promise<void> {
-  const client = new pg.Client({ connectionString: app.env.DATABASE_URL });
-  await client.connect();
-  try {
-    await client.query(
-      `INSERT INTO app_setting (key, value) VALUES ('rates.walk', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
-      [{ prices: { BTC: (BigInt(usd) * 10n ** 8n).toString() } }],
-    );
-  } finally {
-    await client.end();
-  }
-  await new Promise((resolve) => setTimeout(resolve, 1_100));
 }
 
 async function signUpAndLogIn(page: Page, app: LaunchedServer): Promise<void> {
@@ -136,12 +121,12 @@ test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, t
   await expect(page.getByTestId('review-get')).toContainText('258.7\u00a0USDT');
 
   // BTC falls 1.5 % with the countdown still running: the stale rate is refused, the hold comes back.
-  await setBtcUsd(app, 64_000);
+  await setReferencePrices(app, { BTC: '64000' });
   await page.getByRole('button', { name: 'Confirm swap' }).click();
   await expect(page.getByTestId('swap-expired')).toHaveText('Order expired');
   await expect(page.getByRole('button', { name: 'Confirm swap' })).toHaveCount(0);
   // Back at 65 000, a fresh rate is the same 258.7 USDT.
-  await setBtcUsd(app, 65_000);
+  await setReferencePrices(app, { BTC: '65000' });
   await page.getByRole('button', { name: 'Update rate' }).click();
   await expect(page.getByTestId('swap-countdown')).toHaveText(/^Rate valid for (5:00|4:5\d)$/);
   await expect(page.getByTestId('review-get')).toContainText('258.7\u00a0USDT');

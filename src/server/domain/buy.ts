@@ -5,6 +5,8 @@
  * provider's signed events then move the order once: paid credits the fixed crypto amount from the card settlement
  * account in one ledger entry, failed or cancelled ends it with nothing credited. Unconfirmed orders expire; unpaid
  * ones are cancelled at the provider first, so a payment can never succeed after its order was given up.
+ * A fixed rate is no free option (issue 14 item 11): the order and its confirmation take it only while the coin's
+ * price has not risen by more than BUY_MAX_SLIPPAGE_BPS since it was fixed.
  */
 import type pg from 'pg';
 import { createHash, randomUUID } from 'node:crypto';
@@ -18,6 +20,7 @@ import type { BuyQuoteItem } from '../db/schema/buy.ts';
 import { notifyAccountChanged } from './account-changes.ts';
 import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId, transfer } from './ledger.ts';
 import { priceIn } from './rates.ts';
+import { honoursFixedRate } from './slippage.ts';
 
 const FIAT_DECIMALS = 2;
 const FIAT_SCALE = 10n ** BigInt(FIAT_DECIMALS);
@@ -142,7 +145,7 @@ export function createBuyDesk(deps: {
   rates: RatesPort;
   coins: () => readonly CoinMeta[];
   provider: CardProvider;
-  settings: Pick<BuyConfig, 'fiatCurrencies' | 'feeBps' | 'limits' | 'rateTtlS' | 'orderTtlS'>;
+  settings: Pick<BuyConfig, 'fiatCurrencies' | 'feeBps' | 'limits' | 'rateTtlS' | 'orderTtlS' | 'maxSlippageBps'>;
   publicUrl: string;
   log: Logger;
 }) {
@@ -203,6 +206,14 @@ export function createBuyDesk(deps: {
     const price = priceIn(table ?? (await prices()), coin, fiat);
     if (price === undefined || price <= 0n) throw new BuyError('UNAVAILABLE', `No rate for ${coin.currency} in ${fiat} right now`);
     return (price * BigInt(10_000 + settings.feeBps) + 9_999n) / 10_000n;
+  }
+
+  /**
+   * Whether a rate fixed earlier (fiat per coin, fee included) may still be taken: the user gets 1/rate coins per fiat
+   * unit, so the desk loses when the current rate has risen above it; beyond the slippage it may not.
+   */
+  async function fixedRateHolds(coin: CoinMeta, fiat: string, fixed: bigint): Promise<boolean> {
+    return honoursFixedRate(await rateOf(coin, fiat), fixed, settings.maxSlippageBps);
   }
 
   /** POST /b2c/rate: the current price of one coin in the fiat, fee included; nothing is fixed. */
@@ -309,6 +320,7 @@ export function createBuyDesk(deps: {
     const max = BigInt(item.maxLimit);
     if (cents < min || cents > max) throw new BuyError('LIMIT', limitMessage(formatUnits(min, FIAT_DECIMALS), formatUnits(max, FIAT_DECIMALS), fixed.fiat_currency));
     const coin = coinOf(fixed.currency);
+    if (!(await fixedRateHolds(coin, fixed.fiat_currency, BigInt(item.rate)))) throw new BuyError('RATE_EXPIRED', 'The rate has changed. Please request a new one.');
     const amount = cryptoFor(cents, BigInt(item.rate), coin.decimals);
     if (amount <= 0n) throw new BuyError('LIMIT', 'The amount is too small');
     const inserted = await pool.query<OrderRow>(
@@ -360,6 +372,10 @@ export function createBuyDesk(deps: {
     const order = await load(account, id);
     if (order.redirect_url && order.state !== 'NEW') return { redirectUrl: order.redirect_url };
     if (order.state === 'EXPIRED' || order.expires_at.getTime() <= Date.now()) throw new BuyError('ORDER_EXPIRED', 'The order has expired. Please start again.');
+    // The last moment before the card can be charged: an order left waiting is no option on a rising price either.
+    if (!(await fixedRateHolds(coinOf(order.currency), order.fiat_currency, parseDecimal(order.rate, PRICE_DECIMALS)))) {
+      throw new BuyError('ORDER_EXPIRED', 'The rate has changed. Please start again.');
+    }
     const payment = await provider
       .createPayment({
         reference: `buy:${order.id}`,

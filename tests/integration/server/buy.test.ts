@@ -11,6 +11,7 @@ import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
 import type { BuyOrderView, BuyQuote } from '../../../src/server/domain/buy.ts';
 import type { CardPaymentEvent } from '../../../src/server/adapters/card/port.ts';
+import { parseDecimal } from '../../../src/lib/amount.ts';
 
 /**
  * Issue 9 through the real server, ledger and PostgreSQL: availability, methods with limits, fixed rates, orders
@@ -382,5 +383,63 @@ describe('buy crypto with a card', () => {
     } finally {
       await limited.stop();
     }
+  });
+
+  /**
+   * Issue 14 item 11 for purchases: a fixed rate is no free option on a rising price, at the order and at its
+   * confirmation (the last moment before the card can be charged). USDC's reference price is moved in the database
+   * (the walk's own row; the server reads it at most once a second); the slippage is the default 100 bps.
+   */
+  describe('a buy rate is no free option', () => {
+    const setUsdcUsd = async (usd: string) => {
+      await pool.query(
+        `INSERT INTO app_setting (key, value) VALUES ('rates.walk', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
+        [{ prices: { USDC: parseDecimal(usd, 8).toString() } }],
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+    };
+    const orderOn = (quoted: BuyQuote, key = randomUUID()) =>
+      call(undefined, 'POST', '/api/b2c/order', { rateId: quoted.fixedRateId, itemId: quoted.methods[0]?.itemId, description: 'Buy USDC', returnUrl, idempotencyKey: key, account: alice.accountId, fiatAmount: '100' });
+    const confirmAnswer = (id: string) =>
+      call(alice, 'POST', '/api/b2c/order/confirm', {
+        id,
+        account: alice.accountId,
+        requestParams: { email: 'buyer@example.com', browserLanguage: 'en-US', screenHeight: 844, screenWidth: 390, timeZone: 'Europe/Berlin', userAgent: 'test', javascriptEnabled: true, ip: '' },
+      });
+    const fixedAt = async (usd: string) => {
+      await setUsdcUsd(usd);
+      return (await quote(undefined, alice.accountId, { fiatAmount: '100' })).body as unknown as BuyQuote;
+    };
+
+    afterAll(async () => {
+      await pool.query(`DELETE FROM app_setting WHERE key = 'rates.walk'`);
+    });
+
+    it('refuses an order, and a confirmation, once the coin rose beyond the slippage; nothing is charged', async () => {
+      const stale = await fixedAt('1');
+      await setUsdcUsd('1.02');
+      const key = randomUUID();
+      expect(await orderOn(stale, key)).toMatchObject({ status: 400, body: { exceptionCode: 'B2C_RATE_EXPIRED' } });
+      expect(await pool.query('SELECT 1 FROM buy_orders WHERE idempotency_key = $1', [key])).toMatchObject({ rowCount: 0 });
+
+      const placed = await orderOn(await fixedAt('1'));
+      expect(placed).toMatchObject({ status: 200, body: { state: 'NEW', rate: '1.015' } });
+      const id = (placed.body as unknown as BuyOrderView).id;
+      await setUsdcUsd('1.02');
+      expect(await confirmAnswer(id)).toMatchObject({ status: 400, body: { exceptionCode: 'B2C_ORDER_EXPIRED' } });
+      // No payment was asked of the provider: the order waits unconfirmed, with no page to pay on and no history item.
+      expect(await orderOf(alice, id)).toMatchObject({ state: 'NEW', redirectUrl: null, transactionId: null });
+    });
+
+    it('honours a rate within the slippage, and one the price moved in the user\'s disfavour', async () => {
+      const near = await fixedAt('1');
+      await setUsdcUsd('1.009');
+      expect(await orderOn(near)).toMatchObject({ status: 200, body: { rate: '1.015', cryptoAmount: '98.522167' } });
+      const high = await fixedAt('1');
+      await setUsdcUsd('0.98');
+      const placed = await orderOn(high);
+      expect(placed).toMatchObject({ status: 200, body: { rate: '1.015', cryptoAmount: '98.522167' } });
+      expect(await confirmAnswer((placed.body as unknown as BuyOrderView).id)).toMatchObject({ status: 200 });
+    });
   });
 });
