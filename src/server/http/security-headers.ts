@@ -131,7 +131,7 @@ export function createSecurityHeaders(config: Config): (req: IncomingMessage, re
         for (let i = 0; i + 1 < headers.length; i += 2) {
           const name = String(headers[i]).toLowerCase();
           const value = headers[i + 1] as OutgoingHttpHeader;
-          if (seen.has(name)) this.appendHeader(name, value);
+          if (seen.has(name)) this.appendHeader(name, typeof value === 'number' ? String(value) : value);
           else this.setHeader(name, value);
           seen.add(name);
         }
@@ -149,7 +149,9 @@ export function createSecurityHeaders(config: Config): (req: IncomingMessage, re
       if (https && cookies !== undefined) {
         this.setHeader('set-cookie', (Array.isArray(cookies) ? cookies : [String(cookies)]).map(withSecure));
       }
-      return reason === undefined ? writeHead.call(this, statusCode) : writeHead.call(this, statusCode, reason);
+      // Node keeps a statusMessage set beforehand when writeHead gets none.
+      if (reason !== undefined) this.statusMessage = reason;
+      return writeHead.call(this, statusCode);
     } as typeof res.writeHead;
     return false;
   };
