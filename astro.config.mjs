@@ -9,6 +9,9 @@ export default defineConfig({
   adapter: node({ mode: 'middleware' }),
   integrations: [UnoCSS({ injectReset: true }), react()],
   devToolbar: { enabled: false },
+  // Astro hashes its own inline scripts (the island loader) into a script-src header at build time, so the hashes
+  // cannot drift; src/server/http/security-headers.ts completes that policy. Styles stay inline (UnoCSS, style="").
+  security: { csp: { styleDirective: { resources: ["'self'", "'unsafe-inline'"] } } },
   build: { inlineStylesheets: 'always' },
   vite: {
     build: { chunkSizeWarningLimit: 400 },

@@ -9,7 +9,8 @@ export function webPlatform(): Platform {
     },
     prefersDark: () => window.matchMedia('(prefers-color-scheme: dark)').matches,
     setCookie: (text) => {
-      document.cookie = text;
+      // Over https every cookie is Secure, the ones the server sets and these (issue 14).
+      document.cookie = window.location.protocol === 'https:' ? `${text}; Secure` : text;
     },
     readCookie: (name) => {
       const found = document.cookie.split('; ').find((pair) => pair.startsWith(`${name}=`));

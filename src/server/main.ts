@@ -8,6 +8,7 @@ import { createLogger, type Logger } from './log.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { createApi } from './http/api.ts';
 import { createWebHandler, MissingBuildError, type NodeHandler } from './http/web.ts';
+import { createSecurityHeaders } from './http/security-headers.ts';
 import { createAccounts } from './accounts.ts';
 import { openCustody } from './custody.ts';
 import { createWorker } from './jobs/worker.ts';
@@ -59,6 +60,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     });
   };
 
+  const secure = createSecurityHeaders(config);
   const logRequests = log.isLevelEnabled('info');
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const started = process.hrtime.bigint();
@@ -72,6 +74,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         log.info({ reqId, method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
       });
     }
+    if (secure(req, res)) return;
     // Without Accept-Encoding there is nothing to negotiate: skip the compressor's per-response hooks.
     if (!req.headers['accept-encoding']) return route(req, res);
     compress(req, res, () => route(req, res));

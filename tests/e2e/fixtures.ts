@@ -1,4 +1,4 @@
-import { test as base } from '@playwright/test';
+import { test as base, expect } from '@playwright/test';
 import { createTestDatabase } from '../support/database.ts';
 import { launchServer, type LaunchedServer } from '../support/server.ts';
 
@@ -7,9 +7,27 @@ export { expect } from '@playwright/test';
 /** The server, and the environment it runs with: the command-line tools need the same one to work beside it. */
 export type TestApp = LaunchedServer & { env: Record<string, string> };
 type WorkerFixtures = { app: TestApp; appEnv: Record<string, string> };
+type TestFixtures = { cspViolations: string[] };
 
 /** The real server, started per worker on a fresh database; tests reach it through `baseURL`. */
-export const test = base.extend<object, WorkerFixtures>({
+export const test = base.extend<TestFixtures, WorkerFixtures>({
+  // Every test fails on a Content-Security-Policy violation: a blocked inline script breaks a page silently.
+  cspViolations: [
+    async ({ context }, use) => {
+      const violations: string[] = [];
+      context.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(`${message.location().url}: ${message.text()}`);
+      });
+      await context.addInitScript(() =>
+        document.addEventListener('securitypolicyviolation', (event) =>
+          console.error(`Content Security Policy violation: ${event.effectiveDirective} blocked ${event.blockedURI || 'inline'} at ${event.sourceFile}:${event.lineNumber}`),
+        ),
+      );
+      await use(violations);
+      expect(violations, 'no Content Security Policy violation').toEqual([]);
+    },
+    { auto: true },
+  ],
   appEnv: [{}, { scope: 'worker', option: true }],
   app: [
     async ({ appEnv }, use) => {

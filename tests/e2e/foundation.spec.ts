@@ -80,4 +80,30 @@ test.describe('foundation', () => {
     expect(scripts).toEqual([]);
     expect(await page.locator('script').count()).toBe(0);
   });
+
+  test('the main pages run under their Content-Security-Policy without a violation; an injected inline script is blocked', async ({ page, cspViolations }) => {
+    // The wallet (spinner, then the sign-in redirect), the forms with their scripts, the mini app's shell.
+    for (const path of ['/home', '/auth', '/auth/login', '/auth/login/email', '/auth/signup/email', '/auth/forgot', '/settings', '/terms']) {
+      await page.goto(path);
+      await page.waitForLoadState('networkidle');
+    }
+    await page.goto('/auth/signup/email');
+    await page.getByLabel('E-mail').first().fill('someone@example.com');
+    expect(cspViolations).toEqual([]);
+    const csp = (await page.request.get('/auth/signup/email')).headers()['content-security-policy'] ?? '';
+    expect(csp).toMatch(/script-src 'self'( 'sha256-[\w+/=]+')*;/);
+
+    // What an injected <script> would do is refused, and the fixture sees the report.
+    const ran = await page.evaluate(async () => {
+      const script = document.createElement('script');
+      script.textContent = 'window.injected = true';
+      document.body.append(script);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return (window as unknown as { injected?: boolean }).injected === true;
+    });
+    expect(ran).toBe(false);
+    await expect.poll(() => cspViolations.length).toBeGreaterThan(0);
+    expect(cspViolations.join('\n')).toContain('script-src');
+    cspViolations.length = 0;
+  });
 });

@@ -10,6 +10,7 @@ import type { UserService } from '../domain/users.ts';
 import { createPostgresAdapter, pruneOidcPayloads } from './adapter.ts';
 import type { IdpSecrets } from './keys.ts';
 import { handleInteraction } from './interactions.ts';
+import { allowInlineScript } from '../http/security-headers.ts';
 import { MESSENGER_GRANT, registerMessengerGrant, type MessengerSignIn } from './messenger-grant.ts';
 
 export const MOUNT = '/oidc';
@@ -29,6 +30,9 @@ function page(title: string, body: string): string {
 <style>body{font-family:system-ui,sans-serif;background:#202025;color:#fff;max-width:540px;margin:0 auto;padding:48px 24px;text-align:center}a,button{color:#202025;background:#fff;border:0;border-radius:12px;padding:12px 20px;font-size:16px;text-decoration:none;display:inline-block}</style></head>
 <body>${body}</body></html>`;
 }
+
+/** Submits the sign-out confirmation at once; the page's CSP names it by its hash. */
+const LOGOUT_SCRIPT = "var f=document.getElementById('op.logoutForm');var i=document.createElement('input');i.type='hidden';i.name='logout';i.value='yes';f.appendChild(i);f.submit();";
 
 export type IdentityProvider = {
   provider: Provider;
@@ -100,8 +104,9 @@ export function createIdentityProvider(deps: {
           ctx.body = page(
             'Signing out',
             `${form}<p>Signing out…</p><button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
-<script>var f=document.getElementById('op.logoutForm');var i=document.createElement('input');i.type='hidden';i.name='logout';i.value='yes';f.appendChild(i);f.submit();</script>`,
+<script>${LOGOUT_SCRIPT}</script>`,
           );
+          allowInlineScript(ctx.res, LOGOUT_SCRIPT);
         },
         async postLogoutSuccessSource(ctx: KoaContextWithOIDC) {
           ctx.type = 'html';
