@@ -15,6 +15,11 @@ export const RESEND_AFTER_SECONDS = 59;
 export const CODE_TTL_MINUTES = 15;
 /** Wrong codes one mailed code takes before it stops working: with 31⁴ codes, guessing one is a long shot. */
 export const CODE_ATTEMPTS = 5;
+/**
+ * Passcode-reset codes mailed to one user in a day: with CODE_ATTEMPTS tries each, 25 guesses a day at 31⁴ codes,
+ * where a code every 59 s would give 7 000 and find one in about two months.
+ */
+export const MAX_RESET_CODES_PER_DAY = 5;
 /** Codes one e-mail change may mail (first one included); starting over is again guarded by the passcode. */
 export const MAX_SENDS = 5;
 // No 0/O, 1/I/L: the code is read off a mail and typed.
@@ -113,15 +118,24 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
       const to = realEmail(email);
       if (!to) throw new ApiError(409, 'EMAIL_REQUIRED', 'Add an e-mail address to reset the pin code');
       const code = newVerificationCode();
+      // A new day of codes starts once the last one began more than a day ago.
       const result = await pool.query(
-        `UPDATE user_pincodes SET reset_code_hash = $2, reset_expires_at = now() + make_interval(mins => $3), reset_attempts = 0, updated_at = now()
+        `UPDATE user_pincodes SET reset_code_hash = $2, reset_expires_at = now() + make_interval(mins => $3), reset_attempts = 0, updated_at = now(),
+            reset_sends = CASE WHEN reset_sends_since > now() - interval '1 day' THEN reset_sends + 1 ELSE 1 END,
+            reset_sends_since = CASE WHEN reset_sends_since > now() - interval '1 day' THEN reset_sends_since ELSE now() END
           WHERE user_id = $1 AND blocked_at IS NOT NULL
-            AND (reset_expires_at IS NULL OR reset_expires_at - make_interval(mins => $3) + make_interval(secs => $4) <= now())`,
-        [userId, hashVerificationCode(code), CODE_TTL_MINUTES, RESEND_AFTER_SECONDS],
+            AND (reset_expires_at IS NULL OR reset_expires_at - make_interval(mins => $3) + make_interval(secs => $4) <= now())
+            AND NOT coalesce(reset_sends_since > now() - interval '1 day' AND reset_sends >= $5, false)`,
+        [userId, hashVerificationCode(code), CODE_TTL_MINUTES, RESEND_AFTER_SECONDS, MAX_RESET_CODES_PER_DAY],
       );
       if (result.rowCount === 0) {
-        const blocked = await pool.query('SELECT 1 FROM user_pincodes WHERE user_id = $1 AND blocked_at IS NOT NULL', [userId]);
-        if (blocked.rowCount === 0) throw new ApiError(409, 'PINCODE_NOT_BLOCKED', 'The pin code is not blocked');
+        const state = await pool.query<{ capped: boolean }>(
+          `SELECT reset_sends_since > now() - interval '1 day' AND reset_sends >= $2 AS capped FROM user_pincodes WHERE user_id = $1 AND blocked_at IS NOT NULL`,
+          [userId, MAX_RESET_CODES_PER_DAY],
+        );
+        const row = state.rows[0];
+        if (!row) throw new ApiError(409, 'PINCODE_NOT_BLOCKED', 'The pin code is not blocked');
+        if (row.capped) throw new ApiError(429, 'TOO_MANY_CODES', `${MAX_RESET_CODES_PER_DAY} codes were sent in the last 24 hours; try again later`);
         throw new ApiError(429, 'RESEND_TOO_SOON', `A code was sent less than ${RESEND_AFTER_SECONDS} s ago`);
       }
       await mailCode(to, 'pincode_reset', language, code);

@@ -163,7 +163,7 @@ describe('passcode and e-mail change', () => {
     expect((await call(b, user, '/user/pinCode/validate', { pincode: '4321' })).status).toBe(200);
   });
 
-  it('kills a passcode-reset code after five wrong tries or fifteen minutes, and keeps it where no guess can be checked offline', async () => {
+  it('kills a passcode-reset code after five wrong tries or fifteen minutes, mails five a day, and keeps them where no guess can be checked offline', async () => {
     const user = await newUser();
     await call(a, user, '/user/pinCode/enable', { body: { pinCode: '2580' } });
     // Blocked as after the last step of the lockout (the test above walks the steps themselves).
@@ -199,6 +199,21 @@ describe('passcode and e-mail change', () => {
     await db.query(`UPDATE user_pincodes SET reset_expires_at = now() - interval '1 second' WHERE user_id = $1`, [user.userId]);
     expect((await call(a, user, '/user/pinCode/reset/confirm', { body: { confirmationCode: second.code } })).body.exceptionCode).toBe('CONFIRMATION_INVALID');
     expect((await state(user.userId))?.blocked).toBe(true);
+
+    // Five codes a day: 25 guesses, not one code every 59 s. A day later the count starts over.
+    const sendAfterWait = async () => {
+      await db.query(`UPDATE user_pincodes SET reset_expires_at = now() - interval '1 minute' WHERE user_id = $1`, [user.userId]);
+      return call(a, user, '/user/pinCode/reset');
+    };
+    for (let i = 3; i <= 5; i += 1) expect((await sendAfterWait()).status).toBe(200);
+    const capped = await sendAfterWait();
+    expect(capped.status).toBe(429);
+    expect(capped.body.exceptionCode).toBe('TOO_MANY_CODES');
+    await db.query(`UPDATE user_pincodes SET reset_sends_since = now() - interval '1 day 1 second' WHERE user_id = $1`, [user.userId]);
+    expect((await sendAfterWait()).status).toBe(200);
+    const last = await mailedCode(user.email, 'pincode_reset', second.id);
+    expect((await call(b, user, '/user/pinCode/reset/confirm', { body: { confirmationCode: last.code } })).status).toBe(200);
+    expect((await call(a, user, '/user')).body.pinCodeActive).toBe(false);
   });
 
   it('counts parallel guesses on two processes exactly: only four can ever be told "incorrect"', async () => {

@@ -18,6 +18,9 @@ export const userPincodes = pgTable('user_pincodes', {
   resetCodeHash: text('reset_code_hash'),
   resetExpiresAt: timestamp('reset_expires_at', { withTimezone: true }),
   resetAttempts: integer('reset_attempts').notNull().default(0),
+  /** Reset codes mailed since `reset_sends_since`: a day's codes are capped, and so is the guessing across them. */
+  resetSends: integer('reset_sends').notNull().default(0),
+  resetSendsSince: timestamp('reset_sends_since', { withTimezone: true }),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
