@@ -5,11 +5,13 @@ import { createMailer, type Mailer } from './adapters/mail/mailer.ts';
 import { createPasswordHasher, type PasswordHasher } from './domain/passwords.ts';
 import { createUserService, type UserService } from './domain/users.ts';
 import { createAccessTokenVerifier, type AccessTokenVerifier } from './http/auth-middleware.ts';
-import { revokeUserSessions } from './idp/adapter.ts';
+import { migrateOidcPayloads, revokeUserSessions } from './idp/adapter.ts';
 import { loadIdpSecrets } from './idp/keys.ts';
 import { createIdentityProvider, type IdentityProvider } from './idp/provider.ts';
 import { createTokenEndpointCaller, type TokenEndpointAnswer } from './idp/messenger-grant.ts';
 import { createMessengerService, loadDevKeys, type MessengerService } from './domain/messenger.ts';
+import { migrateCodeHashes } from './domain/codes.ts';
+import type { SecretsKey } from './adapters/keys/secrets-key.ts';
 
 /** The sign-in area wired together: users, mail, the token verifier and, unless OIDC_ISSUER names another, the provider. */
 export type Accounts = {
@@ -23,16 +25,20 @@ export type Accounts = {
   close: () => void;
 };
 
-export async function createAccounts(deps: { config: Config; log: Logger; database: Database }): Promise<Accounts> {
-  const { config, log, database } = deps;
-  const mailer = createMailer({ db: database.db, log, smtpUrl: config.smtpUrl, from: config.mailFrom });
+export async function createAccounts(deps: { config: Config; log: Logger; database: Database; secrets: SecretsKey }): Promise<Accounts> {
+  const { config, log, database, secrets } = deps;
+  // Rows from before keyed hashing (mailed codes, provider tokens) are moved over before anything looks them up.
+  const moved = (await migrateCodeHashes(database.pool, secrets)) + (config.oidc.embedded ? await migrateOidcPayloads(database.pool, secrets) : 0);
+  if (moved > 0) log.info({ rows: moved }, 'stored codes and tokens moved to keyed hashes');
+  const mailer = createMailer({ db: database.db, log, smtpUrl: config.smtpUrl, from: config.mailFrom, production: config.production });
   const hasher = createPasswordHasher();
-  const auth = createAccessTokenVerifier({ config, db: database.db, log });
+  const auth = createAccessTokenVerifier({ config, db: database.db, pool: database.pool, secrets, log });
   const users = createUserService({
     db: database.db,
     log,
     hasher,
     mailer,
+    secrets,
     publicUrl: config.publicUrl,
     async onSessionsRevoked(userId) {
       await revokeUserSessions(database.pool, userId);
@@ -44,8 +50,9 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
     ? createMessengerService({
         db: database.db,
         log,
+        secrets,
         config: telegram,
-        keys: telegram.botToken ? { botToken: telegram.botToken, publicKey: telegram.publicKey } : await loadDevKeys(database.db),
+        keys: telegram.botToken ? { botToken: telegram.botToken, publicKey: telegram.publicKey } : await loadDevKeys(database.pool, secrets),
       })
     : undefined;
   if (telegram.devMode) log.warn('TELEGRAM_BOT_TOKEN is unset: the Telegram mini app runs in development mode, with a generated bot token (open /tg)');
@@ -56,7 +63,8 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
         pool: database.pool,
         log,
         users,
-        secrets: await loadIdpSecrets(database.db),
+        secrets: await loadIdpSecrets(database.pool, secrets),
+        secretsKey: secrets,
         messenger: messengerService && (({ initData, oneTimeCode }) => (oneTimeCode === undefined ? messengerService.signIn(initData) : messengerService.signInWithCode(oneTimeCode, initData))),
       })
     : undefined;

@@ -35,6 +35,7 @@ const schema = z.object({
   APP_ENV: z.enum(['development', 'test', 'production']).optional(),
   NODE_ENV: z.string().optional(),
   WALLET_SEED: z.string().min(1).optional(),
+  SECRETS_KEY: z.string().min(1).optional(),
   CHAINS: z.enum(['devnet']).default('devnet'),
   DEVNET_BLOCK_MS: z.coerce.number().int().min(20).max(600_000).default(2000),
   DEVNET_CONFIRMATIONS: z
@@ -105,6 +106,8 @@ export type Config = Readonly<{
   production: boolean;
   /** The BIP39 mnemonic of the custody's HD seed; unset outside production means a generated one in DATA_DIR. */
   walletSeed: string | undefined;
+  /** The key that seals the database's secrets (adapters/keys/secrets-key.ts); unset outside production means one in DATA_DIR. */
+  secretsKey: string | undefined;
   chains: Readonly<{ mode: 'devnet'; blockMs: number; confirmations: Partial<Record<Network, number>> }>;
   workerPollMs: number;
   /** How often the reference rates take a random-walk step; 0 keeps them fixed. */
@@ -173,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     appEnv,
     production: appEnv === 'production',
     walletSeed: e.WALLET_SEED,
+    secretsKey: e.SECRETS_KEY,
     chains: Object.freeze({ mode: e.CHAINS, blockMs: e.DEVNET_BLOCK_MS, confirmations: parseConfirmations(e.DEVNET_CONFIRMATIONS) }),
     workerPollMs: e.WORKER_POLL_MS,
     ratesWalkMs: e.RATES_WALK_MS,
@@ -200,7 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
 }
 
 function redact(name: string, value: string | undefined): string | undefined {
-  if ((name === 'WALLET_SEED' || name === 'PAYOUT_WEBHOOK_SECRET' || name === 'CARD_WEBHOOK_SECRET') && value !== undefined) return '***';
+  if ((name === 'WALLET_SEED' || name === 'SECRETS_KEY' || name === 'PAYOUT_WEBHOOK_SECRET' || name === 'CARD_WEBHOOK_SECRET') && value !== undefined) return '***';
   if ((name === 'TELEGRAM_BOT_TOKEN' || name === 'TELEGRAM_WEBHOOK_SECRET') && value !== undefined) return '***';
   if (value === undefined || (name !== 'DATABASE_URL' && name !== 'SMTP_URL')) return value;
   try {

@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { NETWORKS } from '../lib/currencies.ts';
 import { loadWalletSeed, SeedError, type WalletSeed } from './adapters/keys/seed.ts';
+import { openSecretsKey, type SecretsKey } from './adapters/keys/secrets-key.ts';
 import { createDevnet, type DevnetChain } from './adapters/chains/devnet.ts';
 import { createReferenceRates, type ReferenceRates } from './adapters/rates/reference.ts';
 import { buildCatalogue, type Catalogue } from './domain/catalogue.ts';
@@ -24,7 +25,7 @@ import { DEFAULT_BUY_CONFIG } from './config-buy.ts';
 import { processWithdrawals } from './domain/withdrawals.ts';
 
 export type CustodyConfig = Pick<Config, 'production' | 'publicUrl' | 'dataDir' | 'walletSeed' | 'chains' | 'workerPollMs' | 'ratesWalkMs'> &
-  Partial<Pick<Config, 'payout' | 'sell' | 'buy'>>;
+  Partial<Pick<Config, 'payout' | 'sell' | 'buy' | 'secretsKey'>>;
 
 export type Custody = {
   seed: WalletSeed;
@@ -50,7 +51,9 @@ const ASSET_CACHE_TTL_MS = 2_000;
 
 const SEED_SETTING = 'wallet.seed';
 
-export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.Pool, options: { owner?: boolean } = {}): Promise<Custody> {
+/** `options.secrets` is the key the server already opened; a process of its own (worker, CLI) opens it here. */
+export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.Pool, options: { owner?: boolean; secrets?: SecretsKey } = {}): Promise<Custody> {
+  const secrets = options.secrets ?? (await openSecretsKey({ value: config.secretsKey, dataDir: config.dataDir, production: config.production }, log, pool));
   const seed = await loadWalletSeed({ mnemonic: config.walletSeed, dataDir: config.dataDir, production: config.production }, log);
   await checkSeedFingerprint(pool, seed);
   await ensureSystemAccounts(pool, systemAccounts(NETWORKS));
@@ -84,12 +87,12 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   if (config.ratesWalkMs > 0) jobs.push({ name: 'rates.walk', everyMs: config.ratesWalkMs, run: () => rates.step() });
   // Swap orders left on the review past their quote's 300 s give their hold back.
   jobs.push({ name: 'swap.expiry', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await expireSwapOrders(pool)) });
-  const payouts = await openPayouts(config.payout ?? DEFAULT_PAYOUT_CONFIG, { pool, log, publicUrl: config.publicUrl, pollMs: config.workerPollMs });
+  const payouts = await openPayouts(config.payout ?? DEFAULT_PAYOUT_CONFIG, { pool, log, publicUrl: config.publicUrl, pollMs: config.workerPollMs, secrets });
   const sell = createSellDesk({ pool, rates, coins: () => catalogue.coins, provider: payouts.provider, settings: config.sell ?? DEFAULT_SELL_SETTINGS, log });
   // Sell orders the payout provider has not taken yet are handed to it again.
   jobs.push(...payouts.jobs, { name: 'sell.submit', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await sell.submitPending()) });
   const buyConfig = config.buy ?? DEFAULT_BUY_CONFIG;
-  const cards = await openCards(buyConfig, { pool, log, publicUrl: config.publicUrl, pollMs: config.workerPollMs });
+  const cards = await openCards(buyConfig, { pool, log, publicUrl: config.publicUrl, pollMs: config.workerPollMs, secrets });
   const buy = createBuyDesk({ pool, rates, coins: () => catalogue.coins, provider: cards.provider, settings: buyConfig, publicUrl: config.publicUrl, log });
   // Card payment webhooks go out; unconfirmed and unpaid buy orders past their time expire.
   jobs.push(...cards.jobs, { name: 'buy.expiry', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await buy.expireOrders()) });

@@ -11,6 +11,7 @@ import { createWebHandler, MissingBuildError, type NodeHandler } from './http/we
 import { createSecurityHeaders } from './http/security-headers.ts';
 import { createAccounts } from './accounts.ts';
 import { openCustody } from './custody.ts';
+import { openSecretsKey } from './adapters/keys/secrets-key.ts';
 import { createWorker } from './jobs/worker.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -38,13 +39,17 @@ export type RunningServer = { close: () => Promise<void>; port: number };
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const web = await createWebHandler();
   const database: Database = await openDatabase(config, log);
-  const accounts = await createAccounts({ config, log, database });
-  const custody = await openCustody(config, log, database.pool).catch(async (error: unknown) => {
+  const secrets = await openSecretsKey({ value: config.secretsKey, dataDir: config.dataDir, production: config.production }, log, database.pool).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
+  const accounts = await createAccounts({ config, log, database, secrets });
+  const custody = await openCustody(config, log, database.pool, { secrets }).catch(async (error: unknown) => {
     accounts.close();
     await database.close();
     throw error;
   });
-  const api = getRequestListener(createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, messenger: accounts.messenger }).fetch);
+  const api = getRequestListener(createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, secrets, messenger: accounts.messenger }).fetch);
   // The embedded identity provider; absent when OIDC_ISSUER names another issuer, and then /oidc is an unknown path.
   const mounts: { oidc?: NodeHandler } = { oidc: accounts.idp?.handle };
 

@@ -9,6 +9,8 @@ import { auditLedger, type AuditResult } from '../../src/server/domain/ledger-au
 
 /** BIP84's test mnemonic: tests derive known addresses from it. Never a real wallet's seed. */
 export const TEST_MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
+/** A fixed SECRETS_KEY, so a test that opens the custody again on one database finds its secrets. Never a real key. */
+export const TEST_SECRETS_KEY = '0000000000000000000000000000000000000000000000000000000000000001';
 
 export const quietLog = createLogger('silent');
 
@@ -20,6 +22,7 @@ export async function openTestCustody(databaseUrl: string, overrides: Partial<Cu
     publicUrl: 'http://wallet.test',
     dataDir: await mkdtemp(join(tmpdir(), 'wallet-test-data-')),
     walletSeed: TEST_MNEMONIC,
+    secretsKey: TEST_SECRETS_KEY,
     chains: { mode: 'devnet', blockMs: 100, confirmations: { BITCOIN: 2, ETHEREUM: 3, TRON: 2 } },
     workerPollMs: 50,
     ratesWalkMs: 0,

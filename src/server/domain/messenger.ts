@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
-import { appSetting, telegramAccounts, telegramLinkCodes, users, walletAccounts } from '../db/schema.ts';
+import { telegramAccounts, telegramLinkCodes, users, walletAccounts } from '../db/schema.ts';
 import type { TelegramConfig } from '../config-telegram.ts';
 import type { Logger } from '../log.ts';
-import { hashCode, newCode } from './codes.ts';
+import type pg from 'pg';
+import { newCode, storedCode } from './codes.ts';
+import { loadSealedSetting, type SecretsKey } from '../adapters/keys/secrets-key.ts';
 import { ed25519PublicKey, InitDataError, validateInitData, type TelegramUser, type ValidInitData } from './telegram-init-data.ts';
 
 /** SPEC §8: the codes of a failed messenger login or link. */
@@ -49,18 +51,14 @@ function isDevKeys(value: unknown): value is { botToken: string; privateKey: str
 }
 
 /**
- * The development mode's stand-in for a bot: a generated token and Ed25519 key, kept in app_setting so every
+ * The development mode's stand-in for a bot: a generated token and Ed25519 key, kept sealed in app_setting so every
  * process (and every restart) signs and checks alike.
  */
-export async function loadDevKeys(db: Db): Promise<InitDataKeys> {
-  const read = async () => (await db.select().from(appSetting).where(eq(appSetting.key, DEV_KEYS)))[0]?.value;
-  let value = await read();
-  if (!isDevKeys(value)) {
-    const fresh = { botToken: `1${randomBytes(4).readUInt32BE(0)}:${randomBytes(27).toString('base64url')}`, privateKey: randomBytes(32).toString('hex') };
-    await db.insert(appSetting).values({ key: DEV_KEYS, value: fresh }).onConflictDoNothing();
-    value = await read();
-  }
-  if (!isDevKeys(value)) throw new Error('the development Telegram keys could not be stored');
+export async function loadDevKeys(pool: pg.Pool, key: SecretsKey): Promise<InitDataKeys> {
+  const value = await loadSealedSetting(pool, key, DEV_KEYS, {
+    parse: (stored) => (isDevKeys(stored) ? stored : undefined),
+    fresh: () => ({ botToken: `1${randomBytes(4).readUInt32BE(0)}:${randomBytes(27).toString('base64url')}`, privateKey: randomBytes(32).toString('hex') }),
+  });
   return { botToken: value.botToken, privateKey: value.privateKey, publicKey: ed25519PublicKey(value.privateKey) };
 }
 
@@ -70,7 +68,8 @@ export type MessengerService = ReturnType<typeof createMessengerService>;
  * Telegram accounts of users: sign-in by init data (a first-time Telegram user gets a user and a wallet account),
  * link codes for the web (POST /user/tg/code, then the bot's /start or the mini app's link_token), unlinking.
  */
-export function createMessengerService(deps: { db: Db; log: Logger; config: TelegramConfig; keys: InitDataKeys; now?: () => Date }) {
+export function createMessengerService(deps: { db: Db; log: Logger; config: TelegramConfig; keys: InitDataKeys; secrets: SecretsKey; now?: () => Date }) {
+  const hashCode = (code: string) => storedCode(deps.secrets, 'link', code);
   const { db, log, config, keys } = deps;
   const now = deps.now ?? (() => new Date());
 

@@ -1,6 +1,8 @@
-import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import { randomInt, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
 import type { Mailer } from '../adapters/mail/mailer.ts';
+import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
+import { storedCode } from './codes.ts';
 import type { Logger } from '../log.ts';
 import { ApiError } from '../http/errors.ts';
 import { realEmail } from '../../lib/messenger-email.ts';
@@ -11,8 +13,13 @@ import { normalizeEmail } from './users.ts';
 export const VERIFICATION_CODE_PATTERN = /^[A-Za-z0-9]{4}$/;
 export const RESEND_AFTER_SECONDS = 59;
 export const CODE_TTL_MINUTES = 15;
-/** Wrong codes one mailed code takes before it stops working. */
+/** Wrong codes one mailed code takes before it stops working: with 31⁴ codes, guessing one is a long shot. */
 export const CODE_ATTEMPTS = 5;
+/**
+ * Passcode-reset codes mailed to one user in a day: with CODE_ATTEMPTS tries each, 25 guesses a day at 31⁴ codes,
+ * where a code every 59 s would give 7 000 and find one in about two months.
+ */
+export const MAX_RESET_CODES_PER_DAY = 5;
 /** Codes one e-mail change may mail (first one included); starting over is again guarded by the passcode. */
 export const MAX_SENDS = 5;
 // No 0/O, 1/I/L: the code is read off a mail and typed.
@@ -24,13 +31,9 @@ function newVerificationCode(): string {
   return Array.from({ length: 4 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
 }
 
-function hashVerificationCode(code: string): string {
-  return createHash('sha256').update(code.trim().toUpperCase(), 'utf8').digest('hex');
-}
-
 function sameHash(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
@@ -42,8 +45,10 @@ type UserRow = { email: string | null; language: 'ENG' | 'RUS' };
  * The passcode (SPEC §7 /user/pinCode/*) and the e-mail change by verification codes (/user/email-change*).
  * Every refusal is an ApiError with an exceptionCode; the passcode checks go through `guardPincode`.
  */
-export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; log: Logger }) {
+export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; log: Logger; secrets: SecretsKey }) {
   const { pool, mailer, log } = deps;
+  // A keyed hash: 31⁴ four-character codes are no secret behind a bare sha256 to anyone who reads the table.
+  const hashVerificationCode = (code: string) => storedCode(deps.secrets, 'verification', code.trim().toUpperCase());
 
   const user = async (userId: string): Promise<UserRow> => {
     const result = await pool.query<UserRow>('SELECT email, language FROM users WHERE id = $1', [userId]);
@@ -113,15 +118,24 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
       const to = realEmail(email);
       if (!to) throw new ApiError(409, 'EMAIL_REQUIRED', 'Add an e-mail address to reset the pin code');
       const code = newVerificationCode();
+      // A new day of codes starts once the last one began more than a day ago.
       const result = await pool.query(
-        `UPDATE user_pincodes SET reset_code_hash = $2, reset_expires_at = now() + make_interval(mins => $3), reset_attempts = 0, updated_at = now()
+        `UPDATE user_pincodes SET reset_code_hash = $2, reset_expires_at = now() + make_interval(mins => $3), reset_attempts = 0, updated_at = now(),
+            reset_sends = CASE WHEN reset_sends_since > now() - interval '1 day' THEN reset_sends + 1 ELSE 1 END,
+            reset_sends_since = CASE WHEN reset_sends_since > now() - interval '1 day' THEN reset_sends_since ELSE now() END
           WHERE user_id = $1 AND blocked_at IS NOT NULL
-            AND (reset_expires_at IS NULL OR reset_expires_at - make_interval(mins => $3) + make_interval(secs => $4) <= now())`,
-        [userId, hashVerificationCode(code), CODE_TTL_MINUTES, RESEND_AFTER_SECONDS],
+            AND (reset_expires_at IS NULL OR reset_expires_at - make_interval(mins => $3) + make_interval(secs => $4) <= now())
+            AND NOT coalesce(reset_sends_since > now() - interval '1 day' AND reset_sends >= $5, false)`,
+        [userId, hashVerificationCode(code), CODE_TTL_MINUTES, RESEND_AFTER_SECONDS, MAX_RESET_CODES_PER_DAY],
       );
       if (result.rowCount === 0) {
-        const blocked = await pool.query('SELECT 1 FROM user_pincodes WHERE user_id = $1 AND blocked_at IS NOT NULL', [userId]);
-        if (blocked.rowCount === 0) throw new ApiError(409, 'PINCODE_NOT_BLOCKED', 'The pin code is not blocked');
+        const state = await pool.query<{ capped: boolean }>(
+          `SELECT reset_sends_since > now() - interval '1 day' AND reset_sends >= $2 AS capped FROM user_pincodes WHERE user_id = $1 AND blocked_at IS NOT NULL`,
+          [userId, MAX_RESET_CODES_PER_DAY],
+        );
+        const row = state.rows[0];
+        if (!row) throw new ApiError(409, 'PINCODE_NOT_BLOCKED', 'The pin code is not blocked');
+        if (row.capped) throw new ApiError(429, 'TOO_MANY_CODES', `${MAX_RESET_CODES_PER_DAY} codes were sent in the last 24 hours; try again later`);
         throw new ApiError(429, 'RESEND_TOO_SOON', `A code was sent less than ${RESEND_AFTER_SECONDS} s ago`);
       }
       await mailCode(to, 'pincode_reset', language, code);

@@ -3,7 +3,8 @@ import type { Db } from '../db/database.ts';
 import { loginThrottle, telegramAccounts, userCodes, userPincodes, users, walletAccounts } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import type { Mailer } from '../adapters/mail/mailer.ts';
-import { codeExpiry, hashCode, newCode, type CodePurpose } from './codes.ts';
+import { codeExpiry, newCode, storedCode, type CodePurpose } from './codes.ts';
+import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
 import { HasherBusyError, PASSWORD_MESSAGES, passwordProblem, type PasswordHasher } from './passwords.ts';
 import { ACCOUNT_POLICY, ADDRESS_POLICY, afterFailure, retryAfterMs, type ThrottlePolicy, type ThrottleState } from './throttle.ts';
 
@@ -52,6 +53,8 @@ export function createUserService(deps: {
   log: Logger;
   hasher: PasswordHasher;
   mailer: Mailer;
+  /** Codes are stored and looked up by a keyed hash under it. */
+  secrets: SecretsKey;
   publicUrl: string;
   onSessionsRevoked?: (userId: string) => Promise<void>;
   now?: () => Date;
@@ -66,6 +69,8 @@ export function createUserService(deps: {
     const problem = passwordProblem(password, email);
     if (problem) throw new UserError('WEAK_PASSWORD', PASSWORD_MESSAGES[problem]);
   };
+
+  const hashCode = (code: string) => storedCode(deps.secrets, 'link', code);
 
   const issueCode = async (userId: string, purpose: CodePurpose): Promise<string> => {
     const code = newCode();

@@ -23,12 +23,13 @@ import { createProtectionService } from '../domain/protection.ts';
 import { createProtectionApi } from './protection.ts';
 import { createTelegramArea } from './telegram.ts';
 import type { Accounts } from '../accounts.ts';
+import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
 
 const ACCOUNT_URL = /^[a-z]+:\/\/[^/]+\/api\/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\//;
 const FALL_THROUGH = 'x-no-account-route';
 
 /** `auth` is the bearer-token verifier: guard a route with `requireAuth(deps.auth)` from ./auth-middleware.ts. */
-export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody; mailer: Mailer; messenger?: Accounts['messenger'] };
+export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody; mailer: Mailer; secrets: SecretsKey; messenger?: Accounts['messenger'] };
 
 /** What the node server calls: Hono's fetch signature. */
 export type ApiHandler = { fetch: (request: Request, env?: unknown) => Promise<Response> };
@@ -44,7 +45,7 @@ export function createApi(deps: ApiDeps): ApiHandler {
     return c.json({ status: database === 'up' ? 'ok' : 'degraded', version: deps.config.version, database }, database === 'up' ? 200 : 503);
   });
   api.route('/', createUserApi({ config: deps.config, users: deps.users, auth: deps.auth }));
-  api.route('/', createProtectionApi({ protection: createProtectionService({ pool: deps.pool, mailer: deps.mailer, log: deps.log }), auth: deps.auth }));
+  api.route('/', createProtectionApi({ protection: createProtectionService({ pool: deps.pool, mailer: deps.mailer, log: deps.log, secrets: deps.secrets }), auth: deps.auth }));
   // Telegram: authTg/linkTg, /user/tg…, the bot's webhook (telegram.ts); its Bot API stand-in goes under /sandbox.
   const telegram = createTelegramArea({ config: deps.config, log: deps.log, auth: deps.auth, messenger: deps.messenger });
   api.route('/', telegram.api);

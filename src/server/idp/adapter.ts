@@ -1,14 +1,22 @@
 import type pg from 'pg';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { KEYED_HASH_PREFIX, type SecretsKey } from '../adapters/keys/secrets-key.ts';
 
-/** Models whose artefacts belong to a grant and die with it. */
 type Row = { payload: AdapterPayload; consumed_at: Date | null };
+
+const LOOKUP = 'oidc';
+const SEALED_ID = 'oidc.jti';
 
 /**
  * oidc-provider's storage in one PostgreSQL table (oidc_payload), keyed by model name and id. Expired rows are
  * invisible at once and deleted by `pruneOidcPayloads`.
+ *
+ * An id is what a client presents (a refresh token, an authorization code, a session cookie), so the table holds
+ * only its keyed hash under SECRETS_KEY, and the grant id and user code likewise; the payload's own copy of the id
+ * (`jti`) is sealed, as a session found by its uid needs it back. A row read from the database is no credential.
  */
-export function createPostgresAdapter(pool: pg.Pool): new (name: string) => Adapter {
+export function createPostgresAdapter(pool: pg.Pool, key: SecretsKey): new (name: string) => Adapter {
+  const lookup = (value: string) => key.keyedHash(value, LOOKUP);
   return class PostgresAdapter implements Adapter {
     readonly name: string;
     constructor(name: string) {
@@ -17,16 +25,18 @@ export function createPostgresAdapter(pool: pg.Pool): new (name: string) => Adap
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
+      const stored = { ...payload, jti: key.seal(id, SEALED_ID) };
       await pool.query(
         `INSERT INTO oidc_payload (id, type, payload, grant_id, user_code, uid, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (type, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id,
            user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at`,
-        [id, this.name, JSON.stringify(payload), payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null, expiresAt],
+        [lookup(id), this.name, JSON.stringify(stored), payload.grantId ? lookup(payload.grantId) : null, payload.userCode ? lookup(payload.userCode) : null, payload.uid ?? null, expiresAt],
       );
     }
 
-    private async findBy(column: 'id' | 'uid' | 'user_code', value: string): Promise<AdapterPayload | undefined> {
+    /** `id` is known when looking up by it; by uid or user code the sealed copy gives it back. */
+    private async findBy(column: 'id' | 'uid' | 'user_code', value: string, id?: string): Promise<AdapterPayload | undefined> {
       const result = await pool.query<Row>(
         `SELECT payload, consumed_at FROM oidc_payload
          WHERE type = $1 AND ${column} = $2 AND (expires_at IS NULL OR expires_at > now()) LIMIT 1`,
@@ -34,11 +44,13 @@ export function createPostgresAdapter(pool: pg.Pool): new (name: string) => Adap
       );
       const row = result.rows[0];
       if (!row) return undefined;
-      return row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload;
+      const jti = id ?? (typeof row.payload.jti === 'string' ? key.open(row.payload.jti, SEALED_ID) : undefined);
+      const payload = { ...row.payload, jti };
+      return row.consumed_at ? { ...payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : payload;
     }
 
     find(id: string): Promise<AdapterPayload | undefined> {
-      return this.findBy('id', id);
+      return this.findBy('id', lookup(id), id);
     }
 
     findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -46,22 +58,51 @@ export function createPostgresAdapter(pool: pg.Pool): new (name: string) => Adap
     }
 
     findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-      return this.findBy('user_code', userCode);
+      return this.findBy('user_code', lookup(userCode));
     }
 
     async consume(id: string): Promise<void> {
-      await pool.query('UPDATE oidc_payload SET consumed_at = now() WHERE type = $1 AND id = $2', [this.name, id]);
+      await pool.query('UPDATE oidc_payload SET consumed_at = now() WHERE type = $1 AND id = $2', [this.name, lookup(id)]);
     }
 
     async destroy(id: string): Promise<void> {
-      await pool.query('DELETE FROM oidc_payload WHERE type = $1 AND id = $2', [this.name, id]);
+      await pool.query('DELETE FROM oidc_payload WHERE type = $1 AND id = $2', [this.name, lookup(id)]);
     }
 
     /** Every artefact of the grant goes, whatever its model: this is what a reused refresh token triggers. */
     async revokeByGrantId(grantId: string): Promise<void> {
-      await pool.query('DELETE FROM oidc_payload WHERE grant_id = $1 OR (type = $2 AND id = $1)', [grantId, 'Grant']);
+      await pool.query('DELETE FROM oidc_payload WHERE grant_id = $1 OR (type = $2 AND id = $1)', [lookup(grantId), 'Grant']);
     }
   };
+}
+
+/**
+ * Rows stored before keyed lookups hold the id itself: each is rewritten to the hashed form (id, grant id, user
+ * code, sealed jti), so signed-in users stay signed in. Safe beside another process doing the same: a row moves
+ * once, as its old id is gone after the first rewrite.
+ */
+export async function migrateOidcPayloads(pool: pg.Pool, key: SecretsKey): Promise<number> {
+  await pruneOidcPayloads(pool);
+  const lookup = (value: string) => key.keyedHash(value, LOOKUP);
+  let moved = 0;
+  for (;;) {
+    const legacy = await pool.query<{ id: string; type: string; payload: AdapterPayload; grant_id: string | null; user_code: string | null }>(
+      `SELECT id, type, payload, grant_id, user_code FROM oidc_payload WHERE id NOT LIKE $1 LIMIT 500`,
+      [`${KEYED_HASH_PREFIX}%`],
+    );
+    for (const row of legacy.rows) {
+      const result = await pool.query('UPDATE oidc_payload SET id = $3, payload = $4, grant_id = $5, user_code = $6 WHERE type = $1 AND id = $2', [
+        row.type,
+        row.id,
+        lookup(row.id),
+        JSON.stringify({ ...row.payload, jti: key.seal(row.id, SEALED_ID) }),
+        row.grant_id === null ? null : lookup(row.grant_id),
+        row.user_code === null ? null : lookup(row.user_code),
+      ]);
+      moved += result.rowCount ?? 0;
+    }
+    if (legacy.rows.length < 500) return moved;
+  }
 }
 
 /** Deletes expired artefacts; the provider never sees them anyway, this only keeps the table small. */

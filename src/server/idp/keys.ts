@@ -1,8 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { eq, sql } from 'drizzle-orm';
+import type pg from 'pg';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import type { Db } from '../db/database.ts';
-import { appSetting } from '../db/schema.ts';
+import { loadSealedSetting, saveSealedSetting, type SecretsKey } from '../adapters/keys/secrets-key.ts';
 
 const KEY = 'idp.secrets';
 /** Keys kept after a rotation so tokens signed by the previous key still verify until they expire. */
@@ -21,22 +20,22 @@ function isSecrets(value: unknown): value is IdpSecrets {
   return Array.isArray(v?.signingKeys) && v.signingKeys.length > 0 && Array.isArray(v.cookieKeys) && v.cookieKeys.length > 0;
 }
 
-/** Reads the secrets, generating them on the very first start; concurrent first starts agree on one set. */
-export async function loadIdpSecrets(db: Db): Promise<IdpSecrets> {
-  const [row] = await db.select().from(appSetting).where(eq(appSetting.key, KEY));
-  if (row && isSecrets(row.value)) return row.value;
-  const fresh: IdpSecrets = { signingKeys: [await newSigningKey()], cookieKeys: [randomBytes(32).toString('base64url')] };
-  await db.insert(appSetting).values({ key: KEY, value: fresh }).onConflictDoNothing();
-  const [stored] = await db.select().from(appSetting).where(eq(appSetting.key, KEY));
-  if (!stored || !isSecrets(stored.value)) throw new Error('the identity provider secrets could not be stored');
-  return stored.value;
+/**
+ * Reads the secrets, generating them on the very first start; concurrent first starts agree on one set. They are
+ * kept sealed under SECRETS_KEY; a plaintext row from before is sealed on the first start that reads it.
+ */
+export async function loadIdpSecrets(pool: pg.Pool, key: SecretsKey): Promise<IdpSecrets> {
+  return loadSealedSetting(pool, key, KEY, {
+    parse: (value) => (isSecrets(value) ? value : undefined),
+    fresh: async () => ({ signingKeys: [await newSigningKey()], cookieKeys: [randomBytes(32).toString('base64url')] }),
+  });
 }
 
 /** Puts a new signing key first (it signs from the next start on) and keeps the last few for verification. */
-export async function rotateSigningKey(db: Db): Promise<IdpSecrets> {
-  const current = await loadIdpSecrets(db);
+export async function rotateSigningKey(pool: pg.Pool, key: SecretsKey): Promise<IdpSecrets> {
+  const current = await loadIdpSecrets(pool, key);
   const next: IdpSecrets = { ...current, signingKeys: [await newSigningKey(), ...current.signingKeys].slice(0, KEPT_SIGNING_KEYS) };
-  await db.update(appSetting).set({ value: next, updatedAt: sql`now()` }).where(eq(appSetting.key, KEY));
+  await saveSealedSetting(pool, key, KEY, next);
   return next;
 }
 

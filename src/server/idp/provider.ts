@@ -8,6 +8,7 @@ import { users } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import type { UserService } from '../domain/users.ts';
 import { createPostgresAdapter, pruneOidcPayloads } from './adapter.ts';
+import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
 import type { IdpSecrets } from './keys.ts';
 import { handleInteraction } from './interactions.ts';
 import { allowInlineScript } from '../http/security-headers.ts';
@@ -49,6 +50,8 @@ export function createIdentityProvider(deps: {
   log: Logger;
   users: UserService;
   secrets: IdpSecrets;
+  /** Stored tokens and sessions are looked up by a keyed hash under it (adapter.ts). */
+  secretsKey: SecretsKey;
   /** Telegram sign-in (messenger-grant.ts): a grant of this provider, so its tokens are the same as e-mail sign-in's. */
   messenger?: MessengerSignIn;
 }): IdentityProvider {
@@ -57,7 +60,7 @@ export function createIdentityProvider(deps: {
   const origin = new URL(config.publicUrl).origin;
 
   const configuration: Configuration = {
-    adapter: createPostgresAdapter(deps.pool),
+    adapter: createPostgresAdapter(deps.pool, deps.secretsKey),
     jwks: { keys: deps.secrets.signingKeys as NonNullable<Configuration['jwks']>['keys'] },
     cookies: { keys: deps.secrets.cookieKeys, names: { session: '_wallet_session', interaction: '_wallet_interaction', resume: '_wallet_resume' } },
     clients: [

@@ -4,6 +4,8 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { SignJWT, importJWK, decodeJwt, type JWK } from 'jose';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { TEST_SECRETS_KEY } from '../../support/custody.ts';
+import { parseSecretsKey, secretsKeyFrom } from '../../../src/server/adapters/keys/secrets-key.ts';
 import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
 import {
   clientConfig,
@@ -33,13 +35,19 @@ describe('accounts and sign-in against the real server', () => {
   let base: string;
   let counter = 0;
   const nextEmail = () => `user${++counter}-${Date.now()}@example.com`;
+  /** The provider's private signing keys, as only a holder of SECRETS_KEY can read them from the database. */
+  const signingKeys = async (): Promise<JWK[]> => {
+    const row = await db.query<{ value: { sealed: string } }>(`SELECT value FROM app_setting WHERE key = 'idp.secrets'`);
+    const key = secretsKeyFrom(parseSecretsKey(TEST_SECRETS_KEY) ?? Buffer.alloc(0), 'env');
+    return (JSON.parse(key.open(row.rows[0]?.value.sealed ?? '', 'idp.secrets')) as { signingKeys: JWK[] }).signingKeys;
+  };
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // TRUST_PROXY lets the address-throttle test speak from other addresses through X-Forwarded-For.
-    server = await launchServer({ DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: base, TRUST_PROXY: 'on' });
+    server = await launchServer({ DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: base, TRUST_PROXY: 'on', SECRETS_KEY: TEST_SECRETS_KEY });
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
   });
@@ -170,9 +178,9 @@ describe('accounts and sign-in against the real server', () => {
     const expired = await confirmEmail(base, lateCode);
     expect(expired.status).toBe(400);
     expect(await expired.json()).toMatchObject({ exceptionCode: 'CONFIRMATION_INVALID' });
-    // The mailed link points at the confirm page, and only the hash of the code is stored.
+    // The mailed link points at the confirm page, and only a keyed hash of the code is stored.
     const stored = await db.query<{ code_hash: string }>('SELECT code_hash FROM user_codes');
-    expect(stored.rows.every((row) => /^[0-9a-f]{64}$/.test(row.code_hash) && row.code_hash !== lateCode)).toBe(true);
+    expect(stored.rows.every((row) => /^k1:[\w-]{43}$/.test(row.code_hash) && !row.code_hash.includes(lateCode))).toBe(true);
   });
 
   it('refuses to sign in an unconfirmed e-mail and a wrong password, back to the form with error', async () => {
@@ -236,8 +244,7 @@ describe('accounts and sign-in against the real server', () => {
 
   it('refuses expired, foreign-audience and forged tokens with 401 UNAUTHORIZED', async () => {
     const user = await signUpAndSignIn(base, { email: nextEmail(), password: PASSWORD, databaseUrl: database.url });
-    const secrets = await db.query<{ value: { signingKeys: JWK[] } }>(`SELECT value FROM app_setting WHERE key = 'idp.secrets'`);
-    const jwk = secrets.rows[0]?.value.signingKeys[0];
+    const jwk = (await signingKeys())[0];
     if (!jwk) throw new Error('no signing key stored');
     const key = await importJWK(jwk, 'RS256');
     const sign = (claims: { aud: string; exp: number }) =>
@@ -255,9 +262,8 @@ describe('accounts and sign-in against the real server', () => {
 
   it('rotates the signing key: tokens of the old key and of the new one both verify', async () => {
     const user = await signUpAndSignIn(base, { email: nextEmail(), password: PASSWORD, databaseUrl: database.url });
-    await promisify(execFile)(process.execPath, ['src/server/cli/rotate-signing-key.ts'], { env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn' } });
-    const secrets = await db.query<{ value: { signingKeys: JWK[] } }>(`SELECT value FROM app_setting WHERE key = 'idp.secrets'`);
-    const [fresh, previous] = secrets.rows[0]?.value.signingKeys ?? [];
+    await promisify(execFile)(process.execPath, ['src/server/cli/rotate-signing-key.ts'], { env: { ...process.env, DATABASE_URL: database.url, LOG_LEVEL: 'warn', SECRETS_KEY: TEST_SECRETS_KEY } });
+    const [fresh, previous] = await signingKeys();
     if (!fresh || !previous) throw new Error('the rotation kept no previous key');
     expect(fresh.kid).not.toBe(previous.kid);
     const now = Math.floor(Date.now() / 1000);

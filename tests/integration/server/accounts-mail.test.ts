@@ -15,6 +15,8 @@ describe('mail through SMTP_URL', () => {
   let server: LaunchedServer;
   let smtp: SMTPServer;
   const inbox: Received[] = [];
+  /** While set, the SMTP server refuses every mail, as a full mailbox or a failing relay would. */
+  let refuse = false;
 
   const waitForMail = async (to: string, subject: RegExp): Promise<Received> => {
     for (let i = 0; i < 100; i += 1) {
@@ -35,6 +37,7 @@ describe('mail through SMTP_URL', () => {
         let raw = '';
         stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
         stream.on('end', () => {
+          if (refuse) return callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
           inbox.push({ to: session.envelope.rcptTo[0]?.address ?? '', raw: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
           callback();
         });
@@ -71,6 +74,45 @@ describe('mail through SMTP_URL', () => {
     } finally {
       await db.end();
     }
+  });
+
+  it('keeps no usable reset link in the outbox once the mail went to SMTP, delivered or refused', async () => {
+    const email = `smtp-reset-${Date.now()}@example.com`;
+    await signUp(server.url, { email, password: PASSWORD });
+    const confirmation = await waitForMail(email, /Confirm your e-mail/);
+    await confirmEmail(server.url, codeFromLink(/http:\/\/127\.0\.0\.1:\d+\/auth\/signup\/confirm\/[\w-]+/.exec(confirmation.raw)?.[0] ?? ''));
+    const askReset = () => fetch(`${server.url}/api/password-reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+    expect((await askReset()).status).toBe(200);
+    const delivered = await waitForMail(email, /\/auth\/forgot\//);
+
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    try {
+      const resetRows = () => db.query<{ status: string; text: string; html: string }>(`SELECT status, text, html FROM mail_outbox WHERE recipient = $1 AND kind = 'reset_password' ORDER BY id`, [email]);
+      refuse = true;
+      try {
+        expect((await askReset()).status).toBe(200);
+        for (let i = 0; i < 100 && !(await resetRows()).rows.some((row) => row.status === 'failed'); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      } finally {
+        refuse = false;
+      }
+      const rows = (await resetRows()).rows;
+      expect(rows.map((row) => row.status)).toEqual(['sent', 'failed']);
+      for (const row of rows) {
+        expect(row.text).toContain('[link removed]');
+        expect(`${row.text}${row.html}`).not.toMatch(/\/auth\/forgot\/[\w-]/);
+      }
+    } finally {
+      await db.end();
+    }
+    // The link that reached the mailbox was live all along: only the outbox's copy is dead.
+    const link = /http:\/\/127\.0\.0\.1:\d+\/auth\/forgot\/[\w-]+/.exec(delivered.raw)?.[0] ?? '';
+    const reset = await fetch(`${server.url}/api/password-reset/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ confirmationCode: codeFromLink(link), password: `${PASSWORD} again` }),
+    });
+    expect(reset.status).toBe(200);
   });
 
   it('sends the reset mail in the user’s language', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
+import { createHash } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
@@ -160,6 +161,59 @@ describe('passcode and e-mail change', () => {
     expect((await call(a, user, '/user')).body.pinCodeActive).toBe(false);
     expect((await call(a, user, '/user/pinCode/enable', { body: { pinCode: '4321' } })).status).toBe(200);
     expect((await call(b, user, '/user/pinCode/validate', { pincode: '4321' })).status).toBe(200);
+  });
+
+  it('kills a passcode-reset code after five wrong tries or fifteen minutes, mails five a day, and keeps them where no guess can be checked offline', async () => {
+    const user = await newUser();
+    await call(a, user, '/user/pinCode/enable', { body: { pinCode: '2580' } });
+    // Blocked as after the last step of the lockout (the test above walks the steps themselves).
+    await db.query('UPDATE user_pincodes SET blocked_at = now() WHERE user_id = $1', [user.userId]);
+    expect((await call(a, user, '/user/pinCode/reset')).status).toBe(200);
+    const first = await mailedCode(user.email, 'pincode_reset');
+
+    // Every code of the alphabet hashed as the table used to keep them: none matches what it keeps now.
+    const stored = (await db.query<{ hash: string }>('SELECT reset_code_hash AS hash FROM user_pincodes WHERE user_id = $1', [user.userId])).rows[0]?.hash ?? '';
+    expect(stored).not.toBe('');
+    const alphabet = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
+    let found: string | undefined;
+    for (const x of alphabet) {
+      for (const y of alphabet) for (const z of alphabet) for (const w of alphabet) if (createHash('sha256').update(x + y + z + w).digest('hex') === stored) found = x + y + z + w;
+      // Lets the HTTP client see connections the servers closed meanwhile.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(found).toBeUndefined();
+
+    const wrong = first.code === 'ZZZZ' ? 'YYYY' : 'ZZZZ';
+    for (let i = 0; i < 5; i += 1) {
+      expect((await call(i % 2 ? a : b, user, '/user/pinCode/reset/confirm', { body: { confirmationCode: wrong } })).body.exceptionCode).toBe('CONFIRMATION_INVALID');
+    }
+    expect((await call(a, user, '/user/pinCode/reset/confirm', { body: { confirmationCode: first.code } })).body.exceptionCode).toBe('CONFIRMATION_INVALID');
+    expect((await state(user.userId))?.blocked).toBe(true);
+
+    // A new code (the 59 s wait run out on the test's clock) works once more, but not past its fifteen minutes.
+    await db.query(`UPDATE user_pincodes SET reset_expires_at = reset_expires_at - interval '1 minute' WHERE user_id = $1`, [user.userId]);
+    expect((await call(b, user, '/user/pinCode/reset')).status).toBe(200);
+    const second = await mailedCode(user.email, 'pincode_reset', first.id);
+    const expires = await db.query<{ minutes: number }>(`SELECT extract(epoch FROM reset_expires_at - now()) / 60 AS minutes FROM user_pincodes WHERE user_id = $1`, [user.userId]);
+    expect(Number(expires.rows[0]?.minutes)).toBeLessThanOrEqual(15);
+    await db.query(`UPDATE user_pincodes SET reset_expires_at = now() - interval '1 second' WHERE user_id = $1`, [user.userId]);
+    expect((await call(a, user, '/user/pinCode/reset/confirm', { body: { confirmationCode: second.code } })).body.exceptionCode).toBe('CONFIRMATION_INVALID');
+    expect((await state(user.userId))?.blocked).toBe(true);
+
+    // Five codes a day: 25 guesses, not one code every 59 s. A day later the count starts over.
+    const sendAfterWait = async () => {
+      await db.query(`UPDATE user_pincodes SET reset_expires_at = now() - interval '1 minute' WHERE user_id = $1`, [user.userId]);
+      return call(a, user, '/user/pinCode/reset');
+    };
+    for (let i = 3; i <= 5; i += 1) expect((await sendAfterWait()).status).toBe(200);
+    const capped = await sendAfterWait();
+    expect(capped.status).toBe(429);
+    expect(capped.body.exceptionCode).toBe('TOO_MANY_CODES');
+    await db.query(`UPDATE user_pincodes SET reset_sends_since = now() - interval '1 day 1 second' WHERE user_id = $1`, [user.userId]);
+    expect((await sendAfterWait()).status).toBe(200);
+    const last = await mailedCode(user.email, 'pincode_reset', second.id);
+    expect((await call(b, user, '/user/pinCode/reset/confirm', { body: { confirmationCode: last.code } })).status).toBe(200);
+    expect((await call(a, user, '/user')).body.pinCodeActive).toBe(false);
   });
 
   it('counts parallel guesses on two processes exactly: only four can ever be told "incorrect"', async () => {

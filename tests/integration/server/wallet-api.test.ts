@@ -4,7 +4,7 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
-import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
+import { auditFailures, TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
 import { isValidAddress } from '../../../src/server/domain/addresses.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionDetails, TransactionItem } from '../../../src/server/domain/history.ts';
@@ -213,7 +213,7 @@ describe('the wallet API', () => {
 describe('the catalogue in production', () => {
   it('hides BTC_LNG and keeps everything else', async () => {
     const database = await createTestDatabase(inject('adminDatabaseUrl'));
-    const server = await launchServer({ DATABASE_URL: database.url, APP_ENV: 'production', WALLET_SEED: TEST_MNEMONIC });
+    const server = await launchServer({ DATABASE_URL: database.url, APP_ENV: 'production', WALLET_SEED: TEST_MNEMONIC, SECRETS_KEY: TEST_SECRETS_KEY });
     try {
       const body = (await (await fetch(`${server.url}/api/b2c-wallet/meta-info/coin`)).json()) as { crypto: CoinMeta[] };
       expect(body.crypto.map((c) => c.currency)).toEqual(['BTC', 'ETH', 'USDT_ETH', 'USDC_ETH', 'TRX', 'USDT_TRX', 'LTC', 'DOGE', 'TON']);
@@ -226,7 +226,7 @@ describe('the catalogue in production', () => {
   it('refuses to start in production without WALLET_SEED', async () => {
     const database = await createTestDatabase(inject('adminDatabaseUrl'));
     try {
-      await expect(launchServer({ DATABASE_URL: database.url, APP_ENV: 'production', WALLET_SEED: '' }, { waitMs: 20_000 })).rejects.toThrow(/WALLET_SEED must be set in production/);
+      await expect(launchServer({ DATABASE_URL: database.url, APP_ENV: 'production', WALLET_SEED: '', SECRETS_KEY: TEST_SECRETS_KEY }, { waitMs: 20_000 })).rejects.toThrow(/WALLET_SEED must be set in production/);
     } finally {
       await database.drop();
     }

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Hono } from 'hono';
 import type { BuyConfig } from '../../config-buy.ts';
 import type { Logger } from '../../log.ts';
+import type { SecretsKey } from '../keys/secrets-key.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { CardProvider } from './port.ts';
 import { cardSandboxSecret, createCardSandbox } from './sandbox.ts';
@@ -17,12 +18,12 @@ export type Cards = { provider: CardProvider; jobs: JobHandler[]; sandbox: Hono 
 
 export async function openCards(
   config: Pick<BuyConfig, 'provider' | 'webhookSecret' | 'merchantName' | 'sandboxDelayMs'>,
-  context: { pool: pg.Pool; log: Logger; publicUrl: string; pollMs: number },
+  context: { pool: pg.Pool; log: Logger; publicUrl: string; pollMs: number; secrets: SecretsKey },
 ): Promise<Cards> {
   const sandbox = createCardSandbox({
     pool: context.pool,
     log: context.log,
-    secret: await cardSandboxSecret(context.pool, config.webhookSecret),
+    secret: await cardSandboxSecret(context.pool, context.secrets, config.webhookSecret),
     merchantName: config.merchantName,
     publicUrl: context.publicUrl,
     webhookUrl: `${context.publicUrl}${CARD_WEBHOOK_PATH}`,

@@ -10,12 +10,12 @@
  * Any other number is refused by the form and changes nothing.
  */
 import type pg from 'pg';
-import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { formatUnits } from '../../../lib/amount.ts';
 import type { Logger } from '../../log.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
-import { createWebhookDeliverer, enqueueWebhook, type PostWebhook } from '../webhooks/delivery.ts';
+import type { SecretsKey } from '../keys/secrets-key.ts';
+import { createWebhookDeliverer, enqueueWebhook, generatedWebhookSecret, type PostWebhook } from '../webhooks/delivery.ts';
 import { CardProviderUnavailableError, type CardPaymentEvent, type CardPaymentStatus, type CardProvider } from './port.ts';
 
 export const SANDBOX_CARDS = { paid: '4242424242424242', declined: '4000000000000002', confirm: '4000000000003220' } as const;
@@ -28,14 +28,9 @@ export const CARD_WEBHOOK_TOPIC = 'card';
 const SECRET_SETTING = 'card.sandbox.secret';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** CARD_WEBHOOK_SECRET, else one generated once and kept in the database, so every process agrees on it. */
-export async function cardSandboxSecret(pool: pg.Pool, configured: string | undefined): Promise<string> {
-  if (configured) return configured;
-  await pool.query(`INSERT INTO app_setting (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [SECRET_SETTING, { secret: randomBytes(32).toString('hex') }]);
-  const stored = await pool.query<{ value: { secret?: string } }>('SELECT value FROM app_setting WHERE key = $1', [SECRET_SETTING]);
-  const secret = stored.rows[0]?.value.secret;
-  if (!secret) throw new Error('the card sandbox secret could not be stored');
-  return secret;
+/** CARD_WEBHOOK_SECRET, else one generated once and kept sealed in the database (../webhooks/delivery.ts). */
+export async function cardSandboxSecret(pool: pg.Pool, key: SecretsKey, configured: string | undefined): Promise<string> {
+  return configured ?? generatedWebhookSecret(pool, key, SECRET_SETTING);
 }
 
 type PaymentRow = {

@@ -41,7 +41,7 @@ export async function loadWalletSeed(options: { mnemonic: string | undefined; da
   const file = join(options.dataDir, SEED_FILE);
   let mnemonic = await readFile(file, 'utf8').then(normalise, () => undefined);
   if (mnemonic === undefined) {
-    mnemonic = await createSeedFile(options.dataDir, file);
+    mnemonic = normalise(await createFileOnce(options.dataDir, file, `${generateMnemonic(wordlist, 256)}\n`));
     log.warn(
       { file },
       '!!! DEVELOPMENT WALLET SEED GENERATED: deposit addresses derive from a mnemonic kept in a plain file. Never use it for real money; set WALLET_SEED from a key store in production !!!',
@@ -53,12 +53,14 @@ export async function loadWalletSeed(options: { mnemonic: string | undefined; da
   return fromMnemonic(mnemonic, 'file');
 }
 
-/** Written beside and hard-linked into place, so two processes starting together agree on one mnemonic. */
-async function createSeedFile(dataDir: string, file: string): Promise<string> {
+/**
+ * Writes `content` to `file` (mode 0600) unless it exists, and returns what the file holds. Written beside and
+ * hard-linked into place, so two processes starting together agree on one content.
+ */
+export async function createFileOnce(dataDir: string, file: string, content: string): Promise<string> {
   await mkdir(dataDir, { recursive: true });
-  const candidate = generateMnemonic(wordlist, 256);
   const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  await writeFile(temporary, `${candidate}\n`, { mode: 0o600 });
+  await writeFile(temporary, content, { mode: 0o600 });
   await chmod(temporary, 0o600);
   try {
     await link(temporary, file);
@@ -67,7 +69,7 @@ async function createSeedFile(dataDir: string, file: string): Promise<string> {
   } finally {
     await unlink(temporary).catch(() => {});
   }
-  return normalise(await readFile(file, 'utf8'));
+  return readFile(file, 'utf8');
 }
 
 function fromMnemonic(mnemonic: string, source: WalletSeed['source']): WalletSeed {

@@ -2,7 +2,7 @@ import nodemailer from 'nodemailer';
 import type { Db } from '../../db/database.ts';
 import { mailOutbox } from '../../db/schema.ts';
 import type { Logger } from '../../log.ts';
-import { renderMail, type MailKind, type MailLanguage } from './templates.ts';
+import { isCodeMail, renderMail, type MailKind, type MailLanguage } from './templates.ts';
 
 /** `link` is the mail's link, or for the code mails (templates.ts CodeMailKind) the code to type. */
 export type MailRequest = { to: string; kind: MailKind; language: MailLanguage; link: string };
@@ -12,9 +12,10 @@ export type Mailer = { send: (mail: MailRequest) => Promise<void>; close: () => 
 
 /**
  * Every mail is recorded in mail_outbox; with SMTP_URL it is also sent through nodemailer, without it the link
- * goes to the log so a developer can follow it.
+ * goes to the log so a developer can follow it. The record keeps the link (or code) only where the outbox is the
+ * mailbox, outside production without SMTP_URL: a link at rest in the database is a credential to replay.
  */
-export function createMailer(options: { db: Db; log: Logger; smtpUrl: string | undefined; from: string }): Mailer {
+export function createMailer(options: { db: Db; log: Logger; smtpUrl: string | undefined; from: string; production: boolean }): Mailer {
   const transport = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : undefined;
   return {
     async send(mail) {
@@ -30,14 +31,14 @@ export function createMailer(options: { db: Db; log: Logger; smtpUrl: string | u
           error = cause instanceof Error ? cause.message : String(cause);
           options.log.error({ err: cause, kind: mail.kind }, 'mail could not be sent');
         }
+      } else if (options.production) {
+        options.log.warn({ to: mail.to, kind: mail.kind }, 'mail not delivered: SMTP_URL is unset in production');
       } else {
         options.log.info({ to: mail.to, kind: mail.kind, link: mail.link }, 'mail kept in the outbox (no SMTP_URL)');
       }
-      // A sent mail's link is a live one-time credential: the record keeps the mail without it.
-      const keep = (body: string) => (status === 'sent' ? body.split(mail.link).join('[link removed after sending]') : body);
-      await options.db
-        .insert(mailOutbox)
-        .values({ recipient: mail.to, subject: rendered.subject, text: keep(rendered.text), html: keep(rendered.html), kind: mail.kind, status, error });
+      const devMailbox = !transport && !options.production;
+      const kept = devMailbox ? rendered : renderMail(mail.kind, mail.language, isCodeMail(mail.kind) ? '[code removed]' : '[link removed]');
+      await options.db.insert(mailOutbox).values({ recipient: mail.to, subject: kept.subject, text: kept.text, html: kept.html, kind: mail.kind, status, error });
     },
     close() {
       transport?.close();

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import type { Hono } from 'hono';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
+import type { SecretsKey } from '../keys/secrets-key.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import type { PayoutProvider } from './port.ts';
 import { createSandboxBank, loadBinTable, sandboxWebhookSecret } from './sandbox.ts';
@@ -19,11 +20,11 @@ export const PAYOUT_WEBHOOK_PATH = '/api/webhooks/payout';
 
 export type Payouts = { provider: PayoutProvider; jobs: JobHandler[]; sandbox: Hono | undefined };
 
-export async function openPayouts(config: PayoutConfig, context: { pool: pg.Pool; log: Logger; publicUrl: string; pollMs: number }): Promise<Payouts> {
+export async function openPayouts(config: PayoutConfig, context: { pool: pg.Pool; log: Logger; publicUrl: string; pollMs: number; secrets: SecretsKey }): Promise<Payouts> {
   const bank = createSandboxBank({
     pool: context.pool,
     log: context.log,
-    secret: await sandboxWebhookSecret(context.pool, config.webhookSecret),
+    secret: await sandboxWebhookSecret(context.pool, context.secrets, config.webhookSecret),
     delayMs: config.sandboxDelayMs,
     bins: loadBinTable(config.binTable),
     webhookUrl: `${context.publicUrl}${PAYOUT_WEBHOOK_PATH}`,

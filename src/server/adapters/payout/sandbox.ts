@@ -8,13 +8,14 @@
  * every other card is paid. The BIN lookup answers from `sandbox-bins.json` (or the file PAYOUT_BIN_TABLE names).
  */
 import type pg from 'pg';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Logger } from '../../log.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
-import { createWebhookDeliverer, enqueueWebhook } from '../webhooks/delivery.ts';
+import type { SecretsKey } from '../keys/secrets-key.ts';
+import { createWebhookDeliverer, enqueueWebhook, generatedWebhookSecret } from '../webhooks/delivery.ts';
 import { maskCard, PayoutUnavailableError, type CardInfo, type PayoutProvider, type PayoutReport } from './port.ts';
 import shippedBins from './sandbox-bins.json' with { type: 'json' };
 
@@ -35,14 +36,9 @@ export function loadBinTable(path: string | undefined): Record<string, CardInfo>
   return binTable.parse(JSON.parse(readFileSync(path, 'utf8')));
 }
 
-/** PAYOUT_WEBHOOK_SECRET, else one generated once and kept in the database, so every process agrees on it. */
-export async function sandboxWebhookSecret(pool: pg.Pool, configured: string | undefined): Promise<string> {
-  if (configured) return configured;
-  await pool.query(`INSERT INTO app_setting (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [SECRET_SETTING, { secret: randomBytes(32).toString('hex') }]);
-  const stored = await pool.query<{ value: { secret?: string } }>('SELECT value FROM app_setting WHERE key = $1', [SECRET_SETTING]);
-  const secret = stored.rows[0]?.value.secret;
-  if (!secret) throw new Error('the payout sandbox secret could not be stored');
-  return secret;
+/** PAYOUT_WEBHOOK_SECRET, else one generated once and kept sealed in the database (../webhooks/delivery.ts). */
+export async function sandboxWebhookSecret(pool: pg.Pool, key: SecretsKey, configured: string | undefined): Promise<string> {
+  return configured ?? generatedWebhookSecret(pool, key, SECRET_SETTING);
 }
 
 export type SandboxBankOptions = {

@@ -10,8 +10,9 @@
  * receiver must expect an event twice, and, as batches go out at once, out of order.
  */
 import type pg from 'pg';
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { Logger } from '../../log.ts';
+import { loadSealedSetting, type SecretsKey } from '../keys/secrets-key.ts';
 import type { JobHandler } from '../../jobs/worker.ts';
 import { signWebhook, SIGNATURE_HEADER } from './signature.ts';
 
@@ -37,6 +38,21 @@ export async function enqueueWebhook(db: Queryable, webhook: OutgoingWebhook): P
     [webhook.topic, webhook.eventKey, webhook.url, webhook.body, webhook.delayMs ?? 0],
   );
   return (result.rowCount ?? 0) > 0;
+}
+
+/**
+ * An embedded provider's webhook secret when none is configured: generated once and kept sealed in app_setting
+ * under `setting`, so every process agrees on it and the database alone cannot sign a webhook.
+ */
+export async function generatedWebhookSecret(pool: Queryable, key: SecretsKey, setting: string): Promise<string> {
+  const stored = await loadSealedSetting(pool, key, setting, {
+    parse: (value) => {
+      const secret = (value as { secret?: unknown } | null)?.secret;
+      return typeof secret === 'string' && secret.length > 0 ? { secret } : undefined;
+    },
+    fresh: () => ({ secret: randomBytes(32).toString('hex') }),
+  });
+  return stored.secret;
 }
 
 export type PostResult = { ok: boolean; error?: string };

@@ -1,6 +1,9 @@
 import { bigserial, index, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 
-/** Every mail the product sends; without SMTP_URL this is where mails end up (and their links in the log). */
+/**
+ * Every mail the product sends. Outside production without SMTP_URL this is the developer's mailbox (links in the
+ * log too); otherwise a row keeps the mail with its link or code removed (adapters/mail/mailer.ts).
+ */
 export const mailOutbox = pgTable(
   'mail_outbox',
   {

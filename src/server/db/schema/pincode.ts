@@ -14,16 +14,19 @@ export const userPincodes = pgTable('user_pincodes', {
   failures: integer('failures').notNull().default(0),
   lockedUntil: timestamp('locked_until', { withTimezone: true }),
   blockedAt: timestamp('blocked_at', { withTimezone: true }),
-  /** The mailed code that lifts a block (sha256 only), its expiry and the wrong tries at it. */
+  /** The mailed code that lifts a block (its keyed hash only), its expiry and the wrong tries at it. */
   resetCodeHash: text('reset_code_hash'),
   resetExpiresAt: timestamp('reset_expires_at', { withTimezone: true }),
   resetAttempts: integer('reset_attempts').notNull().default(0),
+  /** Reset codes mailed since `reset_sends_since`: a day's codes are capped, and so is the guessing across them. */
+  resetSends: integer('reset_sends').notNull().default(0),
+  resetSendsSince: timestamp('reset_sends_since', { withTimezone: true }),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
 /**
  * One e-mail change in progress per user (SPEC §4 E-mail verification): the old address proves itself first
- * (stage 'old'), then the new one (stage 'new'). Only the sha256 of the 4-character code is kept.
+ * (stage 'old'), then the new one (stage 'new'). Only a keyed hash of the 4-character code is kept.
  */
 export const emailChanges = pgTable(
   'email_changes',

@@ -19,7 +19,7 @@ export const telegramAccounts = pgTable(
   (t) => [uniqueIndex('telegram_accounts_user_unique').on(t.userId)],
 );
 
-/** One-time codes that link a Telegram account to a web user (POST /user/tg/code); only their sha256 is kept. */
+/** One-time codes that link a Telegram account to a web user (POST /user/tg/code); only their keyed hash is kept (domain/codes.ts). */
 export const telegramLinkCodes = pgTable(
   'telegram_link_codes',
   {

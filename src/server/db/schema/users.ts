@@ -37,7 +37,7 @@ export const walletAccounts = pgTable(
   (t) => [index('wallet_accounts_user').on(t.userId)],
 );
 
-/** One-time codes mailed to a user (e-mail confirmation, password reset); only their sha256 is kept. */
+/** One-time codes mailed to a user (e-mail confirmation, password reset); only their keyed hash is kept (domain/codes.ts). */
 export const userCodes = pgTable(
   'user_codes',
   {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { codeExpiry, hashCode, newCode } from '../../../../src/server/domain/codes.ts';
+import { createHash, randomBytes } from 'node:crypto';
+import { codeExpiry, newCode, storedCode } from '../../../../src/server/domain/codes.ts';
+import { secretsKeyFrom } from '../../../../src/server/adapters/keys/secrets-key.ts';
+
+const key = secretsKeyFrom(randomBytes(32), 'env');
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('mailed codes', () => {
   it('are long, URL-safe and different every time', () => {
@@ -8,9 +13,15 @@ describe('mailed codes', () => {
     for (const code of codes) expect(code).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
-  it('are stored as their sha256 only', () => {
-    expect(hashCode('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
-    expect(hashCode('abc')).not.toContain('abc');
+  it('are stored as a keyed hash: no table reader can check a guess against it', () => {
+    const stored = storedCode(key, 'verification', 'AB3C');
+    expect(stored).not.toContain('AB3C');
+    expect(stored).not.toContain(sha256('AB3C'));
+    expect(storedCode(key, 'verification', 'AB3C')).toBe(stored);
+    expect(storedCode(secretsKeyFrom(randomBytes(32), 'env'), 'verification', 'AB3C')).not.toBe(stored);
+    expect(storedCode(key, 'link', 'AB3C')).not.toBe(stored);
+    // Over the old sha256, so a row stored before keyed hashing is migrated without knowing its code.
+    expect(key.keyedHash(sha256('AB3C'), 'code:verification')).toBe(stored);
   });
 
   it('expire after 24 hours (confirmation) and 1 hour (reset)', () => {
