@@ -34,7 +34,7 @@ const schema = z.object({
   APP_ENV: z.enum(['development', 'test', 'production']).optional(),
   NODE_ENV: z.string().optional(),
   WALLET_SEED: z.string().min(1).optional(),
-  CHAINS: z.enum(['devnet']).default('devnet'),
+  CHAINS: z.enum(['devnet', 'off']).optional(),
   DEVNET_BLOCK_MS: z.coerce.number().int().min(20).max(600_000).default(2000),
   DEVNET_CONFIRMATIONS: z
     .string()
@@ -72,7 +72,7 @@ const schema = z.object({
       ),
     )
     .optional(),
-  PAYOUT_PROVIDER: z.enum(['sandbox']).default('sandbox'),
+  PAYOUT_PROVIDER: z.enum(['sandbox', 'off']).optional(),
   PAYOUT_WEBHOOK_SECRET: z.string().min(16).max(200).optional(),
   PAYOUT_SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
   PAYOUT_BIN_TABLE: z.string().min(1).optional(),
@@ -85,6 +85,8 @@ const schema = z.object({
   SELL_ENABLED: z.enum(['on', 'off']).default('off'),
   ...buySchema,
 });
+
+export type ChainsMode = 'devnet' | 'off';
 
 export type Config = Readonly<{
   port: number;
@@ -102,7 +104,8 @@ export type Config = Readonly<{
   production: boolean;
   /** The BIP39 mnemonic of the custody's HD seed; unset outside production means a generated one in DATA_DIR. */
   walletSeed: string | undefined;
-  chains: Readonly<{ mode: 'devnet'; blockMs: number; confirmations: Partial<Record<Network, number>> }>;
+  /** Which adapter runs the networks: the simulated devnet (never in production) or none (every network off). */
+  chains: Readonly<{ mode: ChainsMode; blockMs: number; confirmations: Partial<Record<Network, number>> }>;
   workerPollMs: number;
   /** How often the reference rates take a random-walk step; 0 keeps them fixed. */
   ratesWalkMs: number;
@@ -124,8 +127,8 @@ export type Config = Readonly<{
   publicRateLimit: number;
   /** Swaps (SPEC §5): the spread in basis points taken in the destination currency, and limits per source or pair. */
   swap: Readonly<{ spreadBps: number; limits: Readonly<Record<string, { min: string; max: string }>> }>;
-  /** The payout bank of sells: `sandbox` is the embedded one under /sandbox/payout. */
-  payout: Readonly<{ provider: 'sandbox'; webhookSecret: string | undefined; sandboxDelayMs: number; binTable: string | undefined }>;
+  /** The payout bank of sells: `sandbox` is the embedded one under /sandbox/payout (never in production); `off` turns selling off. */
+  payout: Readonly<{ provider: 'sandbox' | 'off'; webhookSecret: string | undefined; sandboxDelayMs: number; binTable: string | undefined }>;
   /** Sell limits in RUB (decimal strings), the margin under the market rate, and how long a quoted rate holds. */
   sell: Readonly<{ minRub: string; maxRub: string; spreadBps: number; rateTtlS: number }>;
   /** The mini app, its sign-in and the bot (config-telegram.ts). */
@@ -150,6 +153,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
   }
   const e = parsed.data;
   const appEnv = e.APP_ENV ?? (e.NODE_ENV === 'production' ? 'production' : 'development');
+  const production = appEnv === 'production';
+  // Production never runs on a stand-in: what has no real adapter is off there, and asking for a stand-in is a mistake.
+  const chainsMode = standIn('CHAINS', e.CHAINS, 'devnet', production);
+  const payoutProvider = standIn('PAYOUT_PROVIDER', e.PAYOUT_PROVIDER, 'sandbox', production);
+  const cardProvider = standIn('CARD_PROVIDER', e.CARD_PROVIDER, 'sandbox', production);
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   const embeddedIssuer = `${publicUrl}/oidc`;
   const issuer = (e.OIDC_ISSUER ?? embeddedIssuer).replace(/\/+$/, '');
@@ -165,9 +173,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     version,
     appEnv,
-    production: appEnv === 'production',
+    production,
     walletSeed: e.WALLET_SEED,
-    chains: Object.freeze({ mode: e.CHAINS, blockMs: e.DEVNET_BLOCK_MS, confirmations: parseConfirmations(e.DEVNET_CONFIRMATIONS) }),
+    chains: Object.freeze({ mode: chainsMode, blockMs: e.DEVNET_BLOCK_MS, confirmations: parseConfirmations(e.DEVNET_CONFIRMATIONS) }),
     workerPollMs: e.WORKER_POLL_MS,
     ratesWalkMs: e.RATES_WALK_MS,
     oidc: Object.freeze({
@@ -184,13 +192,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     trustProxy: e.TRUST_PROXY === 'on',
     publicRateLimit: e.PUBLIC_RATE_LIMIT,
     swap: Object.freeze({ spreadBps: e.SWAP_SPREAD_BPS, limits: Object.freeze(e.SWAP_LIMITS ?? {}) }),
-    payout: Object.freeze({ provider: e.PAYOUT_PROVIDER, webhookSecret: e.PAYOUT_WEBHOOK_SECRET, sandboxDelayMs: e.PAYOUT_SANDBOX_DELAY_MS, binTable: e.PAYOUT_BIN_TABLE }),
+    payout: Object.freeze({ provider: payoutProvider, webhookSecret: e.PAYOUT_WEBHOOK_SECRET, sandboxDelayMs: e.PAYOUT_SANDBOX_DELAY_MS, binTable: e.PAYOUT_BIN_TABLE }),
     sell: Object.freeze({ minRub: e.SELL_MIN_RUB, maxRub: e.SELL_MAX_RUB, spreadBps: e.SELL_SPREAD_BPS, rateTtlS: e.SELL_RATE_TTL_S }),
-    telegram: telegramConfig(e, { publicUrl, production: appEnv === 'production' }),
+    telegram: telegramConfig(e, { publicUrl, production }),
     withdrawals: withdrawalConfig(e),
     sellEnabled: e.SELL_ENABLED === 'on',
-    buy: buyConfig(e),
+    buy: buyConfig(e, cardProvider),
   });
+}
+
+/**
+ * A third party's setting: unset is the embedded stand-in outside production and `off` in production, where the
+ * stand-in is refused (a simulated chain or a test card would move real balances).
+ */
+function standIn<S extends string>(name: string, value: S | 'off' | undefined, stub: S, production: boolean): S | 'off' {
+  if (!production) return value ?? stub;
+  if (value === stub) throw new ConfigError(`${name}=${stub} is a development stand-in and cannot run in production: configure a real one or set ${name}=off`);
+  return 'off';
 }
 
 function redact(name: string, value: string | undefined): string | undefined {
