@@ -182,7 +182,7 @@ describe('development stand-ins', () => {
   it('answer 404 to a loopback request that carries any forwarding header', async () => {
     const transfers = () => countRows(database.url, `SELECT count(*) FROM devnet_transactions WHERE to_address = $1`, [FAUCET_TARGET]);
     const before = await transfers();
-    const forwarded = [{ 'x-forwarded-for': '203.0.113.7' }, { forwarded: 'for=203.0.113.7;proto=https' }, { 'x-real-ip': '203.0.113.7' }];
+    const forwarded: Record<string, string>[] = [{ 'x-forwarded-for': '203.0.113.7' }, { forwarded: 'for=203.0.113.7;proto=https' }, { 'x-real-ip': '203.0.113.7' }];
     for (const headers of forwarded) {
       for (const standIn of STAND_INS) {
         const answer = await call(server.url, standIn.method, standIn.path, { body: standIn.body, headers });
