@@ -55,6 +55,16 @@ async function call(base: string, method: string, path: string, options: { body?
   return { status: response.status, body, text };
 }
 
+/** The JSON log lines the start wrote about what it runs. */
+function startLines(server: LaunchedServer): { msg: string; on?: string[]; off?: string[] }[] {
+  return server
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { msg: string; on?: string[]; off?: string[] })
+    .filter((line) => line.msg.startsWith('wallet started'));
+}
+
 /** A clear refusal: the status asked for, in the gateway's error shape. */
 function expectRefusal(answer: Answer, status: number, code: string, what: string): void {
   expect({ what, status: answer.status, code: answer.body?.exceptionCode }).toEqual({ what, status, code });
@@ -78,12 +88,7 @@ describe('production with no real adapter configured', () => {
   });
 
   it('logs one start line that lists what is on and what is off: every network, buying, selling and the stand-ins off', () => {
-    const lines = server
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { msg: string; on?: string[]; off?: string[] });
-    const started = lines.filter((line) => line.msg.startsWith('wallet started'));
+    const started = startLines(server);
     expect(started).toHaveLength(1);
     const [line] = started;
     expect(line?.msg).toMatch(/^wallet started \(production\): on: .*; off: .*/);
@@ -163,12 +168,22 @@ describe('development stand-ins', () => {
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     // No APP_ENV: development, as `npm start` runs it.
-    server = await launchServer({ DATABASE_URL: database.url, APP_ENV: '', WALLET_SEED: TEST_MNEMONIC, CARD_SANDBOX_DELAY_MS: '60000' });
+    server = await launchServer({ DATABASE_URL: database.url, APP_ENV: '', WALLET_SEED: TEST_MNEMONIC, CARD_SANDBOX_DELAY_MS: '60000', LOG_LEVEL: 'info' });
   }, 120_000);
 
   afterAll(async () => {
     if (server) expect(await server.stop()).toBe(0);
     await database?.drop();
+  });
+
+  it('are listed as on in the start line, loopback only', () => {
+    const [line, ...more] = startLines(server);
+    expect(more).toEqual([]);
+    expect(line?.msg).toMatch(/^wallet started \(development\): on: /);
+    for (const network of NETWORKS) expect(line?.on).toContain(`${network} (devnet)`);
+    expect(line?.on).toContain('buying (card provider sandbox)');
+    expect(line?.on).toContain('stand-ins /sandbox/{devnet,card,payout,telegram} (loopback only)');
+    expect(line?.off).toEqual(['selling (SELL_ENABLED=off; payout provider sandbox)']);
   });
 
   it('answer a request straight from loopback', async () => {
