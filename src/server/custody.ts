@@ -60,6 +60,8 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   const seed = await loadWalletSeed({ mnemonic: config.walletSeed, dataDir: config.dataDir, production: config.production }, log);
   await checkSeedFingerprint(pool, seed);
   await ensureSystemAccounts(pool, systemAccounts(NETWORKS));
+  // loadConfig already refuses it; this keeps a production custody off the simulated chain whoever builds the config.
+  if (config.production && config.chains.mode === 'devnet') throw new Error('the devnet cannot run in production');
   const chains = openChains(pool, { ...config.chains, publicUrl: config.publicUrl, seed: seed.bytes });
   const chain = chains.port;
   // Only a process that runs the worker keeps the block clock's settings; a CLI beside it must not move them.

@@ -22,7 +22,7 @@ export function startSummary(config: Config, custody: Pick<Custody, 'chainAdapte
   else off.push('buying (CARD_PROVIDER=off)');
   if (!custody.payouts.provider) off.push('selling (PAYOUT_PROVIDER=off)');
   else if (config.sellEnabled) on.push(`selling (payout provider ${custody.payouts.provider.name})`);
-  else off.push(`selling (SELL_ENABLED=off; payout provider ${custody.payouts.provider.name})`);
+  else off.push(`selling (entry hidden by SELL_ENABLED=off; payout provider ${custody.payouts.provider.name})`);
   const telegram = config.telegram;
   if (telegram.devMode) on.push('Telegram (development mode: a generated bot token, loopback-only test users)');
   else if (telegram.enabled) on.push(`Telegram (bot @${telegram.botUsername})`);

@@ -183,7 +183,7 @@ describe('development stand-ins', () => {
     for (const network of NETWORKS) expect(line?.on).toContain(`${network} (devnet)`);
     expect(line?.on).toContain('buying (card provider sandbox)');
     expect(line?.on).toContain('stand-ins /sandbox/{devnet,card,payout,telegram} (loopback only)');
-    expect(line?.off).toEqual(['selling (SELL_ENABLED=off; payout provider sandbox)']);
+    expect(line?.off).toEqual(['selling (entry hidden by SELL_ENABLED=off; payout provider sandbox)']);
   });
 
   it('answer a request straight from loopback', async () => {
