@@ -44,6 +44,8 @@ export type ClientConfig = {
     resource?: string;
   };
   supportEmail: string;
-  /** Whether the buy/sell screen's sell entry is on (SELL_ENABLED); absent from an older gateway means off. */
+  /** Whether the buy/sell screen's buy entry is on (a card provider is configured); absent from an older gateway means on. */
+  buyEnabled?: boolean;
+  /** Whether the buy/sell screen's sell entry is on (SELL_ENABLED and a payout provider); absent from an older gateway means off. */
   sellEnabled?: boolean;
 };

@@ -3,8 +3,8 @@ import { MAX_SLIPPAGE_BPS } from './domain/slippage.ts';
 
 /** Buying crypto with a card (README, Configuration); read by loadConfig with the rest. */
 export type BuyConfig = Readonly<{
-  /** The card payment provider: `sandbox` is the embedded hosted page under /sandbox/card. */
-  provider: 'sandbox';
+  /** The card payment provider: `sandbox` is the embedded hosted page under /sandbox/card (never in production); `off` turns buying off. */
+  provider: 'sandbox' | 'off';
   /** The secret the provider signs its webhooks with; unset with the sandbox means one generated once into the database. */
   webhookSecret: string | undefined;
   /** The merchant name the provider's payment page shows. */
@@ -30,7 +30,7 @@ export const BUY_FIAT_OPTIONS = ['USD', 'EUR', 'KZT', 'UAH', 'AZN', 'CAD'] as co
 const amount = z.string().regex(/^\d{1,12}(?:\.\d{1,2})?$/, 'an amount with at most 2 decimals');
 
 export const buySchema = {
-  CARD_PROVIDER: z.enum(['sandbox']).default('sandbox'),
+  CARD_PROVIDER: z.enum(['sandbox', 'off']).optional(),
   CARD_WEBHOOK_SECRET: z.string().min(16).max(200).optional(),
   CARD_MERCHANT_NAME: z.string().trim().min(1).max(80).default('Wallet'),
   CARD_SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(1000),
@@ -63,9 +63,10 @@ export const buySchema = {
 
 type BuyEnv = z.infer<z.ZodObject<typeof buySchema>>;
 
-export function buyConfig(e: BuyEnv): BuyConfig {
+/** `provider` is CARD_PROVIDER as loadConfig resolved it for the environment (unset: sandbox, or off in production). */
+export function buyConfig(e: BuyEnv, provider: BuyConfig['provider']): BuyConfig {
   return Object.freeze({
-    provider: e.CARD_PROVIDER,
+    provider,
     webhookSecret: e.CARD_WEBHOOK_SECRET,
     merchantName: e.CARD_MERCHANT_NAME,
     sandboxDelayMs: e.CARD_SANDBOX_DELAY_MS,
@@ -78,4 +79,4 @@ export function buyConfig(e: BuyEnv): BuyConfig {
   });
 }
 
-export const DEFAULT_BUY_CONFIG: BuyConfig = buyConfig(z.object(buySchema).parse({}));
+export const DEFAULT_BUY_CONFIG: BuyConfig = buyConfig(z.object(buySchema).parse({}), 'sandbox');

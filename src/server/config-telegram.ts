@@ -58,6 +58,11 @@ export function telegramConfig(e: TelegramEnv, context: { publicUrl: string; pro
   // The deep links to the bot (account linking) need its name.
   if (e.TELEGRAM_BOT_TOKEN !== undefined && e.TELEGRAM_BOT_USERNAME === undefined) throw new ConfigError('TELEGRAM_BOT_USERNAME is required when TELEGRAM_BOT_TOKEN is set');
   const publicKey = e.TELEGRAM_PUBLIC_KEY === 'production' || e.TELEGRAM_PUBLIC_KEY === 'test' ? TELEGRAM_PUBLIC_KEYS[e.TELEGRAM_PUBLIC_KEY] : e.TELEGRAM_PUBLIC_KEY.toLowerCase();
+  // `sandbox` (the development mode's default) is the local stand-in under /sandbox/telegram: nothing leaves the machine.
+  const sandboxRoot = `${context.publicUrl}${TELEGRAM_SANDBOX_PATH}`;
+  const apiRoot = (e.TELEGRAM_API_ROOT === 'sandbox' || (e.TELEGRAM_API_ROOT === undefined && devMode) ? sandboxRoot : (e.TELEGRAM_API_ROOT ?? 'https://api.telegram.org')).replace(/\/+$/, '');
+  // Production has no stand-ins: the bot must talk to the real Bot API (or a real mirror of it).
+  if (context.production && apiRoot === sandboxRoot) throw new ConfigError('TELEGRAM_API_ROOT=sandbox is a development stand-in and cannot run in production');
   return Object.freeze({
     botToken: e.TELEGRAM_BOT_TOKEN,
     devMode,
@@ -66,8 +71,7 @@ export function telegramConfig(e: TelegramEnv, context: { publicUrl: string; pro
     publicKey,
     requireSignature: e.TELEGRAM_REQUIRE_SIGNATURE === 'on',
     initDataMaxAgeS: e.TELEGRAM_INIT_DATA_MAX_AGE,
-    // `sandbox` (the development mode's default) is the local stand-in under /sandbox/telegram: nothing leaves the machine.
-    apiRoot: (e.TELEGRAM_API_ROOT === 'sandbox' || (e.TELEGRAM_API_ROOT === undefined && devMode) ? `${context.publicUrl}${TELEGRAM_SANDBOX_PATH}` : (e.TELEGRAM_API_ROOT ?? 'https://api.telegram.org')).replace(/\/+$/, ''),
+    apiRoot,
     webhookSecret: e.TELEGRAM_WEBHOOK_SECRET,
     setWebhook: e.TELEGRAM_SET_WEBHOOK === 'on',
     miniAppUrl: e.TELEGRAM_MINI_APP_URL ?? `${context.publicUrl}/tg`,

@@ -36,7 +36,7 @@ const schema = z.object({
   NODE_ENV: z.string().optional(),
   WALLET_SEED: z.string().min(1).optional(),
   SECRETS_KEY: z.string().min(1).optional(),
-  CHAINS: z.enum(['devnet']).default('devnet'),
+  CHAINS: z.enum(['devnet', 'off']).optional(),
   DEVNET_BLOCK_MS: z.coerce.number().int().min(20).max(600_000).default(2000),
   DEVNET_CONFIRMATIONS: z
     .string()
@@ -75,7 +75,7 @@ const schema = z.object({
     )
     .optional(),
   SWAP_MAX_SLIPPAGE_BPS: z.coerce.number().int().min(0).max(MAX_SLIPPAGE_BPS).default(50),
-  PAYOUT_PROVIDER: z.enum(['sandbox']).default('sandbox'),
+  PAYOUT_PROVIDER: z.enum(['sandbox', 'off']).optional(),
   PAYOUT_WEBHOOK_SECRET: z.string().min(16).max(200).optional(),
   PAYOUT_SANDBOX_DELAY_MS: z.coerce.number().int().min(0).max(3_600_000).default(5000),
   PAYOUT_BIN_TABLE: z.string().min(1).optional(),
@@ -89,6 +89,8 @@ const schema = z.object({
   SELL_ENABLED: z.enum(['on', 'off']).default('off'),
   ...buySchema,
 });
+
+export type ChainsMode = 'devnet' | 'off';
 
 export type Config = Readonly<{
   port: number;
@@ -108,7 +110,8 @@ export type Config = Readonly<{
   walletSeed: string | undefined;
   /** The key that seals the database's secrets (adapters/keys/secrets-key.ts); unset outside production means one in DATA_DIR. */
   secretsKey: string | undefined;
-  chains: Readonly<{ mode: 'devnet'; blockMs: number; confirmations: Partial<Record<Network, number>> }>;
+  /** Which adapter runs the networks: the simulated devnet (never in production) or none (every network off). */
+  chains: Readonly<{ mode: ChainsMode; blockMs: number; confirmations: Partial<Record<Network, number>> }>;
   workerPollMs: number;
   /** How often the reference rates take a random-walk step; 0 keeps them fixed. */
   ratesWalkMs: number;
@@ -133,8 +136,8 @@ export type Config = Readonly<{
    * far the market may move against the desk before a quote or order is refused as expired.
    */
   swap: Readonly<{ spreadBps: number; limits: Readonly<Record<string, { min: string; max: string }>>; maxSlippageBps: number }>;
-  /** The payout bank of sells: `sandbox` is the embedded one under /sandbox/payout. */
-  payout: Readonly<{ provider: 'sandbox'; webhookSecret: string | undefined; sandboxDelayMs: number; binTable: string | undefined }>;
+  /** The payout bank of sells: `sandbox` is the embedded one under /sandbox/payout (never in production); `off` turns selling off. */
+  payout: Readonly<{ provider: 'sandbox' | 'off'; webhookSecret: string | undefined; sandboxDelayMs: number; binTable: string | undefined }>;
   /** Sell limits in RUB (decimal strings), the margin under the market rate, how long a quoted rate holds and how far it may fall meanwhile. */
   sell: Readonly<{ minRub: string; maxRub: string; spreadBps: number; rateTtlS: number; maxSlippageBps: number }>;
   /** The mini app, its sign-in and the bot (config-telegram.ts). */
@@ -159,6 +162,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
   }
   const e = parsed.data;
   const appEnv = e.APP_ENV ?? (e.NODE_ENV === 'production' ? 'production' : 'development');
+  const production = appEnv === 'production';
+  // Production never runs on a stand-in: what has no real adapter is off there, and asking for a stand-in is a mistake.
+  const chainsMode = standIn('CHAINS', e.CHAINS, 'devnet', production);
+  const payoutProvider = standIn('PAYOUT_PROVIDER', e.PAYOUT_PROVIDER, 'sandbox', production);
+  const cardProvider = standIn('CARD_PROVIDER', e.CARD_PROVIDER, 'sandbox', production);
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
   const embeddedIssuer = `${publicUrl}/oidc`;
   const issuer = (e.OIDC_ISSUER ?? embeddedIssuer).replace(/\/+$/, '');
@@ -174,10 +182,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     version,
     appEnv,
-    production: appEnv === 'production',
+    production,
     walletSeed: e.WALLET_SEED,
     secretsKey: e.SECRETS_KEY,
-    chains: Object.freeze({ mode: e.CHAINS, blockMs: e.DEVNET_BLOCK_MS, confirmations: parseConfirmations(e.DEVNET_CONFIRMATIONS) }),
+    chains: Object.freeze({ mode: chainsMode, blockMs: e.DEVNET_BLOCK_MS, confirmations: parseConfirmations(e.DEVNET_CONFIRMATIONS) }),
     workerPollMs: e.WORKER_POLL_MS,
     ratesWalkMs: e.RATES_WALK_MS,
     oidc: Object.freeze({
@@ -194,13 +202,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     trustProxy: e.TRUST_PROXY === 'on',
     publicRateLimit: e.PUBLIC_RATE_LIMIT,
     swap: Object.freeze({ spreadBps: e.SWAP_SPREAD_BPS, limits: Object.freeze(e.SWAP_LIMITS ?? {}), maxSlippageBps: e.SWAP_MAX_SLIPPAGE_BPS }),
-    payout: Object.freeze({ provider: e.PAYOUT_PROVIDER, webhookSecret: e.PAYOUT_WEBHOOK_SECRET, sandboxDelayMs: e.PAYOUT_SANDBOX_DELAY_MS, binTable: e.PAYOUT_BIN_TABLE }),
+    payout: Object.freeze({ provider: payoutProvider, webhookSecret: e.PAYOUT_WEBHOOK_SECRET, sandboxDelayMs: e.PAYOUT_SANDBOX_DELAY_MS, binTable: e.PAYOUT_BIN_TABLE }),
     sell: Object.freeze({ minRub: e.SELL_MIN_RUB, maxRub: e.SELL_MAX_RUB, spreadBps: e.SELL_SPREAD_BPS, rateTtlS: e.SELL_RATE_TTL_S, maxSlippageBps: e.SELL_MAX_SLIPPAGE_BPS }),
-    telegram: telegramConfig(e, { publicUrl, production: appEnv === 'production' }),
+    telegram: telegramConfig(e, { publicUrl, production }),
     withdrawals: withdrawalConfig(e),
     sellEnabled: e.SELL_ENABLED === 'on',
-    buy: buyConfig(e),
+    buy: buyConfig(e, cardProvider),
   });
+}
+
+/**
+ * A third party's setting: unset is the embedded stand-in outside production and `off` in production, where the
+ * stand-in is refused (a simulated chain or a test card would move real balances).
+ */
+function standIn<S extends string>(name: string, value: S | 'off' | undefined, stub: S, production: boolean): S | 'off' {
+  if (!production) return value ?? stub;
+  if (value === stub) throw new ConfigError(`${name}=${stub} is a development stand-in and cannot run in production: configure a real one or set ${name}=off`);
+  return 'off';
 }
 
 function redact(name: string, value: string | undefined): string | undefined {

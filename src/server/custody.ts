@@ -1,14 +1,17 @@
 /**
- * Composes the custody core from configuration: the HD seed, the chains (devnet), the rates source, the
- * catalogue this environment offers, and the worker's jobs. Used by the server, the worker and the tests.
+ * Composes the custody core from configuration: the HD seed, the chains (an adapter per network, or off), the
+ * rates source, the catalogue this environment offers, the card and payout providers (or off), and the worker's
+ * jobs. Used by the server, the worker and the tests.
  */
 import type pg from 'pg';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
-import { NETWORKS } from '../lib/currencies.ts';
+import { NETWORKS, type Network } from '../lib/currencies.ts';
 import { loadWalletSeed, SeedError, type WalletSeed } from './adapters/keys/seed.ts';
 import { openSecretsKey, type SecretsKey } from './adapters/keys/secrets-key.ts';
-import { createDevnet, type DevnetChain } from './adapters/chains/devnet.ts';
+import type { DevnetChain } from './adapters/chains/devnet.ts';
+import { openChains } from './adapters/chains/open.ts';
+import type { WithdrawalChainPort } from './adapters/chains/port.ts';
 import { createReferenceRates, type ReferenceRates } from './adapters/rates/reference.ts';
 import { buildCatalogue, type Catalogue } from './domain/catalogue.ts';
 import { ensureSystemAccounts, systemAccounts } from './domain/ledger.ts';
@@ -29,18 +32,21 @@ export type CustodyConfig = Pick<Config, 'production' | 'publicUrl' | 'dataDir' 
 
 export type Custody = {
   seed: WalletSeed;
-  chain: DevnetChain;
-  /** True where the devnet stands in for real chains: the sandbox deposit route is on. */
-  devnet: boolean;
+  /** The chains, each network on its adapter; `chain.networks` are those that are on (none in production today). */
+  chain: WithdrawalChainPort;
+  /** The devnet where it stands in for the chains (development and tests): its faucet is under /sandbox/devnet. */
+  devnet: DevnetChain | undefined;
+  /** What runs each network: an adapter's name, or off. */
+  chainAdapters: Readonly<Record<Network, string>>;
   rates: ReferenceRates;
   catalogue: Catalogue;
   /** Asset lists (balances, addresses) served from a cache kept exact by account-change notifications. */
   assets: AssetReader;
   jobs: JobHandler[];
-  /** The payout bank of sells (the embedded sandbox unless one is configured) and the sell orders on it. */
+  /** The payout bank of sells (the embedded sandbox outside production, or off) and the sell orders on it. */
   payouts: Payouts;
   sell: SellDesk;
-  /** The card payment provider of purchases (the embedded sandbox unless one is configured) and the buy orders on it. */
+  /** The card payment provider of purchases (the embedded sandbox outside production, or off) and the buy orders on it. */
   cards: Cards;
   buy: BuyDesk;
   close: () => Promise<void>;
@@ -57,12 +63,14 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   const seed = await loadWalletSeed({ mnemonic: config.walletSeed, dataDir: config.dataDir, production: config.production }, log);
   await checkSeedFingerprint(pool, seed);
   await ensureSystemAccounts(pool, systemAccounts(NETWORKS));
-  if (config.production) log.warn('CHAINS=devnet in production: deposits are simulated, no real chain is connected');
-  const chain = createDevnet(pool, { blockMs: config.chains.blockMs, confirmations: config.chains.confirmations, publicUrl: config.publicUrl, seed: seed.bytes });
+  // loadConfig already refuses it; this keeps a production custody off the simulated chain whoever builds the config.
+  if (config.production && config.chains.mode === 'devnet') throw new Error('the devnet cannot run in production');
+  const chains = openChains(pool, { ...config.chains, publicUrl: config.publicUrl, seed: seed.bytes });
+  const chain = chains.port;
   // Only a process that runs the worker keeps the block clock's settings; a CLI beside it must not move them.
-  await chain.init({ rebase: options.owner ?? true });
+  await chains.devnet?.init({ rebase: options.owner ?? true });
   const rates = createReferenceRates(pool);
-  const catalogue = buildCatalogue({ production: config.production, explorerUrl: (network) => chain.explorerUrl(network) });
+  const catalogue = buildCatalogue({ production: config.production, explorerUrl: (network) => chain.explorerUrl(network), networksOn: chain.networks });
   // The reader is built before its listener exists; the listener only ever calls it after both are set.
   const cache: { reader?: AssetReader } = {};
   const listener = listenAccountChanges(pool.options, log, {
@@ -72,35 +80,39 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   const assets = createAssetReader(pool, catalogue, { ttlMs: ASSET_CACHE_TTL_MS, trusted: () => listener.healthy });
   cache.reader = assets;
   const stopLocal = onLocalAccountChange((account) => assets.changing(account));
-  const jobs: JobHandler[] = [
-    {
+  const jobs: JobHandler[] = [];
+  // The chain jobs only touch networks that are on; with every network off they do not run at all.
+  if (chain.networks.length > 0) {
+    jobs.push({
       name: 'chain.deposits',
       everyMs: config.workerPollMs,
       run: async () => {
         for (const network of chain.networks) await scanDeposits(pool, chain, network);
         await confirmDeposits(pool, chain, log);
       },
-    },
-  ];
-  // Withdrawals: sign, broadcast (or reconcile by hash after a crash), confirm; each row claimed with SKIP LOCKED.
-  jobs.push({ name: 'chain.withdrawals', everyMs: config.workerPollMs, run: () => processWithdrawals(pool, chain, log) });
+    });
+    // Withdrawals: sign, broadcast (or reconcile by hash after a crash), confirm; each row claimed with SKIP LOCKED.
+    jobs.push({ name: 'chain.withdrawals', everyMs: config.workerPollMs, run: () => processWithdrawals(pool, chain, log) });
+  }
   if (config.ratesWalkMs > 0) jobs.push({ name: 'rates.walk', everyMs: config.ratesWalkMs, run: () => rates.step() });
   // Swap orders left on the review past their quote's 300 s give their hold back.
   jobs.push({ name: 'swap.expiry', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await expireSwapOrders(pool)) });
   const payouts = await openPayouts(config.payout ?? DEFAULT_PAYOUT_CONFIG, { pool, log, publicUrl: config.publicUrl, pollMs: config.workerPollMs, secrets });
   const sell = createSellDesk({ pool, rates, coins: () => catalogue.coins, provider: payouts.provider, settings: config.sell ?? DEFAULT_SELL_SETTINGS, log });
-  // Sell orders the payout provider has not taken yet are handed to it again.
-  jobs.push(...payouts.jobs, { name: 'sell.submit', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await sell.submitPending()) });
+  // Sell orders the payout provider has not taken yet are handed to it again (not while selling is off).
+  jobs.push(...payouts.jobs);
+  if (payouts.provider) jobs.push({ name: 'sell.submit', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await sell.submitPending()) });
   const buyConfig = config.buy ?? DEFAULT_BUY_CONFIG;
   const cards = await openCards(buyConfig, { pool, log, publicUrl: config.publicUrl, pollMs: config.workerPollMs, secrets });
   const buy = createBuyDesk({ pool, rates, coins: () => catalogue.coins, provider: cards.provider, settings: buyConfig, publicUrl: config.publicUrl, log });
-  // Card payment webhooks go out; unconfirmed and unpaid buy orders past their time expire.
-  jobs.push(...cards.jobs, { name: 'buy.expiry', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await buy.expireOrders()) });
+  // Card payment webhooks go out; unconfirmed and unpaid buy orders past their time expire (not while buying is off).
+  jobs.push(...cards.jobs);
+  if (cards.provider) jobs.push({ name: 'buy.expiry', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await buy.expireOrders()) });
   const close = () => {
     stopLocal();
     return listener.close();
   };
-  return { seed, chain, devnet: config.chains.mode === 'devnet', rates, catalogue, assets, jobs, payouts, sell, cards, buy, close };
+  return { seed, chain, devnet: chains.devnet, chainAdapters: chains.adapters, rates, catalogue, assets, jobs, payouts, sell, cards, buy, close };
 }
 
 /** Deposit addresses in the database were derived from one seed: starting with another would orphan them. */

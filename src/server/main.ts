@@ -12,6 +12,7 @@ import { createSecurityHeaders } from './http/security-headers.ts';
 import { createAccounts } from './accounts.ts';
 import { openCustody } from './custody.ts';
 import { openSecretsKey } from './adapters/keys/secrets-key.ts';
+import { formatStartSummary, startSummary } from './start-summary.ts';
 import { createWorker } from './jobs/worker.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -106,7 +107,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   }
   const address = server.address();
   const port = address && typeof address === 'object' ? address.port : config.port;
-  log.info({ port, publicUrl: config.publicUrl, version }, 'wallet started');
+  // One line of what is on and what is off (production runs on no stand-in: what has no real adapter is off).
+  const summary = startSummary(config, custody);
+  log.info({ port, publicUrl: config.publicUrl, version, appEnv: config.appEnv, ...summary }, `wallet started (${config.appEnv}): ${formatStartSummary(summary)}`);
   // Background jobs in this process unless WORKERS=off (then `npm run worker` runs them elsewhere).
   const worker = config.workers ? createWorker({ pool: database.pool, log, handlers: custody.jobs, pollMs: config.workerPollMs }) : undefined;
   worker?.start();

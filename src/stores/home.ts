@@ -4,7 +4,7 @@ import type { BalanceItem, RatesMap } from '../api/wallet.ts';
 import { addDecimals, compareDecimals } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
 import { $balances, addCurrencies, holds } from './balances.ts';
-import { $coins } from './catalogue.ts';
+import { $catalogue, $coins, coinMap } from './catalogue.ts';
 import { showErrorToast } from './errors.ts';
 import { $rates, fiatValue, rateOf } from './rates.ts';
 import { platform } from '../platform/platform.ts';
@@ -83,12 +83,23 @@ export const $totalFiat = computed([$balances, $coins, $rates, $selectedCurrency
 
 export const $addingCommonAssets = atom(false);
 
-/** SPEC §2 'add most common assets'. */
+/** The common assets the catalogue has active: a coin whose network is off (no chain adapter) is not offered. */
+function offeredCommonAssets(crypto: readonly CoinMeta[]): string[] {
+  const coins = coinMap(crypto);
+  return COMMON_ASSETS.filter((currency) => coins[currency]?.active === true);
+}
+
+/** Undefined until the catalogue is known; empty when none of the common assets is on offer. */
+export const $commonAssetsOffered = computed($catalogue, (catalogue) => (catalogue.data ? offeredCommonAssets(catalogue.data.crypto) : undefined));
+
+/** SPEC §2 'add most common assets' (those on offer, once the catalogue is known). */
 export async function addCommonAssets(): Promise<void> {
   if ($addingCommonAssets.get()) return;
+  const offered = $commonAssetsOffered.get() ?? [...COMMON_ASSETS];
+  if (offered.length === 0) return;
   $addingCommonAssets.set(true);
   try {
-    await addCurrencies(COMMON_ASSETS);
+    await addCurrencies(offered);
   } catch (error) {
     showErrorToast(error, { fallback: 'common_something_went_wrong' });
   } finally {

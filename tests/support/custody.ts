@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { openDatabase, type Database } from '../../src/server/db/database.ts';
 import { createLogger } from '../../src/server/log.ts';
 import { openCustody, type Custody, type CustodyConfig } from '../../src/server/custody.ts';
+import type { DevnetChain } from '../../src/server/adapters/chains/devnet.ts';
 import { auditLedger, type AuditResult } from '../../src/server/domain/ledger-audit.ts';
 
 /** BIP84's test mnemonic: tests derive known addresses from it. Never a real wallet's seed. */
@@ -14,8 +15,11 @@ export const TEST_SECRETS_KEY = '00000000000000000000000000000000000000000000000
 
 export const quietLog = createLogger('silent');
 
+/** A custody on the devnet, its chain the devnet itself: tests send deposits and read broadcasts through it. */
+export type TestCustody = Custody & { chain: DevnetChain; devnet: DevnetChain };
+
 /** The custody core on a test database, without HTTP: fast blocks, few confirmations, fixed rates. */
-export async function openTestCustody(databaseUrl: string, overrides: Partial<CustodyConfig> = {}): Promise<{ database: Database; custody: Custody }> {
+export async function openTestCustody(databaseUrl: string, overrides: Partial<CustodyConfig> = {}): Promise<{ database: Database; custody: TestCustody }> {
   const database = await openDatabase({ databaseUrl, dataDir: await mkdtemp(join(tmpdir(), 'wallet-test-data-')) }, quietLog);
   const config: CustodyConfig = {
     production: false,
@@ -28,7 +32,9 @@ export async function openTestCustody(databaseUrl: string, overrides: Partial<Cu
     ratesWalkMs: 0,
     ...overrides,
   };
-  const custody = await openCustody(config, quietLog, database.pool);
+  const opened = await openCustody(config, quietLog, database.pool);
+  if (!opened.devnet) throw new Error('the test custody runs on the devnet (chains.mode devnet)');
+  const custody: TestCustody = { ...opened, chain: opened.devnet, devnet: opened.devnet };
   const close = database.close;
   // Closing the database also stops the custody's notification listener.
   database.close = async () => {

@@ -33,6 +33,7 @@ export const DEFAULT_LIMITS_USD = { min: '10', max: '5000' } as const;
 export const GEO_OF_FIAT: Readonly<Record<string, string>> = { USD: 'US', EUR: 'EU', KZT: 'KZ', UAH: 'UA', AZN: 'AZ', CAD: 'CA' };
 
 export const NOT_PAID_IN_TIME = 'The order was not paid in time';
+export const BUYING_OFF_MESSAGE = 'Buying with a card is not available on this wallet.';
 
 export type BuyProblem =
   | 'UNKNOWN_CURRENCY'
@@ -144,7 +145,8 @@ export function createBuyDesk(deps: {
   pool: pg.Pool;
   rates: RatesPort;
   coins: () => readonly CoinMeta[];
-  provider: CardProvider;
+  /** Undefined when buying is off (no card provider): every call but reading an order is refused as UNAVAILABLE. */
+  provider: CardProvider | undefined;
   settings: Pick<BuyConfig, 'fiatCurrencies' | 'feeBps' | 'limits' | 'rateTtlS' | 'orderTtlS' | 'maxSlippageBps'>;
   publicUrl: string;
   log: Logger;
@@ -152,6 +154,10 @@ export function createBuyDesk(deps: {
   const { pool, provider, settings, log } = deps;
   const origin = new URL(deps.publicUrl).origin;
 
+  const paymentsOn = (): CardProvider => {
+    if (!provider) throw new BuyError('UNAVAILABLE', BUYING_OFF_MESSAGE);
+    return provider;
+  };
   const coinOf = (currency: string): CoinMeta => {
     const coin = deps.coins().find((c) => c.currency === currency && c.active);
     if (!coin) throw new BuyError('UNKNOWN_CURRENCY', `${currency} is not a currency this wallet sells`);
@@ -192,6 +198,7 @@ export function createBuyDesk(deps: {
   }
 
   function availability(): FiatAvailability[] {
+    paymentsOn();
     return settings.fiatCurrencies.map((fiatCurrency) => ({ fiatCurrency, geoId: GEO_OF_FIAT[fiatCurrency] ?? fiatCurrency }));
   }
 
@@ -218,6 +225,7 @@ export function createBuyDesk(deps: {
 
   /** POST /b2c/rate: the current price of one coin in the fiat, fee included; nothing is fixed. */
   async function rate(currency: string, fiat: string): Promise<{ currency: string; fiatCurrency: string; rate: string }> {
+    paymentsOn();
     checkFiat(fiat);
     const coin = coinOf(currency);
     return { currency, fiatCurrency: fiat, rate: formatUnits(await rateOf(coin, fiat), PRICE_DECIMALS) };
@@ -225,6 +233,7 @@ export function createBuyDesk(deps: {
 
   /** SPEC §3 rate quote: every method with the amounts for the side given, under one fixedRateId good for 300 s. */
   async function quote(input: QuoteInput): Promise<BuyQuote> {
+    paymentsOn();
     checkFiat(input.fiatCurrency);
     const coin = coinOf(input.currency);
     if ((input.fiatAmount === undefined) === (input.cryptoAmount === undefined)) throw new BuyError('AMOUNT', 'Give either fiatAmount or cryptoAmount');
@@ -300,6 +309,7 @@ export function createBuyDesk(deps: {
 
   /** SPEC §3 buy order request: the crypto amount the fiat buys at the quote's fixed rate, once per idempotency key. */
   async function createOrder(input: OrderInput): Promise<BuyOrderView> {
+    paymentsOn();
     const cents = parseFiat(input.fiatAmount);
     const hash = createHash('sha256')
       .update(JSON.stringify({ rateId: input.rateId, itemId: input.itemId, description: input.description, returnUrl: input.returnUrl, fiatCents: cents.toString() }))
@@ -369,6 +379,7 @@ export function createBuyDesk(deps: {
    * the purchase in the history as Pending; answers the provider's page to send the browser to.
    */
   async function confirmOrder(account: string, id: string, payer: PayerDetails): Promise<{ redirectUrl: string }> {
+    const cards = paymentsOn();
     const order = await load(account, id);
     if (order.redirect_url && order.state !== 'NEW') return { redirectUrl: order.redirect_url };
     if (order.state === 'EXPIRED' || order.expires_at.getTime() <= Date.now()) throw new BuyError('ORDER_EXPIRED', 'The order has expired. Please start again.');
@@ -376,7 +387,7 @@ export function createBuyDesk(deps: {
     if (!(await fixedRateHolds(coinOf(order.currency), order.fiat_currency, parseDecimal(order.rate, PRICE_DECIMALS)))) {
       throw new BuyError('ORDER_EXPIRED', 'The rate has changed. Please start again.');
     }
-    const payment = await provider
+    const payment = await cards
       .createPayment({
         reference: `buy:${order.id}`,
         amount: BigInt(order.fiat_amount),
@@ -508,12 +519,15 @@ export function createBuyDesk(deps: {
   async function expireOrders(): Promise<number> {
     const fresh = await pool.query(`UPDATE buy_orders SET state = 'EXPIRED', updated_at = now() WHERE state = 'NEW' AND expires_at <= now()`);
     let ended = fresh.rowCount ?? 0;
-    const due = await pool.query<{ id: string; provider_payment_id: string }>(
-      `SELECT id, provider_payment_id FROM buy_orders WHERE state = 'PENDING' AND expires_at <= now() ORDER BY expires_at LIMIT 20`,
-    );
+    // Unpaid orders are cancelled at the provider; with buying off there is none to ask, so they wait.
+    const due = provider
+      ? await pool.query<{ id: string; provider_payment_id: string }>(
+          `SELECT id, provider_payment_id FROM buy_orders WHERE state = 'PENDING' AND expires_at <= now() ORDER BY expires_at LIMIT 20`,
+        )
+      : { rows: [] };
     for (const row of due.rows) {
       try {
-        const status = await provider.cancelPayment(row.provider_payment_id);
+        const status = await paymentsOn().cancelPayment(row.provider_payment_id);
         const client = await pool.connect();
         try {
           await client.query('BEGIN');

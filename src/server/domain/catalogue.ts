@@ -1,13 +1,18 @@
 /**
  * The catalogue this gateway offers (SPEC §3 coin and fiat metadata): the shipped coins, less what the
- * environment hides (BTC_LNG in production), with explorer links pointing at the chain actually in use.
+ * environment hides (BTC_LNG in production), with explorer links pointing at the chain actually in use. A coin
+ * whose network is off (no chain adapter) stays listed but inactive: the app skips it and every flow refuses it.
  */
 import { COINS, FIATS, visibleCoins, type CoinMeta, type FiatMeta, type Network } from '../../lib/currencies.ts';
 
 export type Catalogue = { coins: readonly CoinMeta[]; fiats: readonly FiatMeta[] };
 
-export function buildCatalogue(options: { production: boolean; explorerUrl?: (network: Network) => string | undefined }): Catalogue {
-  const coins = visibleCoins(COINS, options.production).map((coin) => ({ ...coin, urlScan: options.explorerUrl?.(coin.network) ?? coin.urlScan }));
+export function buildCatalogue(options: { production: boolean; explorerUrl?: (network: Network) => string | undefined; networksOn: readonly Network[] }): Catalogue {
+    const coins = visibleCoins(COINS, options.production).map((coin) => ({
+    ...coin,
+    active: coin.active && options.networksOn.includes(coin.network),
+    urlScan: options.explorerUrl?.(coin.network) ?? coin.urlScan,
+  }));
   return { coins, fiats: FIATS };
 }
 

@@ -107,8 +107,9 @@ export async function recordTransfers(db: pg.ClientBase, chain: ChainPort, netwo
 export async function confirmDeposits(pool: pg.Pool, chain: ChainPort, log: Logger): Promise<number> {
   const pending = await pool.query<{ id: string; network: Network; tx_hash: string; output_index: number; confirmations_required: number }>(
     `SELECT id, network, tx_hash, output_index, confirmations_required FROM chain_deposits
-      WHERE state = 'PENDING' ORDER BY detected_at LIMIT $1`,
-    [CONFIRM_BATCH],
+      WHERE state = 'PENDING' AND network = ANY($2::text[]) ORDER BY detected_at LIMIT $1`,
+    // Only networks that are on: a network without an adapter has nobody to ask, its deposits wait.
+    [CONFIRM_BATCH, chain.networks],
   );
   let credited = 0;
   const byNetwork = Map.groupBy(pending.rows, (row) => row.network);

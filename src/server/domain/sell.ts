@@ -27,6 +27,7 @@ const QUOTE_SWEEP_MS = 10 * 60_000;
 
 export const ONLY_SBER_MESSAGE = "RUB payouts are available only to one specific domestic bank's cards. Please provide a different card.";
 export const PAYOUTS_UNAVAILABLE_MESSAGE = 'Payouts are temporarily unavailable. Please try again later.';
+export const SELLING_OFF_MESSAGE = 'Selling to a card is not available on this wallet.';
 
 export type SellProblem =
   | 'UNSUPPORTED_FIAT'
@@ -105,7 +106,7 @@ export const sellEntryKeys = (orderId: string) => ({ hold: `sell:hold:${orderId}
 
 export type SellDesk = ReturnType<typeof createSellDesk>;
 
-export function createSellDesk(deps: { pool: pg.Pool; rates: RatesPort; coins: () => readonly CoinMeta[]; provider: PayoutProvider; settings: SellSettings; log: Logger }) {
+export function createSellDesk(deps: { pool: pg.Pool; rates: RatesPort; coins: () => readonly CoinMeta[]; provider: PayoutProvider | undefined; settings: SellSettings; log: Logger }) {
   const { pool, provider, settings, log } = deps;
   const minKopecks = parseDecimal(settings.minRub, FIAT_DECIMALS);
   const maxKopecks = parseDecimal(settings.maxRub, FIAT_DECIMALS);
@@ -113,8 +114,13 @@ export function createSellDesk(deps: { pool: pg.Pool; rates: RatesPort; coins: (
   const checkFiat = (fiat: string) => {
     if (fiat !== SELL_FIAT) throw new SellError('UNSUPPORTED_FIAT', `Payouts are made in ${SELL_FIAT} only`);
   };
+  // Without a payout provider (PAYOUT_PROVIDER=off, and production until a real one is configured) selling is off.
+  const payoutsOn = (): PayoutProvider => {
+    if (!provider) throw new SellError('UNAVAILABLE', SELLING_OFF_MESSAGE);
+    return provider;
+  };
   const coinOf = (currency: string): CoinMeta => {
-    const coin = deps.coins().find((c) => c.currency === currency);
+    const coin = deps.coins().find((c) => c.currency === currency && c.active);
     if (!coin) throw new SellError('UNKNOWN_CURRENCY', `${currency} is not a currency this wallet offers`);
     return coin;
   };
@@ -123,12 +129,13 @@ export function createSellDesk(deps: { pool: pg.Pool; rates: RatesPort; coins: (
   };
 
   async function lookupBin(bin: string): Promise<CardInfo> {
-    const info = await provider.lookupBin(bin).catch(unavailable);
+    const info = await payoutsOn().lookupBin(bin).catch(unavailable);
     if (!info) throw new SellError('BIN_NOT_FOUND', 'The bank of this card is unknown');
     return { code: info.code, system: info.system };
   }
 
   function limits(fiat: string): SellLimits {
+    payoutsOn();
     checkFiat(fiat);
     return { minLimit: formatUnits(minKopecks, FIAT_DECIMALS), maxLimit: formatUnits(maxKopecks, FIAT_DECIMALS), limitCurrency: SELL_FIAT };
   }
@@ -143,6 +150,7 @@ export function createSellDesk(deps: { pool: pg.Pool; rates: RatesPort; coins: (
   }
 
   async function quote(account: string, fiat: string, currency: string): Promise<SellQuote> {
+    payoutsOn();
     checkFiat(fiat);
     const coin = coinOf(currency);
     const rate = formatUnits(await currentRate(coin), FIAT_DECIMALS);
@@ -157,6 +165,7 @@ export function createSellDesk(deps: { pool: pg.Pool; rates: RatesPort; coins: (
   }
 
   async function savedCards(account: string, fiat: string): Promise<SavedCard[]> {
+    payoutsOn();
     checkFiat(fiat);
     const rows = await pool.query<{ id: string; masked_card: string; bank_code: string; bank_system: string }>(
       'SELECT id, masked_card, bank_code, bank_system FROM sell_saved_cards WHERE wallet_account_id = $1 AND fiat_currency = $2 ORDER BY created_at DESC',
@@ -289,7 +298,7 @@ export function createSellDesk(deps: { pool: pg.Pool; rates: RatesPort; coins: (
 
   async function submit(order: Pick<OrderRow, 'id' | 'provider_token' | 'fiat_amount' | 'fiat_currency'>): Promise<void> {
     await pool.query('UPDATE sell_orders SET submit_attempts = submit_attempts + 1 WHERE id = $1', [order.id]);
-    const accepted = await provider.createPayout({ reference: `sell:${order.id}`, token: order.provider_token, amount: BigInt(order.fiat_amount), currency: order.fiat_currency });
+    const accepted = await payoutsOn().createPayout({ reference: `sell:${order.id}`, token: order.provider_token, amount: BigInt(order.fiat_amount), currency: order.fiat_currency });
     await pool.query('UPDATE sell_orders SET provider_payout_id = $2, updated_at = now() WHERE id = $1 AND provider_payout_id IS NULL', [order.id, accepted.payoutId]);
   }
 
@@ -300,7 +309,7 @@ export function createSellDesk(deps: { pool: pg.Pool; rates: RatesPort; coins: (
       throw error;
     });
     if (info.code !== SELL_BANK_CODE) throw new SellError('ONLY_SBER', ONLY_SBER_MESSAGE);
-    const tokenized = await provider.tokenizeCard(input.card).catch(unavailable);
+    const tokenized = await payoutsOn().tokenizeCard(input.card).catch(unavailable);
     return place(
       account,
       input,
@@ -310,6 +319,7 @@ export function createSellDesk(deps: { pool: pg.Pool; rates: RatesPort; coins: (
   }
 
   async function orderBySavedCard(account: string, input: BySavedCardInput): Promise<SellOrderView> {
+    payoutsOn();
     const found = await pool.query<{ provider_token: string; masked_card: string; bank_code: string; bank_system: string }>(
       'SELECT provider_token, masked_card, bank_code, bank_system FROM sell_saved_cards WHERE id = $1 AND wallet_account_id = $2 AND fiat_currency = $3',
       [input.cardId, account, input.fiatCurrency],

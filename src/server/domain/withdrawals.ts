@@ -440,7 +440,11 @@ async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => 
 /** PENDING → SIGNED: the hot wallet signs each withdrawal; the raw transaction and its hash are saved before any broadcast. */
 export async function signWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort, log: Logger, batch = SIGN_BATCH): Promise<number> {
   return inTransaction(pool, async (client) => {
-    const due = await client.query<Claimed>(`SELECT ${CLAIM_COLUMNS} FROM withdrawals WHERE state = 'PENDING' ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [batch]);
+    // Only networks that are on: one without an adapter keeps its withdrawals (and their holds) until it is back.
+    const due = await client.query<Claimed>(
+      `SELECT ${CLAIM_COLUMNS} FROM withdrawals WHERE state = 'PENDING' AND network = ANY($2::text[]) ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [batch, chain.networks],
+    );
     let signedCount = 0;
     for (const w of due.rows) {
       let signed: Awaited<ReturnType<WithdrawalChainPort['signWithdrawal']>>;
@@ -469,9 +473,9 @@ export async function broadcastWithdrawals(pool: pg.Pool, chain: WithdrawalChain
   for (let i = 0; i < batch; i += 1) {
     const outcome = await inTransaction(pool, async (client) => {
       const claimed = await client.query<Claimed>(
-        `SELECT ${CLAIM_COLUMNS} FROM withdrawals WHERE state = 'SIGNED' AND id <> ALL($1::uuid[])
+        `SELECT ${CLAIM_COLUMNS} FROM withdrawals WHERE state = 'SIGNED' AND id <> ALL($1::uuid[]) AND network = ANY($2::text[])
           ORDER BY broadcast_attempts, signed_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-        [tried],
+        [tried, chain.networks],
       );
       const w = claimed.rows[0];
       if (!w || !w.raw_tx || !w.tx_hash) return 'idle' as const;
@@ -517,8 +521,8 @@ export async function broadcastWithdrawals(pool: pg.Pool, chain: WithdrawalChain
 /** BROADCAST → COMPLETED once the chain has the confirmations; a transaction that left the chain → FAILED. */
 export async function confirmWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort, log: Logger): Promise<number> {
   const open = await pool.query<{ id: string; network: Network; tx_hash: string; confirmations: number }>(
-    `SELECT id, network, tx_hash, confirmations FROM withdrawals WHERE state = 'BROADCAST' ORDER BY broadcast_at LIMIT $1`,
-    [CONFIRM_BATCH],
+    `SELECT id, network, tx_hash, confirmations FROM withdrawals WHERE state = 'BROADCAST' AND network = ANY($2::text[]) ORDER BY broadcast_at LIMIT $1`,
+    [CONFIRM_BATCH, chain.networks],
   );
   let completed = 0;
   for (const [network, rows] of Map.groupBy(open.rows, (row) => row.network)) {

@@ -16,6 +16,7 @@ import { createWithdrawalApi } from './withdrawal.ts';
 import { createWithdrawalService } from '../domain/withdrawals.ts';
 import { createSwapService } from '../domain/swaps.ts';
 import { createDevnetSandbox } from './sandbox-devnet.ts';
+import { loopbackOnly } from './loopback-only.ts';
 import { createSellApi } from './sell.ts';
 import { createBuyApi } from './buy.ts';
 import type { Mailer } from '../adapters/mail/mailer.ts';
@@ -67,15 +68,19 @@ export function createApi(deps: ApiDeps): ApiHandler {
   const withdrawals = createWithdrawalService({ pool: deps.pool, chain: deps.custody.chain, catalogue: deps.custody.catalogue, settings: deps.config.withdrawals, changed: (id) => deps.custody.assets.invalidate(id) });
   accounts.route('/', createWithdrawalApi({ pool: deps.pool, withdrawals, auth: deps.auth }));
 
-  // /sandbox/* sits beside /api: the stand-ins for third parties, each on only where no real one is configured.
+  // /sandbox/* sits beside /api: the stand-ins for third parties, each on only where it stands in for one. Never in
+  // production (config refuses them there; this is the second lock), and elsewhere only for direct loopback requests.
   const root = new Hono();
   root.onError((error, c) => errorResponse(error, c, deps.log));
   root.notFound((c) => c.json({ exceptionCode: 'NOT_FOUND', message: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
   root.route('/', api);
-  if (deps.custody.devnet) root.route('/sandbox/devnet', createDevnetSandbox(deps.custody.chain));
-  if (telegram.sandbox) root.route('/sandbox/telegram', telegram.sandbox);
-  if (deps.custody.payouts.sandbox) root.route('/sandbox/payout', deps.custody.payouts.sandbox);
-  if (deps.custody.cards.sandbox) root.route('/sandbox/card', deps.custody.cards.sandbox);
+  if (!deps.config.production) {
+    root.use('/sandbox/*', loopbackOnly());
+    if (deps.custody.devnet) root.route('/sandbox/devnet', createDevnetSandbox(deps.custody.devnet));
+    if (telegram.sandbox) root.route('/sandbox/telegram', telegram.sandbox);
+    if (deps.custody.payouts.sandbox) root.route('/sandbox/payout', deps.custody.payouts.sandbox);
+    if (deps.custody.cards.sandbox) root.route('/sandbox/card', deps.custody.cards.sandbox);
+  }
   return {
     async fetch(request, env) {
       if (ACCOUNT_URL.test(request.url)) {

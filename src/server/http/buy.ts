@@ -99,7 +99,7 @@ const refusal = (error: unknown): never => {
   throw error;
 };
 
-export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: CardProvider; auth: AccessTokenVerifier; log: Logger; limit: { perMinute: number; trustProxy: boolean } }): Hono<ApiEnv> {
+export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: CardProvider | undefined; auth: AccessTokenVerifier; log: Logger; limit: { perMinute: number; trustProxy: boolean } }): Hono<ApiEnv> {
   const { pool, desk } = deps;
   const app = new Hono<ApiEnv>();
   const auth = requireAuth(deps.auth);
@@ -172,7 +172,7 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
   app.get('/b2c/fiat/availability', async (c) => {
     const address = c.req.query('depositAddress');
     if (address !== undefined && (address.length > 200 || !/^[\w:.-]*$/.test(address))) throw new ApiError(400, 'VALIDATION', 'depositAddress is not an address');
-    return c.json(desk.availability());
+    return guarded(async () => c.json(desk.availability()));
   });
   app.post('/b2c/fiat/method', limited, (c) => guarded(() => methods(c, undefined)));
   app.post('/b2c/rate', (c) =>
@@ -197,7 +197,7 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
   // SPEC §7, the older fiatDeposit family: the account comes as ?account=.
   app.get('/fiatDeposit/geo', (c) => {
     queryAccount(c);
-    return c.json(desk.availability());
+    return guarded(async () => c.json(desk.availability()));
   });
   app.post('/fiatDeposit/methods', limited, (c) => guarded(() => methods(c, queryAccount(c))));
   app.post('/fiatDeposit/order', limited, (c) => guarded(() => order(c, queryAccount(c))));
@@ -205,6 +205,7 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
 
   // The card provider's events: public, but only a body signed with the shared secret within 300 s is believed.
   app.post('/webhooks/card', async (c) => {
+    if (!deps.provider) throw new ApiError(404, 'NOT_FOUND', 'No card provider is configured on this wallet');
     const raw = await c.req.text();
     const problem = checkWebhookSignature(deps.provider.webhookSecret, c.req.header(SIGNATURE_HEADER), raw, Math.floor(Date.now() / 1000));
     if (problem) throw new ApiError(401, 'WEBHOOK_SIGNATURE', `The webhook signature is not valid (${problem.toLowerCase()})`);

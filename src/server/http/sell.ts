@@ -72,7 +72,7 @@ const refusal = (error: unknown): never => {
   throw error;
 };
 
-export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: PayoutProvider; auth: AccessTokenVerifier; log: Logger }): Hono<ApiEnv> {
+export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: PayoutProvider | undefined; auth: AccessTokenVerifier; log: Logger }): Hono<ApiEnv> {
   const { pool, desk } = deps;
   const app = new Hono<ApiEnv>();
   const auth = requireAuth(deps.auth);
@@ -131,6 +131,7 @@ export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: P
 
   // The payout provider's report: public, but only a body signed with the shared secret is believed.
   app.post('/webhooks/payout', async (c) => {
+    if (!deps.provider) throw new ApiError(404, 'NOT_FOUND', 'No payout provider is configured on this wallet');
     const raw = await c.req.text();
     const problem = checkWebhookSignature(deps.provider.webhookSecret, c.req.header(SIGNATURE_HEADER), raw, Math.floor(Date.now() / 1000));
     if (problem) throw new ApiError(401, 'WEBHOOK_SIGNATURE', `The webhook signature is not valid (${problem.toLowerCase()})`);

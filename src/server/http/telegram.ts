@@ -13,6 +13,7 @@ import { TELEGRAM_SANDBOX_PATH } from '../config-telegram.ts';
 import { createTelegramSandbox } from './sandbox-telegram.ts';
 import { FIRST_PARTY_SCOPE, API_SCOPE } from '../idp/provider.ts';
 import { ApiError } from './errors.ts';
+import { loopbackOnly } from './loopback-only.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 
@@ -173,8 +174,9 @@ export function createTelegramApi(deps: {
     return c.json({ ok: true });
   });
 
-  // Development mode only (no bot token, not production): init data for a test Telegram user, signed as a bot would.
-  app.get('/tg/dev/init-data', (c) => {
+  // Development mode only (no bot token, not production), and only straight from loopback: init data for any
+  // Telegram user, signed as a bot would, is a sign-in as that user.
+  app.get('/tg/dev/init-data', loopbackOnly(), (c) => {
     if (!config.telegram.devMode || !deps.messenger) throw new ApiError(404, 'NOT_FOUND', `No such endpoint: GET ${c.req.path}`);
     const query = devQuery.parse(c.req.query());
     const { keys } = deps.messenger;

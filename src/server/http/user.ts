@@ -58,8 +58,10 @@ export function clientConfig(config: Config) {
       resource: config.oidc.audience,
     },
     supportEmail: config.supportEmail,
-    /** The buy/sell screen's sell entry (SELL_ENABLED). */
-    sellEnabled: config.sellEnabled,
+    /** The buy/sell screen's buy entry: off without a card provider (CARD_PROVIDER=off, production without a real one). */
+    buyEnabled: config.buy.provider !== 'off',
+    /** The buy/sell screen's sell entry: SELL_ENABLED, and a payout provider to pay the card. */
+    sellEnabled: config.sellEnabled && config.payout.provider !== 'off',
   };
 }
 

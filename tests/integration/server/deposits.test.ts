@@ -3,7 +3,7 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { auditFailures, createWalletAccount, openTestCustody, quietLog, waitFor } from '../../support/custody.ts';
 import type { Database } from '../../../src/server/db/database.ts';
-import type { Custody } from '../../../src/server/custody.ts';
+import type { TestCustody } from '../../support/custody.ts';
 import { addAssets, listAssets } from '../../../src/server/domain/assets.ts';
 import { confirmDeposits, creditDeposit, recordTransfers, scanDeposits } from '../../../src/server/domain/deposits.ts';
 import { listTransactions } from '../../../src/server/domain/history.ts';
@@ -12,7 +12,7 @@ import { createWorker } from '../../../src/server/jobs/worker.ts';
 describe('deposits from the devnet', () => {
   let testDatabase: TestDatabase;
   let database: Database;
-  let custody: Custody;
+  let custody: TestCustody;
 
   const newAccountWith = async (currencies: string[]) => {
     const { accountId } = await createWalletAccount(database.pool);

@@ -5,7 +5,7 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { auditFailures, createWalletAccount, openTestCustody, quietLog, waitFor } from '../../support/custody.ts';
 import type { Database } from '../../../src/server/db/database.ts';
-import type { Custody } from '../../../src/server/custody.ts';
+import type { TestCustody } from '../../support/custody.ts';
 import { ALERT_AFTER_ATTEMPTS } from '../../../src/server/log.ts';
 import type { WithdrawalChainPort } from '../../../src/server/adapters/chains/port.ts';
 import { deriveAddress } from '../../../src/server/domain/addresses.ts';
@@ -26,7 +26,7 @@ type Row = { id: string; state: string; raw_tx: string | null; tx_hash: string |
 describe('the withdrawal worker with one bad withdrawal', () => {
   let testDatabase: TestDatabase;
   let database: Database;
-  let custody: Custody;
+  let custody: TestCustody;
   let service: WithdrawalService;
   type Line = { msg: string; level: number; withdrawal?: string; attempts?: number };
   const warnings: Line[] = [];

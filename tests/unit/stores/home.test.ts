@@ -131,6 +131,29 @@ describe('home store with the gateway', () => {
     expect(home.$addingCommonAssets.get()).toBe(false);
   });
 
+  it('adds only the common assets on offer, and nothing when their networks are off', async () => {
+    const only = (active: string[]) => ({ ...CATALOGUE, crypto: CATALOGUE.crypto.map((coin) => ({ ...coin, active: active.includes(coin.currency) })) });
+    api.getCoinCatalogue.mockResolvedValue(only(['BTC', 'TRX']));
+    catalogueQuery.clear();
+    const off = home.$commonAssetsOffered.listen(() => {});
+    await vi.waitFor(() => expect(home.$commonAssetsOffered.get()).toEqual(['BTC']));
+    await home.addCommonAssets();
+    expect(api.addAccountCurrency).toHaveBeenCalledWith('acc-1', 'BTC');
+    expect(api.addAccountCurrencies).not.toHaveBeenCalled();
+    off();
+
+    vi.resetAllMocks();
+    catalogueQuery.clear();
+    api.getCoinCatalogue.mockResolvedValue(only([]));
+    const offAgain = home.$commonAssetsOffered.listen(() => {});
+    await vi.waitFor(() => expect(home.$commonAssetsOffered.get()).toEqual([]));
+    await home.addCommonAssets();
+    expect(api.addAccountCurrency).not.toHaveBeenCalled();
+    expect(api.addAccountCurrencies).not.toHaveBeenCalled();
+    expect($activeToast.get()).toBeNull();
+    offAgain();
+  });
+
   it('takes the quick swap path when BTC and USDT_TRX are both held', async () => {
     const chosen: unknown[] = [];
     home.setSwapPreselector((pair) => chosen.push(pair));

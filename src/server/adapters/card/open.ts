@@ -1,6 +1,7 @@
 /**
- * Picks the card payment provider from configuration. Only the embedded sandbox exists so far (CARD_PROVIDER=sandbox);
- * a real provider's adapter implements `CardProvider` from ./port.ts and is chosen here, and the sandbox is then off.
+ * Picks the card payment provider from configuration. Only the embedded sandbox exists so far (CARD_PROVIDER=sandbox,
+ * never in production); `off` means no provider, and buying is off. A real provider's adapter implements
+ * `CardProvider` from ./port.ts and is chosen here, and the sandbox is then off.
  */
 import type pg from 'pg';
 import type { Hono } from 'hono';
@@ -14,12 +15,14 @@ import { cardSandboxSecret, createCardSandbox } from './sandbox.ts';
 /** The gateway's webhook for card payment events, under PUBLIC_URL. */
 export const CARD_WEBHOOK_PATH = '/api/webhooks/card';
 
-export type Cards = { provider: CardProvider; jobs: JobHandler[]; sandbox: Hono | undefined };
+/** `provider` is undefined when buying is off. */
+export type Cards = { provider: CardProvider | undefined; jobs: JobHandler[]; sandbox: Hono | undefined };
 
 export async function openCards(
   config: Pick<BuyConfig, 'provider' | 'webhookSecret' | 'merchantName' | 'sandboxDelayMs'>,
   context: { pool: pg.Pool; log: Logger; publicUrl: string; pollMs: number; secrets: SecretsKey },
 ): Promise<Cards> {
+  if (config.provider === 'off') return { provider: undefined, jobs: [], sandbox: undefined };
   const sandbox = createCardSandbox({
     pool: context.pool,
     log: context.log,

@@ -68,3 +68,6 @@ export type WithdrawalChainPort = ChainPort & {
 export function transferKey(ref: TransferRef): string {
   return `${ref.txHash}:${ref.outputIndex}`;
 }
+
+/** A call for a network that has no adapter in this environment (it is off): nothing was done. */
+export class ChainOffError extends Error {}

@@ -1,6 +1,7 @@
 /**
- * Picks the payout provider from configuration. Only the embedded sandbox bank exists so far (PAYOUT_PROVIDER=sandbox);
- * a real bank's adapter implements `PayoutProvider` from ./port.ts and is chosen here.
+ * Picks the payout provider from configuration. Only the embedded sandbox bank exists so far (PAYOUT_PROVIDER=sandbox,
+ * never in production); `off` means no provider, and selling is off. A real bank's adapter implements
+ * `PayoutProvider` from ./port.ts and is chosen here.
  */
 import type pg from 'pg';
 import type { Hono } from 'hono';
@@ -18,9 +19,11 @@ export const DEFAULT_PAYOUT_CONFIG: PayoutConfig = { provider: 'sandbox', webhoo
 /** The gateway's webhook for payout reports, under PUBLIC_URL. */
 export const PAYOUT_WEBHOOK_PATH = '/api/webhooks/payout';
 
-export type Payouts = { provider: PayoutProvider; jobs: JobHandler[]; sandbox: Hono | undefined };
+/** `provider` is undefined when selling is off. */
+export type Payouts = { provider: PayoutProvider | undefined; jobs: JobHandler[]; sandbox: Hono | undefined };
 
 export async function openPayouts(config: PayoutConfig, context: { pool: pg.Pool; log: Logger; publicUrl: string; pollMs: number; secrets: SecretsKey }): Promise<Payouts> {
+  if (config.provider === 'off') return { provider: undefined, jobs: [], sandbox: undefined };
   const bank = createSandboxBank({
     pool: context.pool,
     log: context.log,

@@ -24,7 +24,7 @@ import {
   typeBuyAmount,
   updateBuyRate,
 } from '../../../stores/buy.ts';
-import { $sellEnabled } from '../../../stores/buy-sell.ts';
+import { $buyEnabled, $sellEnabled } from '../../../stores/buy-sell.ts';
 import { $catalogue, $coins } from '../../../stores/catalogue.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router, type RouteName } from '../../../stores/router.ts';
@@ -87,15 +87,23 @@ function Entry({ title, hint, href, disabled, testId, badge }: { title: string; 
   );
 }
 
-/** /home/buy-sell: buy with a card; sell disabled unless SELL_ENABLED. */
+/** /home/buy-sell: buy with a card (disabled when the gateway has no card provider); sell disabled unless SELL_ENABLED. */
 function BuySellScreen() {
   const t = useStore($t);
+  const buyEnabled = useStore($buyEnabled);
   const sellEnabled = useStore($sellEnabled);
   return (
     <div className="screen" data-testid="buy-sell">
       <ScreenHeader title={t('buysell_title')} back={getPagePath($router, 'home')} backLabel={t('common_back')} />
       <div className="list-card">
-        <Entry title={t('buysell_buy')} hint={t('buysell_buy_hint')} href={getPagePath($router, 'buyGet')} testId="buy-entry" />
+        <Entry
+          title={t('buysell_buy')}
+          hint={t('buysell_buy_hint')}
+          href={getPagePath($router, 'buyGet')}
+          disabled={!buyEnabled}
+          badge={buyEnabled ? undefined : t('buysell_unavailable')}
+          testId="buy-entry"
+        />
         <Entry
           title={t('buysell_sell')}
           hint={t('buysell_sell_hint')}
@@ -113,7 +121,10 @@ function BuySellScreen() {
 function GetScreen() {
   const t = useStore($t);
   const catalogue = useStore($catalogue);
-  const coins = useStore($buyCoins);
+  const buyEnabled = useStore($buyEnabled);
+  const available = useStore($buyCoins);
+  // With buying off (reached by its address) nothing is offered, as when no coin is on sale.
+  const coins = buyEnabled ? available : [];
   const buy = useStore($buy);
   return (
     <div className="screen" data-testid="buy-get">

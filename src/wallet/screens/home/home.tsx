@@ -6,6 +6,7 @@ import { refreshBalances } from '../../../stores/balances.ts';
 import {
   $addingCommonAssets,
   $assetRows,
+  $commonAssetsOffered,
   $homeView,
   $showLinkBanner,
   $totalFiat,
@@ -53,6 +54,9 @@ export function HomeScreen() {
 function EmptyHome() {
   const t = useStore($t);
   const adding = useStore($addingCommonAssets);
+  // Every common asset's network is off (production without chain adapters): the button says so instead of failing.
+  const offered = useStore($commonAssetsOffered);
+  const nothingOffered = offered !== undefined && offered.length === 0;
   return (
     <section className="flex flex-col items-center text-center gap-4 pt-12">
       <span className="w-20 h-20 rounded-full bg-surface inline-flex items-center justify-center">
@@ -61,11 +65,13 @@ function EmptyHome() {
       <h1 className="text-2xl font-700 m-0">{t('home_empty_title')}</h1>
       <p className="m-0 text-muted">{t('home_empty_text')}</p>
       <div className="flex flex-col gap-3 w-full mt-4">
-        <button type="button" className="btn-primary w-full" onClick={() => void addCommonAssets()} disabled={adding}>
+        <button type="button" className="btn-primary w-full" onClick={() => void addCommonAssets()} disabled={adding || nothingOffered}>
           <Glyph name="plus" size={20} />
           {t('home_add_common')}
         </button>
-        <p className="m-0 -mt-1 text-sm text-muted">{t('home_common_hint')}</p>
+        <p className="m-0 -mt-1 text-sm text-muted" data-testid="home-common-hint">
+          {t(nothingOffered ? 'home_common_unavailable' : 'home_common_hint')}
+        </p>
         <a href={getPagePath($router, 'manageAssets')} className="btn-ghost w-full no-underline">
           {t('home_select_assets')}
         </a>

@@ -1,0 +1,44 @@
+/**
+ * The one line the start logs of what runs on what: each network's chain adapter, buying, selling, Telegram and
+ * the development stand-ins, split into what is on and what is off, so an operator sees at a glance that a
+ * production start runs on no stand-in and what it leaves off.
+ */
+import type { Config } from './config.ts';
+import type { Custody } from './custody.ts';
+import { NETWORKS } from '../lib/currencies.ts';
+import { TELEGRAM_SANDBOX_PATH } from './config-telegram.ts';
+
+export type StartSummary = { on: string[]; off: string[] };
+
+export function startSummary(config: Config, custody: Pick<Custody, 'chainAdapters' | 'devnet' | 'cards' | 'payouts'>): StartSummary {
+  const on: string[] = [];
+  const off: string[] = [];
+  for (const network of NETWORKS) {
+    const adapter = custody.chainAdapters[network];
+    if (adapter === 'off') off.push(`${network} (no chain adapter: its coins are inactive)`);
+    else on.push(`${network} (${adapter})`);
+  }
+  if (custody.cards.provider) on.push(`buying (card provider ${custody.cards.provider.name})`);
+  else off.push('buying (CARD_PROVIDER=off)');
+  if (!custody.payouts.provider) off.push('selling (PAYOUT_PROVIDER=off)');
+  else if (config.sellEnabled) on.push(`selling (payout provider ${custody.payouts.provider.name})`);
+  else off.push(`selling (entry hidden by SELL_ENABLED=off; payout provider ${custody.payouts.provider.name})`);
+  const telegram = config.telegram;
+  if (telegram.devMode) on.push('Telegram (development mode: a generated bot token, loopback-only test users)');
+  else if (telegram.enabled) on.push(`Telegram (bot @${telegram.botUsername})`);
+  else off.push('Telegram (TELEGRAM_BOT_TOKEN unset)');
+  const standIns = [
+    custody.devnet ? 'devnet' : '',
+    custody.cards.sandbox ? 'card' : '',
+    custody.payouts.sandbox ? 'payout' : '',
+    telegram.enabled && telegram.apiRoot === `${config.publicUrl}${TELEGRAM_SANDBOX_PATH}` ? 'telegram' : '',
+  ].filter(Boolean);
+  if (config.production || standIns.length === 0) off.push('stand-ins (/sandbox/*)');
+  else on.push(`stand-ins /sandbox/{${standIns.join(',')}} (loopback only)`);
+  return { on, off };
+}
+
+/** `on: …; off: …` for the log line's message. */
+export function formatStartSummary(summary: StartSummary): string {
+  return `on: ${summary.on.join(', ') || 'nothing'}; off: ${summary.off.join(', ') || 'nothing'}`;
+}

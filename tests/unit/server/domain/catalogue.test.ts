@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { buildCatalogue } from '../../../../src/server/domain/catalogue.ts';
+import { routeChains } from '../../../../src/server/adapters/chains/open.ts';
+import { ChainOffError } from '../../../../src/server/adapters/chains/port.ts';
+
+describe('networks that are off', () => {
+  it('keep their coins in the catalogue, inactive', () => {
+    const catalogue = buildCatalogue({ production: true, networksOn: ['BITCOIN', 'TRON'] });
+    const active = catalogue.coins.filter((coin) => coin.active).map((coin) => coin.currency);
+    expect(active).toEqual(['BTC', 'TRX', 'USDT_TRX']);
+    expect(catalogue.coins.find((coin) => coin.currency === 'ETH')).toMatchObject({ active: false });
+    expect(buildCatalogue({ production: true, networksOn: [] }).coins.some((coin) => coin.active)).toBe(false);
+  });
+
+  it('have no chain: the routed port lists none and refuses every call for them', async () => {
+    const chain = routeChains({});
+    expect(chain.networks).toEqual([]);
+    expect(chain.explorerUrl('BITCOIN')).toBeUndefined();
+    expect(() => chain.requiredConfirmations('BITCOIN')).toThrow(ChainOffError);
+    await expect(chain.hotWalletAddress('ETHEREUM')).rejects.toThrow(ChainOffError);
+    await expect(chain.scan('TRON', null, 10)).rejects.toThrow(ChainOffError);
+    await expect(chain.status('TON', [])).rejects.toThrow(ChainOffError);
+    await expect(chain.broadcast('LITECOIN', 'raw')).rejects.toThrow(ChainOffError);
+    await expect(chain.signWithdrawal({ reference: 'w', network: 'DOGECOIN', currency: 'DOGE', toAddress: 'D', amount: 1n })).rejects.toThrow(/DOGECOIN is off/);
+  });
+});
