@@ -6,11 +6,12 @@ import { getRequestListener } from '@hono/node-server';
 import { loadConfig, ConfigError, type Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { openDatabase, type Database } from './db/database.ts';
-import { createApi } from './http/api.ts';
+import { createApi, type ApiHandler } from './http/api.ts';
 import { createWebHandler, MissingBuildError, type NodeHandler } from './http/web.ts';
 import { createAccounts } from './accounts.ts';
 import { openCustody } from './custody.ts';
 import { createWorker } from './jobs/worker.ts';
+import { refuseDeclaredOversize } from './http/body-limit.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -31,7 +32,7 @@ function describe(error: unknown): string {
   return String(error);
 }
 
-export type RunningServer = { close: () => Promise<void>; port: number };
+export type RunningServer = { close: () => Promise<void>; port: number; routes: ApiHandler['routes'] };
 
 /** Composes the whole product in one process: /oidc, /api, /sandbox, the built pages. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
@@ -43,7 +44,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await database.close();
     throw error;
   });
-  const api = getRequestListener(createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, messenger: accounts.messenger }).fetch);
+  const gateway = createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, messenger: accounts.messenger });
+  const api = getRequestListener(gateway.fetch);
   // The embedded identity provider; absent when OIDC_ISSUER names another issuer, and then /oidc is an unknown path.
   const mounts: { oidc?: NodeHandler } = { oidc: accounts.idp?.handle };
 
@@ -72,6 +74,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         log.info({ reqId, method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
       });
     }
+    // Every path has a body limit: one declared larger is refused before anything reads it (body-limit.ts).
+    if (refuseDeclaredOversize(req, res)) return;
     // Without Accept-Encoding there is nothing to negotiate: skip the compressor's per-response hooks.
     if (!req.headers['accept-encoding']) return route(req, res);
     compress(req, res, () => route(req, res));
@@ -120,7 +124,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     })();
     return closing;
   };
-  return { close, port };
+  return { close, port, routes: gateway.routes };
 }
 
 async function main(): Promise<void> {

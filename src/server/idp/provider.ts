@@ -8,6 +8,7 @@ import { users } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import type { UserService } from '../domain/users.ts';
 import { createPostgresAdapter, pruneOidcPayloads } from './adapter.ts';
+import { refuseNulIds } from './nul-guard.ts';
 import type { IdpSecrets } from './keys.ts';
 import { handleInteraction } from './interactions.ts';
 import { MESSENGER_GRANT, registerMessengerGrant, type MessengerSignIn } from './messenger-grant.ts';
@@ -53,7 +54,7 @@ export function createIdentityProvider(deps: {
   const origin = new URL(config.publicUrl).origin;
 
   const configuration: Configuration = {
-    adapter: createPostgresAdapter(deps.pool),
+    adapter: refuseNulIds(createPostgresAdapter(deps.pool)),
     jwks: { keys: deps.secrets.signingKeys as NonNullable<Configuration['jwks']>['keys'] },
     cookies: { keys: deps.secrets.cookieKeys, names: { session: '_wallet_session', interaction: '_wallet_interaction', resume: '_wallet_resume' } },
     clients: [
