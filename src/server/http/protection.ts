@@ -9,7 +9,6 @@ import { EMAIL_PATTERN } from '../../lib/email.ts';
 import type { ProtectionService } from '../domain/protection.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
-import { ApiError } from './errors.ts';
 import { payloadTooLarge } from './body-limit.ts';
 import { parseJsonBody } from './json-body.ts';
 
