@@ -17,7 +17,7 @@ const refusal = (text: string) => {
 describe('JSON request bodies', () => {
   it('keeps numbers written exactly, refuses exponents and digits a double loses', () => {
     for (const [token, value] of [['0.0005', 0.0005], ['100', 100], ['0.50', 0.5], ['007', 7], ['-3.25', -3.25], ['90005022.9393663', 90005022.9393663]] as const) expect(isExactNumberToken(token, value), token).toBe(true);
-    for (const [token, value] of [['5e-4', 5e-4], ['5E-4', 5e-4], ['0.00050000000000000001', 0.0005], ['12345678901234567890', 12345678901234567890], ['90005022.93936635', 90005022.93936635], ['1e309', Infinity], ['-0', -0]] as const) expect(isExactNumberToken(token, value), token).toBe(false);
+    for (const [token, value] of [['5e-4', 5e-4], ['5E-4', 5e-4], ['0.00050000000000000001', 0.0005], ['12345678901234567890', Number('12345678901234567890')], ['90005022.93936635', Number('90005022.93936635')], ['1e309', Infinity], ['-0', -0]] as const) expect(isExactNumberToken(token, value), token).toBe(false);
     expect(parseJsonBody('{"amount":0.0005,"n":[1,2.5]}')).toEqual({ amount: 0.0005, n: [1, 2.5] });
     expect(refusal('{"amount":5e-4}')).toEqual({ status: 400, code: 'VALIDATION' });
     expect(refusal('{"amount":0.00050000000000000001}')).toEqual({ status: 400, code: 'VALIDATION' });
