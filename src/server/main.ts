@@ -6,7 +6,7 @@ import { getRequestListener } from '@hono/node-server';
 import { loadConfig, ConfigError, type Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { openDatabase, type Database } from './db/database.ts';
-import { createApi } from './http/api.ts';
+import { createApi, type ApiHandler } from './http/api.ts';
 import { createWebHandler, MissingBuildError, type NodeHandler } from './http/web.ts';
 import { createSecurityHeaders } from './http/security-headers.ts';
 import { createAccounts } from './accounts.ts';
@@ -14,6 +14,7 @@ import { openCustody } from './custody.ts';
 import { openSecretsKey } from './adapters/keys/secrets-key.ts';
 import { formatStartSummary, startSummary } from './start-summary.ts';
 import { createWorker } from './jobs/worker.ts';
+import { refuseDeclaredOversize } from './http/body-limit.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -34,7 +35,7 @@ function describe(error: unknown): string {
   return String(error);
 }
 
-export type RunningServer = { close: () => Promise<void>; port: number };
+export type RunningServer = { close: () => Promise<void>; port: number; routes: ApiHandler['routes'] };
 
 /** Composes the whole product in one process: /oidc, /api, /sandbox, the built pages. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
@@ -50,7 +51,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await database.close();
     throw error;
   });
-  const api = getRequestListener(createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, secrets, messenger: accounts.messenger }).fetch);
+  const gateway = createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, secrets, messenger: accounts.messenger });
+  const api = getRequestListener(gateway.fetch);
   // The embedded identity provider; absent when OIDC_ISSUER names another issuer, and then /oidc is an unknown path.
   const mounts: { oidc?: NodeHandler } = { oidc: accounts.idp?.handle };
 
@@ -81,6 +83,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       });
     }
     if (secure(req, res)) return;
+    // Every path has a body limit: one declared larger is refused before anything reads it (body-limit.ts).
+    if (refuseDeclaredOversize(req, res)) return;
     // Without Accept-Encoding there is nothing to negotiate: skip the compressor's per-response hooks.
     if (!req.headers['accept-encoding']) return route(req, res);
     compress(req, res, () => route(req, res));
@@ -131,7 +135,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     })();
     return closing;
   };
-  return { close, port };
+  return { close, port, routes: gateway.routes };
 }
 
 async function main(): Promise<void> {

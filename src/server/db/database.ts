@@ -25,6 +25,10 @@ export async function openDatabase(
   const url = options.databaseUrl ?? embedded?.url ?? '';
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 20, connectionTimeoutMillis: 10_000 });
   pool.on('error', (error) => log.warn({ err: error }, 'idle database connection failed'));
+  // A checked-out client has no listener of the pool's: when the server ends its connection (57P01 on a restart,
+  // a crash) the 'error' event would take the process down. The query in flight still fails, and the pool drops
+  // the broken client when it is released.
+  pool.on('connect', (client) => client.on('error', (error) => log.warn({ err: error }, 'database connection failed')));
   const close = async () => {
     await pool.end().catch(() => {});
     await embedded?.stop();
@@ -52,6 +56,23 @@ export async function applyMigrations(pool: pg.Pool, log: Logger): Promise<void>
   } finally {
     client.release();
   }
+}
+
+/** SQLSTATE classes and codes of "the database is not there": connection exceptions, shutdown, too many clients. */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+// pg and pg-pool say so in words only: a dropped connection, a client that is no longer queryable, a pool timeout.
+const UNAVAILABLE_MESSAGE = /^Connection terminated|not queryable|timeout exceeded when trying to connect|Connection terminated due to connection timeout/;
+
+/** True when an error (or one of its causes: drizzle wraps them) says the database cannot be reached right now. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && (UNAVAILABLE_STATES.has(code) || code.startsWith('08') || UNAVAILABLE_SOCKET.has(code))) return true;
+    if (UNAVAILABLE_MESSAGE.test(current.message)) return true;
+    if (current instanceof AggregateError && current.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
+  }
+  return false;
 }
 
 export async function databaseStatus(pool: pg.Pool): Promise<'up' | 'down'> {

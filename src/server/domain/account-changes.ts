@@ -53,6 +53,8 @@ export function listenAccountChanges(
     const dead = client;
     client = undefined;
     dead?.removeAllListeners();
+    // A late error of the dropped connection must find a listener, or it would end the process.
+    dead?.on('error', () => {});
     void dead?.end().catch(() => {});
     if (closed) return;
     if (error) log.warn({ err: error }, 'account change notifications lost; reconnecting');

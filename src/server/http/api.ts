@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { databaseStatus } from '../db/database.ts';
 import { errorResponse } from './errors.ts';
+import { boundedRequest } from './body-limit.ts';
 import type { Db } from '../db/database.ts';
 import type { UserService } from '../domain/users.ts';
 import type { AccessTokenVerifier } from './auth-middleware.ts';
@@ -32,8 +33,21 @@ const FALL_THROUGH = 'x-no-account-route';
 /** `auth` is the bearer-token verifier: guard a route with `requireAuth(deps.auth)` from ./auth-middleware.ts. */
 export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody; mailer: Mailer; secrets: SecretsKey; messenger?: Accounts['messenger'] };
 
-/** What the node server calls: Hono's fetch signature. */
-export type ApiHandler = { fetch: (request: Request, env?: unknown) => Promise<Response> };
+/** One endpoint of the gateway, as registered: `path` has Hono's parameters (`/api/:account/asset`). */
+export type ApiRoute = { method: string; path: string };
+
+/** What the node server calls: Hono's fetch signature; `routes` lists every endpoint (the attack suite walks it). */
+export type ApiHandler = { fetch: (request: Request, env?: unknown) => Promise<Response>; routes: readonly ApiRoute[] };
+
+/** The endpoints of Hono apps: middleware (`use`, method ALL on a wildcard) left out, each method and path once. */
+function endpoints(...apps: Hono[]): ApiRoute[] {
+  const seen = new Map<string, ApiRoute>();
+  for (const route of apps.flatMap((app) => app.routes)) {
+    if (route.method === 'ALL' && route.path.endsWith('*')) continue;
+    seen.set(`${route.method} ${route.path}`, { method: route.method, path: route.path });
+  }
+  return [...seen.values()];
+}
 
 /** The gateway under /api: one sub-app per area is mounted here as the areas are built. */
 export function createApi(deps: ApiDeps): ApiHandler {
@@ -82,7 +96,14 @@ export function createApi(deps: ApiDeps): ApiHandler {
     if (deps.custody.cards.sandbox) root.route('/sandbox/card', deps.custody.cards.sandbox);
   }
   return {
-    async fetch(request, env) {
+    routes: endpoints(root, accounts),
+    async fetch(incoming, env) {
+      const request = await boundedRequest(incoming).catch((error: unknown) => {
+        // Reading a chunked body fails only when the client went away mid-upload: its fault, and nobody is listening.
+        deps.log.warn({ err: error, path: new URL(incoming.url).pathname }, 'request aborted by the client');
+        return new Response(JSON.stringify({ exceptionCode: 'ABORTED', message: 'The request was aborted' }), { status: 400, headers: { 'content-type': 'application/json' } });
+      });
+      if (request instanceof Response) return request;
       if (ACCOUNT_URL.test(request.url)) {
         const response = await accounts.fetch(request, env);
         if (!response.headers.has(FALL_THROUGH)) return response;

@@ -12,6 +12,7 @@ import type { Catalogue } from '../domain/catalogue.ts';
 import { invertedRatesMap, ratesMap } from '../domain/rates.ts';
 import type { RatesPort } from '../adapters/rates/port.ts';
 import { ApiError } from './errors.ts';
+import { parseJsonBody } from './json-body.ts';
 import type { ApiEnv } from './context.ts';
 
 const code = z.string().trim().min(1).max(32).regex(/^[A-Z0-9_]+$/, 'A currency code is upper-case letters, digits and _');
@@ -69,9 +70,5 @@ function findOrRefuse<T extends { currency: string }>(list: readonly T[], curren
 export async function optionalJson(request: Request): Promise<unknown> {
   const text = await request.text();
   if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new ApiError(400, 'VALIDATION', 'The request body is not valid JSON');
-  }
+  return parseJsonBody(text);
 }

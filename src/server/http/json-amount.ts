@@ -12,3 +12,16 @@ export const jsonNumberAmount = z
   .refine((text) => /^\d+(?:\.\d+)?$/.test(text) && text.replace('.', '').replace(/^0+/, '').length <= 15, {
     message: 'An amount with more than 15 digits must be sent as a string',
   });
+
+/**
+ * Whether a JSON number token, as the client wrote it, is exactly the double JSON.parse made of it: written out
+ * in full (no exponent: 5e-4 is refused) and with no digit the double lost (0.00050000000000000001 would arrive as
+ * 0.0005). Trailing zeros of a fraction and leading zeros are only notation.
+ */
+export function isExactNumberToken(token: string, value: number): boolean {
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(token);
+  if (!match) return false;
+  const [, sign = '', whole = '', fraction = ''] = match;
+  const digits = fraction.replace(/0+$/, '');
+  return `${sign}${whole.replace(/^0+(?=\d)/, '')}${digits ? `.${digits}` : ''}` === String(value);
+}

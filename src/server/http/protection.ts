@@ -9,7 +9,8 @@ import { EMAIL_PATTERN } from '../../lib/email.ts';
 import type { ProtectionService } from '../domain/protection.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
-import { ApiError } from './errors.ts';
+import { payloadTooLarge } from './body-limit.ts';
+import { parseJsonBody } from './json-body.ts';
 
 const pinCode = z.string({ error: 'The pin code is required' }).regex(/^\d{4}$/, 'The pin code must be exactly 4 digits');
 const pinBody = z.object({ pinCode });
@@ -24,11 +25,7 @@ const confirmBody = z.object({
 async function jsonBody(c: Context): Promise<unknown> {
   const text = await c.req.text();
   if (text.trim() === '') return {};
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'VALIDATION', 'The request body is not valid JSON');
-  }
+  return parseJsonBody(text);
 }
 
 /** SPEC §5: the header is sent only when non-empty; an empty one counts as none. */
@@ -41,7 +38,7 @@ export function createProtectionApi(deps: { protection: ProtectionService; auth:
   const { protection } = deps;
   const app = new Hono<ApiEnv>();
   const auth = requireAuth(deps.auth);
-  const limit = bodyLimit({ maxSize: 4 * 1024, onError: (c) => c.json({ exceptionCode: 'VALIDATION', message: 'The request body is too large' }, 413) });
+  const limit = bodyLimit({ maxSize: 4 * 1024, onError: (c) => c.json(payloadTooLarge(4 * 1024), 413) });
   const userId = (c: Context<ApiEnv>) => c.get('principal').userId;
 
   app.post('/user/pinCode/validate', auth, async (c) => {

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { payloadTooLarge } from './body-limit.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
@@ -98,7 +99,7 @@ export function createTelegramApi(deps: {
   const { config, log } = deps;
   const app = new Hono<ApiEnv>();
   const auth = requireAuth(deps.auth);
-  const limit = bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.json({ exceptionCode: 'VALIDATION', message: 'The request body is too large' }, 413) });
+  const limit = bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.json(payloadTooLarge(16 * 1024), 413) });
 
   const messenger = (): MessengerService => {
     if (!deps.messenger) throw new ApiError(404, 'TG_DISABLED', 'Telegram is not configured on this server');
@@ -165,7 +166,8 @@ export function createTelegramApi(deps: {
     return c.json(await run(() => messenger().state(userId)));
   });
 
-  app.post('/tg/webhook', bodyLimit({ maxSize: 1024 * 1024, onError: (c) => c.json({ exceptionCode: 'VALIDATION', message: 'The update is too large' }, 413) }), async (c) => {
+  // Its body limit (1 MB, what Telegram sends) is the gateway's own for webhooks: http/body-limit.ts.
+  app.post('/tg/webhook', async (c) => {
     const bot = deps.bot;
     if (!bot) throw new ApiError(404, 'TG_DISABLED', 'Telegram is not configured on this server');
     if (!sameSecret(c.req.header('x-telegram-bot-api-secret-token'), bot.webhookSecret)) throw new ApiError(401, 'UNAUTHORIZED', 'The webhook secret token is wrong');

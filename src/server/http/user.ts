@@ -6,6 +6,8 @@ import type { Config } from '../config.ts';
 import { EMAIL_PATTERN } from '../../lib/email.ts';
 import { FIAT_CURRENCIES, LANGUAGES, UserError, type UserErrorCode, type UserService } from '../domain/users.ts';
 import { ApiError } from './errors.ts';
+import { payloadTooLarge } from './body-limit.ts';
+import { parseJsonBody } from './json-body.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 
@@ -37,12 +39,8 @@ async function run<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function jsonBody(c: { req: { json: () => Promise<unknown> } }): Promise<unknown> {
-  try {
-    return await c.req.json();
-  } catch {
-    throw new ApiError(400, 'VALIDATION', 'The request body is not valid JSON');
-  }
+async function jsonBody(c: { req: { text: () => Promise<string> } }): Promise<unknown> {
+  return parseJsonBody(await c.req.text());
 }
 
 /** What the browser needs to sign in against whichever issuer is configured (public). */
@@ -71,7 +69,7 @@ export function createUserApi(deps: { config: Config; users: UserService; auth: 
   const app = new Hono<ApiEnv>();
   const auth = requireAuth(deps.auth);
   // Per route, not app.use('*'): mounted at the root of /api, a wildcard would reach every other area too.
-  const limit = bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.json({ exceptionCode: 'VALIDATION', message: 'The request body is too large' }, 413) });
+  const limit = bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.json(payloadTooLarge(16 * 1024), 413) });
 
   app.get('/client-config', (c) => {
     c.header('Cache-Control', 'public, max-age=300');

@@ -9,6 +9,7 @@ import type { Logger } from '../log.ts';
 import type { UserService } from '../domain/users.ts';
 import { createPostgresAdapter, pruneOidcPayloads } from './adapter.ts';
 import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
+import { refuseNulIds } from './nul-guard.ts';
 import type { IdpSecrets } from './keys.ts';
 import { handleInteraction } from './interactions.ts';
 import { allowInlineScript } from '../http/security-headers.ts';
@@ -60,7 +61,7 @@ export function createIdentityProvider(deps: {
   const origin = new URL(config.publicUrl).origin;
 
   const configuration: Configuration = {
-    adapter: createPostgresAdapter(deps.pool, deps.secretsKey),
+    adapter: refuseNulIds(createPostgresAdapter(deps.pool, deps.secretsKey)),
     jwks: { keys: deps.secrets.signingKeys as NonNullable<Configuration['jwks']>['keys'] },
     cookies: { keys: deps.secrets.cookieKeys, names: { session: '_wallet_session', interaction: '_wallet_interaction', resume: '_wallet_resume' } },
     clients: [

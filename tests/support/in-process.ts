@@ -1,0 +1,29 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/server/config.ts';
+import { startServer, type RunningServer } from '../../src/server/main.ts';
+import { freePort } from './server.ts';
+
+export type LogLine = { level: number; msg: string; err?: { message?: string; code?: string } };
+export type InProcessServer = RunningServer & { url: string; logs: LogLine[] };
+
+/**
+ * The whole product composed as `npm start` composes it (main.ts' startServer: /oidc, /api, /sandbox, pages), in
+ * this process, with its log lines kept for assertions. Its `routes` are the gateway's registered endpoints.
+ */
+export async function startInProcess(env: Record<string, string>): Promise<InProcessServer> {
+  const port = await freePort();
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: String(port), DATA_DIR: await mkdtemp(join(tmpdir(), 'wallet-in-process-')), ...env }, '0.0.0-test');
+  const logs: LogLine[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split('\n')) if (line.trim()) logs.push(JSON.parse(line) as LogLine);
+      done();
+    },
+  });
+  const running = await startServer(config, pino({ level: 'warn' }, sink));
+  return { ...running, url: `http://127.0.0.1:${running.port}`, logs };
+}
