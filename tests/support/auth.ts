@@ -58,7 +58,7 @@ async function discovery(baseUrl: string, authority: string): Promise<{ authoriz
 }
 
 /** The link of the newest mail of a kind to an address, waiting a little for mails sent in the background. */
-export async function readMailLink(databaseUrl: string, email: string, kind: 'confirm_email' | 'reset_password', timeoutMs = 10_000): Promise<string> {
+export async function readMailLink(databaseUrl: string, email: string, kind: 'confirm_email' | 'reset_password' | 'signup_existing' | 'messenger_linked', timeoutMs = 10_000): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {

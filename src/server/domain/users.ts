@@ -12,7 +12,7 @@ export type Language = (typeof LANGUAGES)[number];
 export const FIAT_CURRENCIES = ['USD', 'EUR', 'KZT', 'UAH', 'AZN', 'CAD'] as const;
 export type FiatCurrency = (typeof FIAT_CURRENCIES)[number];
 
-export type UserErrorCode = 'EMAIL_TAKEN' | 'WEAK_PASSWORD' | 'CONFIRMATION_INVALID' | 'NOT_FOUND';
+export type UserErrorCode = 'WEAK_PASSWORD' | 'CONFIRMATION_INVALID' | 'NOT_FOUND';
 
 /** A refused user operation; the HTTP layer maps the code to a status. */
 export class UserError extends Error {
@@ -124,16 +124,27 @@ export function createUserService(deps: {
     };
   };
 
+  /** Someone signed up with a registered e-mail: its owner hears of it, in their language, with the way back in. */
+  const tellOwnerOfSignUp = async (email: string): Promise<undefined> => {
+    const [owner] = await db.select({ language: users.language }).from(users).where(eq(users.email, email));
+    await mailer.send({ to: email, kind: 'signup_existing', language: owner?.language ?? 'ENG', link: `${deps.publicUrl}/auth/forgot` });
+    return undefined;
+  };
+
   return {
     profile,
 
-    /** POST /user: the user, its first wallet account and the confirmation mail. */
-    async signUp(input: { email: string; password: string; accountName: string }): Promise<{ userId: string; accountId: string }> {
+    /**
+     * POST /user: the user, its first wallet account and the confirmation mail. A registered e-mail gets the same
+     * answer (undefined instead of the ids) after the same work, and its owner a mail that someone tried, so the
+     * endpoint does not reveal who has an account.
+     */
+    async signUp(input: { email: string; password: string; accountName: string }): Promise<{ userId: string; accountId: string } | undefined> {
       const email = normalizeEmail(input.email);
       checkPassword(input.password, email);
       const [existing] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
-      if (existing) throw new UserError('EMAIL_TAKEN', 'An account with this e-mail already exists');
       const passwordHash = await hasher.hash(input.password);
+      if (existing) return tellOwnerOfSignUp(email);
       const created = await db.transaction(async (tx) => {
         const [user] = await tx
           .insert(users)
@@ -145,7 +156,7 @@ export function createUserService(deps: {
         if (!account) throw new Error('the wallet account was not created');
         return { userId: user.id, accountId: account.id };
       });
-      if (!created) throw new UserError('EMAIL_TAKEN', 'An account with this e-mail already exists');
+      if (!created) return tellOwnerOfSignUp(email);
       const code = await issueCode(created.userId, 'confirm_email');
       await mailer.send({ to: email, kind: 'confirm_email', language: 'ENG', link: `${deps.publicUrl}/auth/signup/confirm/${code}` });
       return created;
