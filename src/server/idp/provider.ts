@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type pg from 'pg';
 import { eq } from 'drizzle-orm';
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { users } from '../db/schema.ts';
@@ -10,6 +10,7 @@ import type { UserService } from '../domain/users.ts';
 import { createPostgresAdapter, pruneOidcPayloads } from './adapter.ts';
 import type { IdpSecrets } from './keys.ts';
 import { handleInteraction } from './interactions.ts';
+import { createUserinfoEndpoint } from './userinfo.ts';
 import { MESSENGER_GRANT, registerMessengerGrant, type MessengerSignIn } from './messenger-grant.ts';
 
 export const MOUNT = '/oidc';
@@ -28,6 +29,27 @@ function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;background:#202025;color:#fff;max-width:540px;margin:0 auto;padding:48px 24px;text-align:center}a,button{color:#202025;background:#fff;border:0;border-radius:12px;padding:12px 20px;font-size:16px;text-decoration:none;display:inline-block}</style></head>
 <body>${body}</body></html>`;
+}
+
+/**
+ * The API's scope is what our access tokens are for: an authorization request that names no other resource gets it,
+ * so the token response names it instead of an empty scope.
+ */
+function withApiScope(url: string): string {
+  const [path, query] = url.split('?', 2);
+  if (path !== `${MOUNT}/auth` || query === undefined) return url;
+  const params = new URLSearchParams(query);
+  const scope = params.get('scope');
+  if (params.has('resource') || scope === null || scope.split(' ').includes(API_SCOPE)) return url;
+  params.set('scope', `${scope} ${API_SCOPE}`);
+  return `${path}?${params.toString()}`;
+}
+
+/** When the user signed in: a code or refresh token carries it from the sign-in; a messenger grant sets its own. */
+function authTimeOf(ctx: KoaContextWithOIDC | undefined): number | undefined {
+  const entities = ctx?.oidc.entities;
+  const sessionTime = entities?.Session?.authTime;
+  return entities?.AuthorizationCode?.authTime ?? entities?.RefreshToken?.authTime ?? (typeof sessionTime === 'number' ? sessionTime : undefined);
 }
 
 export type IdentityProvider = {
@@ -52,6 +74,20 @@ export function createIdentityProvider(deps: {
   const { oidc } = config;
   const origin = new URL(config.publicUrl).origin;
 
+  // The user behind a token's subject, with the claims the OpenID scopes release (see `claims` below).
+  const findAccount = async (sub: string) => {
+    if (!UUID.test(sub)) return undefined;
+    const [user] = await deps.db
+      .select({ id: users.id, email: users.email, confirmed: users.emailConfirmedAt, language: users.language })
+      .from(users)
+      .where(eq(users.id, sub));
+    if (!user) return undefined;
+    return {
+      accountId: user.id,
+      claims: () => ({ sub: user.id, email: user.email ?? undefined, email_verified: user.confirmed !== null, locale: user.language === 'RUS' ? 'ru' : 'en' }),
+    };
+  };
+
   const configuration: Configuration = {
     adapter: createPostgresAdapter(deps.pool),
     jwks: { keys: deps.secrets.signingKeys as NonNullable<Configuration['jwks']>['keys'] },
@@ -69,27 +105,22 @@ export function createIdentityProvider(deps: {
         scope: `${FIRST_PARTY_SCOPE} ${API_SCOPE}`,
       },
     ],
+    // Code + PKCE only: no client may use the implicit or hybrid flows, so discovery does not offer them.
+    responseTypes: ['code'],
     scopes: ['openid', 'email', 'profile', 'offline_access', API_SCOPE],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['locale'] },
     // The browser reads e-mail from the ID token: our access tokens are for the gateway, not for userinfo.
     conformIdTokenClaims: false,
-    async findAccount(_ctx, sub) {
-      if (!UUID.test(sub)) return undefined;
-      const [user] = await deps.db
-        .select({ id: users.id, email: users.email, confirmed: users.emailConfirmedAt, language: users.language })
-        .from(users)
-        .where(eq(users.id, sub));
-      if (!user) return undefined;
-      return {
-        accountId: user.id,
-        claims: () => ({ sub: user.id, email: user.email ?? undefined, email_verified: user.confirmed !== null, locale: user.language === 'RUS' ? 'ru' : 'en' }),
-      };
-    },
-    // The gateway compares this with the user's last password reset; iat alone has whole seconds only.
-    extraTokenClaims: () => ({ issued_at_ms: Date.now() }),
+    findAccount: (_ctx, sub) => findAccount(sub),
+    // issued_at_ms: the gateway compares it with the user's last password reset (iat has whole seconds only);
+    // grant_id: the gateway refuses tokens of a revoked grant; auth_time: how recent the sign-in is (RFC 9068).
+    extraTokenClaims: (ctx, token) => ({ issued_at_ms: Date.now(), grant_id: 'grantId' in token ? token.grantId : undefined, auth_time: authTimeOf(ctx) }),
+    // Served by userinfo.ts: the provider's own refuses every token bound to a resource, which is every token we issue.
+    discovery: { userinfo_endpoint: `${oidc.issuer}/me` },
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
+      userinfo: { enabled: false },
       revocation: { enabled: true },
       introspection: { enabled: false },
       rpInitiatedLogout: {
@@ -113,7 +144,7 @@ export function createIdentityProvider(deps: {
         defaultResource: () => oidc.audience,
         useGrantedResource: () => true,
         getResourceServerInfo(_ctx, resource) {
-          if (resource !== oidc.audience) throw new Error(`unknown resource ${resource}`);
+          if (resource !== oidc.audience) throw new errors.InvalidTarget();
           return { scope: API_SCOPE, audience: oidc.audience, accessTokenTTL: oidc.accessTokenTtl, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } };
         },
       },
@@ -151,6 +182,7 @@ export function createIdentityProvider(deps: {
     registerMessengerGrant(provider, { signIn: deps.messenger, findAccount: configuration.findAccount ?? (async () => undefined), audience: oidc.audience, apiScope: API_SCOPE, oidcScope: FIRST_PARTY_SCOPE, accessTokenTtl: oidc.accessTokenTtl });
   }
   provider.proxy = config.trustProxy;
+  const userinfo = createUserinfoEndpoint({ provider, db: deps.db, secrets: deps.secrets, issuer: oidc.issuer, audience: oidc.audience, findAccount });
   provider.on('server_error', (_ctx: unknown, error: unknown) => log.error({ err: error }, 'identity provider failed'));
   const callback = provider.callback();
 
@@ -161,9 +193,17 @@ export function createIdentityProvider(deps: {
   prune.unref();
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    const original = req.url ?? MOUNT;
+    const original = withApiScope(req.url ?? MOUNT);
     const stripped = original.slice(MOUNT.length) || '/';
     const path = stripped.split('?')[0] ?? '/';
+    if (path === '/me') {
+      void userinfo(req, res).catch((error: unknown) => {
+        log.error({ err: error }, 'userinfo failed');
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'server_error' }));
+      });
+      return;
+    }
     if (path.startsWith('/interaction/')) {
       void handleInteraction({ provider, users: deps.users, config, log }, req, res, path).catch((error: unknown) => {
         log.error({ err: error }, 'sign-in interaction failed');
