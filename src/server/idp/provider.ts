@@ -11,6 +11,7 @@ import { createPostgresAdapter, pruneOidcPayloads } from './adapter.ts';
 import type { IdpSecrets } from './keys.ts';
 import { handleInteraction } from './interactions.ts';
 import { createUserinfoEndpoint } from './userinfo.ts';
+import { pruneRevokedGrants } from './revocations.ts';
 import { MESSENGER_GRANT, registerMessengerGrant, type MessengerSignIn } from './messenger-grant.ts';
 
 export const MOUNT = '/oidc';
@@ -188,6 +189,7 @@ export function createIdentityProvider(deps: {
 
   const prune = setInterval(() => {
     pruneOidcPayloads(deps.pool).catch((error: unknown) => log.warn({ err: error }, 'pruning identity provider rows failed'));
+    pruneRevokedGrants(deps.db, oidc.accessTokenTtl + 120).catch((error: unknown) => log.warn({ err: error }, 'pruning revoked grants failed'));
     deps.users.pruneThrottle().catch((error: unknown) => log.warn({ err: error }, 'pruning login throttle rows failed'));
   }, 10 * 60_000);
   prune.unref();
