@@ -43,6 +43,9 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
   const messengerService = telegram.enabled
     ? createMessengerService({
         db: database.db,
+        pool: database.pool,
+        mailer,
+        publicUrl: config.publicUrl,
         log,
         config: telegram,
         keys: telegram.botToken ? { botToken: telegram.botToken, publicKey: telegram.publicKey } : await loadDevKeys(database.db),

@@ -190,6 +190,15 @@ export function createUserService(deps: {
       const passwordHash = await hasher.hash(password);
       const userId = await useCode(code, 'reset_password');
       const at = now();
+      // A messenger account linked since the password was last set may be a thief's, linked with a stolen session:
+      // the reset that takes the account back ends it too. Sign-up and reset are where a password is set; a user who
+      // had none (made by Telegram) keeps the link they were made with.
+      await db.delete(telegramAccounts).where(
+        and(
+          eq(telegramAccounts.userId, userId),
+          sql`${telegramAccounts.linkedAt} > (SELECT coalesce(${users.sessionsRevokedAt}, ${users.createdAt}) FROM ${users} WHERE ${users.id} = ${userId} AND ${users.passwordHash} IS NOT NULL)`,
+        ),
+      );
       await db
         .update(users)
         .set({ passwordHash, sessionsRevokedAt: at, emailConfirmedAt: sql`coalesce(${users.emailConfirmedAt}, ${at.toISOString()}::timestamptz)` })
