@@ -33,15 +33,16 @@ function page(title: string, body: string): string {
 }
 
 /**
- * The API's scope is what our access tokens are for: an authorization request that names no other resource gets it,
+ * The API's scope is what our access tokens are for: an authorization request for no other resource gets it,
  * so the token response names it instead of an empty scope.
  */
-function withApiScope(url: string): string {
+function withApiScope(url: string, audience: string): string {
   const [path, query] = url.split('?', 2);
   if (path !== `${MOUNT}/auth` || query === undefined) return url;
   const params = new URLSearchParams(query);
   const scope = params.get('scope');
-  if (params.has('resource') || scope === null || scope.split(' ').includes(API_SCOPE)) return url;
+  const resources = params.getAll('resource');
+  if (resources.some((resource) => resource !== audience) || scope === null || scope.split(' ').includes(API_SCOPE)) return url;
   params.set('scope', `${scope} ${API_SCOPE}`);
   return `${path}?${params.toString()}`;
 }
@@ -195,7 +196,7 @@ export function createIdentityProvider(deps: {
   prune.unref();
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    const original = withApiScope(req.url ?? MOUNT);
+    const original = withApiScope(req.url ?? MOUNT, oidc.audience);
     const stripped = original.slice(MOUNT.length) || '/';
     const path = stripped.split('?')[0] ?? '/';
     if (path === '/me') {

@@ -32,7 +32,7 @@ describe('the identity provider as openid-client sees it', () => {
   });
 
   /** A signed-up, confirmed user signs in through openid-client's own authorization URL and code exchange. */
-  async function codeFlow(scope = 'openid email profile offline_access'): Promise<{ tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers; userId: string; email: string }> {
+  async function codeFlow(scope = 'openid email profile offline_access', extra: Record<string, string> = {}): Promise<{ tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers; userId: string; email: string }> {
     const email = nextEmail();
     const { userId } = await signUpAndSignIn(base, { email, password: PASSWORD, databaseUrl: database.url });
     const verifier = oidc.randomPKCECodeVerifier();
@@ -43,12 +43,13 @@ describe('the identity provider as openid-client sees it', () => {
       code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
       state,
+      ...extra,
     });
     const jar = new CookieJar();
     const uid = await followToLogin(base, url.toString(), jar);
     const afterLogin = await submitLogin(base, { jar, uid } as Parameters<typeof submitLogin>[1], { email, password: PASSWORD });
     const callback = await followToRedirect(base, afterLogin, jar, redirectUri());
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state });
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state }, extra);
     return { tokens, userId, email };
   }
 
@@ -78,6 +79,10 @@ describe('the identity provider as openid-client sees it', () => {
     expect(refreshed.scope).toBe('wallet');
     expect(refreshed.claims()?.sub).toBe(userId);
     expect((await oidc.fetchUserInfo(config, refreshed.access_token, userId)).sub).toBe(userId);
+
+    // Our own web client names the resource: the same scope.
+    const named = await codeFlow('openid email profile offline_access', { resource: `${base}/api` });
+    expect(named.tokens.scope).toBe('wallet');
 
     await oidc.tokenRevocation(config, refreshed.refresh_token ?? '');
     await expect(oidc.refreshTokenGrant(config, refreshed.refresh_token ?? '')).rejects.toMatchObject({ error: 'invalid_grant' });
