@@ -8,6 +8,7 @@ export type TokenUser = StoredUser & { id_token: string; refresh_token: string; 
 export type MessengerLinkState = { linked: boolean; telegram: { id: number; username: string | null; firstName: string } | null; botUsername: string };
 
 export const getMessengerLink = () => apiCall<MessengerLinkState>('/user/tg', { method: 'POST' });
-export const createMessengerLinkCode = () => apiCall<{ code: string; url: string; expiresAt: string }>('/user/tg/code', { method: 'POST' });
-export const linkMessenger = (tgCode: string) => apiCall<MessengerLinkState>('/user/tg/link', { method: 'POST', body: { tgCode } });
-export const unlinkMessenger = () => apiCall<MessengerLinkState>('/user/tg/unlink', { method: 'POST' });
+/** Linking and unlinking need the passcode when it is on (`pincode` header), else a recent sign-in (RECENT_SIGN_IN_REQUIRED). */
+export const createMessengerLinkCode = (pincode?: string) => apiCall<{ code: string; url: string; expiresAt: string }>('/user/tg/code', { method: 'POST', pincode });
+export const linkMessenger = (tgCode: string, pincode?: string) => apiCall<MessengerLinkState>('/user/tg/link', { method: 'POST', body: { tgCode }, pincode });
+export const unlinkMessenger = (pincode?: string) => apiCall<MessengerLinkState>('/user/tg/unlink', { method: 'POST', pincode });

@@ -49,6 +49,9 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
   const messengerService = telegram.enabled
     ? createMessengerService({
         db: database.db,
+        pool: database.pool,
+        mailer,
+        publicUrl: config.publicUrl,
         log,
         secrets,
         config: telegram,
@@ -68,6 +71,10 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
         messenger: messengerService && (({ initData, oneTimeCode }) => (oneTimeCode === undefined ? messengerService.signIn(initData) : messengerService.signInWithCode(oneTimeCode, initData))),
       })
     : undefined;
+  // Sign-out, revocation and refresh-token reuse end a grant: this process stops taking its tokens at once.
+  idp?.provider.on('grant.revoked', (_ctx: unknown, grantId: unknown) => {
+    if (typeof grantId === 'string') auth.revokeGrant(grantId);
+  });
   if (!idp) log.info({ issuer: config.oidc.issuer }, 'using an external OpenID issuer; the embedded provider is off');
   return {
     users,

@@ -234,6 +234,21 @@ test('linking from the web: the Home banner opens the bot, a simulated /start up
   await expect(mini).toHaveURL(/\/home$/);
   expect(await profile(mini)).toMatchObject({ email, tgAuth: true });
   await phone.close();
+
+  // With the passcode on, unlinking asks for it first (issue 14): a wrong code stays in the prompt, the right one unlinks.
+  const enabled = await page.request.post('/api/user/pinCode/enable', { headers: { authorization: `Bearer ${await pageAccessToken(page)}` }, data: { pinCode: '2580' } });
+  expect(enabled.ok()).toBe(true);
+  await page.goto('/settings');
+  await page.getByTestId('settings-messenger').getByRole('switch').click();
+  const prompt = page.getByTestId('messenger-passcode');
+  await expect(prompt.getByRole('heading', { name: 'Enter your passcode to unlink Telegram' })).toBeVisible();
+  await page.keyboard.type('1111');
+  await expect(prompt.getByTestId('passcode-error')).toHaveText('Incorrect pin code');
+  expect(await profile(page)).toMatchObject({ tgAuth: true });
+  await page.keyboard.type('2580');
+  await expect(prompt).toHaveCount(0);
+  await expect(page.getByTestId('settings-messenger').getByRole('switch')).not.toBeChecked();
+  expect(await profile(page)).toMatchObject({ tgAuth: false });
 });
 
 test("'don't show again' hides the link banner for good on this device", async ({ page, app }) => {

@@ -58,7 +58,7 @@ async function discovery(baseUrl: string, authority: string): Promise<{ authoriz
 }
 
 /** The link of the newest mail of a kind to an address, waiting a little for mails sent in the background. */
-export async function readMailLink(databaseUrl: string, email: string, kind: 'confirm_email' | 'reset_password', timeoutMs = 10_000): Promise<string> {
+export async function readMailLink(databaseUrl: string, email: string, kind: 'confirm_email' | 'reset_password' | 'signup_existing' | 'messenger_linked', timeoutMs = 10_000): Promise<string> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -114,7 +114,13 @@ export async function startAuthorization(baseUrl: string): Promise<Authorization
     state,
     nonce: randomBytes(16).toString('base64url'),
   }).toString();
-  let next = url.toString();
+  const uid = await followToLogin(baseUrl, url.toString(), jar);
+  return { jar, uid, verifier, state, config, endpoints };
+}
+
+/** Follows an authorization request (built by any relying party) to the e-mail login page: the interaction uid. */
+export async function followToLogin(baseUrl: string, authorizationUrl: string, jar: CookieJar): Promise<string> {
+  let next = onServer(baseUrl, authorizationUrl);
   for (let hop = 0; hop < 5; hop += 1) {
     const response = await fetch(next, { redirect: 'manual', headers: { cookie: jar.header() } });
     jar.store(response);
@@ -122,10 +128,25 @@ export async function startAuthorization(baseUrl: string): Promise<Authorization
     if (!location) throw new Error(`the authorization request stopped at ${next} with ${response.status}: ${await response.text()}`);
     const target = new URL(location, next);
     const uid = target.searchParams.get('uid');
-    if (target.pathname === '/auth/login/email' && uid) return { jar, uid, verifier, state, config, endpoints };
+    if (target.pathname === '/auth/login/email' && uid) return uid;
     next = onServer(baseUrl, location, next);
   }
   throw new Error('the authorization request did not reach the login page');
+}
+
+/** Follows the provider from the login form's answer back to the redirect URI: the URL the relying party receives. */
+export async function followToRedirect(baseUrl: string, afterLogin: string, jar: CookieJar, redirectUri: string): Promise<string> {
+  let next = onServer(baseUrl, afterLogin);
+  for (let hop = 0; hop < 5; hop += 1) {
+    const response = await fetch(next, { redirect: 'manual', headers: { cookie: jar.header() } });
+    jar.store(response);
+    const location = response.headers.get('location');
+    if (!location) throw new Error(`the sign-in stopped at ${next} with ${response.status}: ${await response.text()}`);
+    const target = new URL(location, next);
+    if (target.toString().startsWith(redirectUri)) return target.toString();
+    next = onServer(baseUrl, location, next);
+  }
+  throw new Error('the sign-in did not come back to the redirect URI');
 }
 
 /** POSTs the login form; resolves with the Location the server answered (the next hop or the login page with error). */

@@ -7,6 +7,9 @@ import type { Logger } from '../log.ts';
 import type pg from 'pg';
 import { newCode, storedCode } from './codes.ts';
 import { loadSealedSetting, type SecretsKey } from '../adapters/keys/secrets-key.ts';
+import type { Queryable } from './ledger.ts';
+import type { Mailer } from '../adapters/mail/mailer.ts';
+import { guardPincodeOrRecentSignIn } from './pincode.ts';
 import { ed25519PublicKey, InitDataError, validateInitData, type TelegramUser, type ValidInitData } from './telegram-init-data.ts';
 
 /** SPEC §8: the codes of a failed messenger login or link. */
@@ -43,6 +46,9 @@ const DEV_KEYS = 'telegram.dev-keys';
 /** The keys init data is signed and checked with: the bot's, or the development mode's generated ones. */
 export type InitDataKeys = { botToken: string; publicKey: string; privateKey?: string };
 
+/** What the caller offers to prove they own the account: the `pincode` header and their token's auth_time. */
+export type OwnerProof = { pincode: string | undefined; authTime: number | undefined };
+
 export type MessengerLinkState = { linked: boolean; telegram: { id: number; username: string | null; firstName: string } | null; botUsername: string };
 
 function isDevKeys(value: unknown): value is { botToken: string; privateKey: string } {
@@ -68,7 +74,18 @@ export type MessengerService = ReturnType<typeof createMessengerService>;
  * Telegram accounts of users: sign-in by init data (a first-time Telegram user gets a user and a wallet account),
  * link codes for the web (POST /user/tg/code, then the bot's /start or the mini app's link_token), unlinking.
  */
-export function createMessengerService(deps: { db: Db; log: Logger; config: TelegramConfig; keys: InitDataKeys; secrets: SecretsKey; now?: () => Date }) {
+export function createMessengerService(deps: {
+  db: Db;
+  /** For the passcode guard, which counts each try in its own statement. */
+  pool: Queryable;
+  log: Logger;
+  config: TelegramConfig;
+  keys: InitDataKeys;
+  mailer: Mailer;
+  publicUrl: string;
+  secrets: SecretsKey;
+  now?: () => Date;
+}) {
   const hashCode = (code: string) => storedCode(deps.secrets, 'link', code);
   const { db, log, config, keys } = deps;
   const now = deps.now ?? (() => new Date());
@@ -93,13 +110,16 @@ export function createMessengerService(deps: { db: Db; log: Logger; config: Tele
 
   type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 
-  /** Links a Telegram account to a user inside a transaction; another user's Telegram account is refused. */
-  const linkIn = async (tx: Tx, userId: string, user: TelegramUser): Promise<void> => {
+  /**
+   * Links a Telegram account to a user inside a transaction; another user's Telegram account is refused. True when
+   * the link is new (not the same account seen again).
+   */
+  const linkIn = async (tx: Tx, userId: string, user: TelegramUser): Promise<boolean> => {
     const [existing] = await tx.select({ userId: telegramAccounts.userId }).from(telegramAccounts).where(eq(telegramAccounts.telegramId, user.id)).for('update');
     if (existing && existing.userId !== userId) throw new MessengerError(MESSENGER_CODES.linkedElsewhere, 'This Telegram account is already linked to another account');
     if (existing) {
       await tx.update(telegramAccounts).set({ ...profileOf(user), lastSeenAt: now() }).where(eq(telegramAccounts.telegramId, user.id));
-      return;
+      return false;
     }
     // The user proved both accounts: a Telegram account linked before is replaced by this one.
     await tx.delete(telegramAccounts).where(eq(telegramAccounts.userId, userId));
@@ -109,7 +129,21 @@ export function createMessengerService(deps: { db: Db; log: Logger; config: Tele
       .onConflictDoNothing()
       .returning({ telegramId: telegramAccounts.telegramId });
     if (inserted.length === 0) throw new MessengerError(MESSENGER_CODES.linkedElsewhere, 'This Telegram account is already linked to another account');
+    return true;
   };
+
+  /** A new way into the account: its e-mail hears of it (a thief's link shows), with the way to end it. */
+  const tellOwnerOfLink = async (userId: string, user: TelegramUser): Promise<void> => {
+    const [owner] = await db.select({ email: users.email, language: users.language }).from(users).where(eq(users.id, userId));
+    if (!owner?.email) return;
+    await deps.mailer
+      .send({ to: owner.email, kind: 'messenger_linked', language: owner.language, link: `${deps.publicUrl}/auth/forgot` })
+      .catch((error: unknown) => log.error({ err: error, userId, telegramId: user.id }, 'the link mail failed'));
+  };
+
+  /** The passcode when it is on, else a recent sign-in: what linking and unlinking ask of the caller. */
+  const proveOwner = (userId: string, proof: OwnerProof): Promise<void> =>
+    guardPincodeOrRecentSignIn(deps.pool, userId, proof.pincode, proof.authTime, now().getTime());
 
   /** Uses a link code in the same transaction as the link it makes: refused links leave the code usable. */
   const useCode = async (tx: Tx, code: string): Promise<string> => {
@@ -123,12 +157,12 @@ export function createMessengerService(deps: { db: Db; log: Logger; config: Tele
 
   const linkWithCode = async (code: string, user: TelegramUser): Promise<string> => {
     if (!/^[A-Za-z0-9_-]{16,64}$/.test(code)) throw new MessengerError(MESSENGER_CODES.invalid, 'The link code is not valid');
-    const userId = await db.transaction(async (tx) => {
+    const { userId, linked } = await db.transaction(async (tx) => {
       const owner = await useCode(tx, code);
-      await linkIn(tx, owner, user);
-      return owner;
+      return { userId: owner, linked: await linkIn(tx, owner, user) };
     });
     log.info({ userId, telegramId: user.id }, 'telegram account linked');
+    if (linked) await tellOwnerOfLink(userId, user);
     return userId;
   };
 
@@ -176,14 +210,19 @@ export function createMessengerService(deps: { db: Db; log: Logger; config: Tele
       return linkWithCode(code, user);
     },
 
-    /** POST /user/tg/link: a signed-in user presents init data of the Telegram account to link. */
-    async linkWithInitData(userId: string, initData: string): Promise<void> {
+    /** POST /user/tg/link: a signed-in user presents init data of the Telegram account to link (and proves ownership). */
+    async linkWithInitData(userId: string, initData: string, proof: OwnerProof): Promise<void> {
       const { user } = check(initData);
-      await db.transaction((tx) => linkIn(tx, userId, user));
+      await proveOwner(userId, proof);
+      if (await db.transaction((tx) => linkIn(tx, userId, user))) await tellOwnerOfLink(userId, user);
     },
 
-    /** POST /user/tg/code: a one-time code for the bot's deep link. */
-    async createLinkCode(userId: string): Promise<{ code: string; expiresAt: Date; url: string }> {
+    /**
+     * POST /user/tg/code: a one-time code for the bot's deep link. Whoever holds the code links their Telegram
+     * account (the bot's /start, the mini app's link_token), so ownership is proven here, when the code is made.
+     */
+    async createLinkCode(userId: string, proof: OwnerProof): Promise<{ code: string; expiresAt: Date; url: string }> {
+      await proveOwner(userId, proof);
       // 43 URL-safe characters: within the 64 Telegram allows in a /start parameter.
       const code = newCode();
       const expiresAt = new Date(now().getTime() + LINK_CODE_TTL_MS);
@@ -206,8 +245,9 @@ export function createMessengerService(deps: { db: Db; log: Logger; config: Tele
       return row !== undefined;
     },
 
-    /** POST /user/tg/unlink: refused when Telegram is the user's only way to sign in (no password). */
-    async unlink(userId: string): Promise<void> {
+    /** POST /user/tg/unlink: refused when Telegram is the user's only way to sign in (no password); proves ownership. */
+    async unlink(userId: string, proof: OwnerProof): Promise<void> {
+      await proveOwner(userId, proof);
       const [user] = await db.select({ passwordHash: users.passwordHash, externalSubject: users.externalSubject }).from(users).where(eq(users.id, userId));
       if (user && !user.passwordHash && !user.externalSubject) {
         throw new MessengerError('TG_UNLINK_LAST_SIGN_IN', 'Telegram is the only way to sign in to this account: add an e-mail and a password first');

@@ -114,3 +114,18 @@ export async function pincodeActive(db: Queryable, userId: string): Promise<bool
   const result = await db.query<{ active: boolean }>('SELECT pin_hash IS NOT NULL AS active FROM user_pincodes WHERE user_id = $1', [userId]);
   return result.rows[0]?.active ?? false;
 }
+
+/** How recent a sign-in stands in for the passcode when it is off (linking a messenger account, issue 14). */
+export const RECENT_SIGN_IN_S = 300;
+
+/**
+ * The guard of changes that let another way into the account (linking or unlinking a messenger account): the
+ * passcode when it is on, as guardPincode checks it; otherwise a sign-in less than RECENT_SIGN_IN_S old, so a
+ * stolen access token (valid for minutes after a sign-in long ago) cannot make itself lasting access.
+ * `authTime` is the token's auth_time in seconds since the epoch.
+ */
+export async function guardPincodeOrRecentSignIn(db: Queryable, userId: string, pincode: string | undefined, authTime: number | undefined, nowMs = Date.now()): Promise<void> {
+  if (await pincodeActive(db, userId)) return guardPincode(db, userId, pincode);
+  if (authTime !== undefined && nowMs / 1000 - authTime <= RECENT_SIGN_IN_S) return;
+  throw new ApiError(403, 'RECENT_SIGN_IN_REQUIRED', 'Sign in again (or turn the passcode on) to change how this account signs in');
+}

@@ -111,7 +111,8 @@ export function validateInitData(raw: string, check: InitDataCheck): ValidInitDa
   const expected = Buffer.from(hashOf(params, check.botToken), 'hex');
   if (!timingSafeEqual(expected, Buffer.from(hash.toLowerCase(), 'hex'))) throw new InitDataError('BAD_HASH', 'The init data hash does not match');
 
-  const signature = params.get('signature');
+  // An empty field is an absent one: @telegram-apps/init-data-node writes `signature=` when it signs without a key.
+  const signature = params.get('signature') || null;
   if (signature !== null) {
     const bytes = fromBase64Url(signature);
     const key = Buffer.from(check.publicKey ?? TELEGRAM_PUBLIC_KEYS.production, 'hex');

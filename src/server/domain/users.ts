@@ -13,7 +13,7 @@ export type Language = (typeof LANGUAGES)[number];
 export const FIAT_CURRENCIES = ['USD', 'EUR', 'KZT', 'UAH', 'AZN', 'CAD'] as const;
 export type FiatCurrency = (typeof FIAT_CURRENCIES)[number];
 
-export type UserErrorCode = 'EMAIL_TAKEN' | 'WEAK_PASSWORD' | 'CONFIRMATION_INVALID' | 'NOT_FOUND';
+export type UserErrorCode = 'WEAK_PASSWORD' | 'CONFIRMATION_INVALID' | 'NOT_FOUND';
 
 /** A refused user operation; the HTTP layer maps the code to a status. */
 export class UserError extends Error {
@@ -129,16 +129,27 @@ export function createUserService(deps: {
     };
   };
 
+  /** Someone signed up with a registered e-mail: its owner hears of it, in their language, with the way back in. */
+  const tellOwnerOfSignUp = async (email: string): Promise<undefined> => {
+    const [owner] = await db.select({ language: users.language }).from(users).where(eq(users.email, email));
+    await mailer.send({ to: email, kind: 'signup_existing', language: owner?.language ?? 'ENG', link: `${deps.publicUrl}/auth/forgot` });
+    return undefined;
+  };
+
   return {
     profile,
 
-    /** POST /user: the user, its first wallet account and the confirmation mail. */
-    async signUp(input: { email: string; password: string; accountName: string }): Promise<{ userId: string; accountId: string }> {
+    /**
+     * POST /user: the user, its first wallet account and the confirmation mail. A registered e-mail gets the same
+     * answer (undefined instead of the ids) after the same work, and its owner a mail that someone tried, so the
+     * endpoint does not reveal who has an account.
+     */
+    async signUp(input: { email: string; password: string; accountName: string }): Promise<{ userId: string; accountId: string } | undefined> {
       const email = normalizeEmail(input.email);
       checkPassword(input.password, email);
       const [existing] = await db.select({ id: users.id }).from(users).where(eq(users.email, email));
-      if (existing) throw new UserError('EMAIL_TAKEN', 'An account with this e-mail already exists');
       const passwordHash = await hasher.hash(input.password);
+      if (existing) return tellOwnerOfSignUp(email);
       const created = await db.transaction(async (tx) => {
         const [user] = await tx
           .insert(users)
@@ -150,7 +161,7 @@ export function createUserService(deps: {
         if (!account) throw new Error('the wallet account was not created');
         return { userId: user.id, accountId: account.id };
       });
-      if (!created) throw new UserError('EMAIL_TAKEN', 'An account with this e-mail already exists');
+      if (!created) return tellOwnerOfSignUp(email);
       const code = await issueCode(created.userId, 'confirm_email');
       await mailer.send({ to: email, kind: 'confirm_email', language: 'ENG', link: `${deps.publicUrl}/auth/signup/confirm/${code}` });
       return created;
@@ -184,6 +195,15 @@ export function createUserService(deps: {
       const passwordHash = await hasher.hash(password);
       const userId = await useCode(code, 'reset_password');
       const at = now();
+      // A messenger account linked since the password was last set may be a thief's, linked with a stolen session:
+      // the reset that takes the account back ends it too. Sign-up and reset are where a password is set; a user who
+      // had none (made by Telegram) keeps the link they were made with.
+      await db.delete(telegramAccounts).where(
+        and(
+          eq(telegramAccounts.userId, userId),
+          sql`${telegramAccounts.linkedAt} > (SELECT coalesce(${users.sessionsRevokedAt}, ${users.createdAt}) FROM ${users} WHERE ${users.id} = ${userId} AND ${users.passwordHash} IS NOT NULL)`,
+        ),
+      );
       await db
         .update(users)
         .set({ passwordHash, sessionsRevokedAt: at, emailConfirmedAt: sql`coalesce(${users.emailConfirmedAt}, ${at.toISOString()}::timestamptz)` })

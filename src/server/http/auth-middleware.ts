@@ -9,6 +9,8 @@ import type { Db } from '../db/database.ts';
 import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
 import { users, walletAccounts } from '../db/schema.ts';
 import { loadIdpSecrets, publicJwks } from '../idp/keys.ts';
+import { readRevokedGrants } from '../idp/revocations.ts';
+import { storedOidcId } from '../idp/adapter.ts';
 import type { Logger } from '../log.ts';
 import type { ApiEnv, Principal } from './context.ts';
 
@@ -20,12 +22,22 @@ export type AccessTokenVerifier = {
   verify: (token: string) => Promise<Principal>;
   /** Drops cached tokens of a user (after a password reset) so this process refuses them at once. */
   forgetUser: (userId: string) => void;
+  /** A grant of this process' provider was revoked: its tokens are refused here at once (others read it within seconds). */
+  revokeGrant: (grantId: string) => void;
 };
 
 const CACHE_LIMIT = 10_000;
 const KEY_RELOAD_MS = 30_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const discoverySchema = z.object({ issuer: z.string(), jwks_uri: z.url() });
+/**
+ * Revoked grants are reread in the background when the list is a second old, and before answering when it is three:
+ * a revocation reaches every process within about 3 s, at one small query a second per busy process, none per request.
+ */
+const REVOKED_REFRESH_MS = 1_000;
+const REVOKED_STALE_MS = 3_000;
+/** Re-read back this far, so a revocation committed late (its revoked_at earlier than its commit) is not missed. */
+const REVOKED_OVERLAP_MS = 30_000;
 
 /**
  * Verifies JWT access tokens locally with jose (issuer, audience, expiry, signature) and keeps each verified token
@@ -35,7 +47,33 @@ const discoverySchema = z.object({ issuer: z.string(), jwks_uri: z.url() });
 export function createAccessTokenVerifier(deps: { config: Config; db: Db; pool: pg.Pool; secrets: SecretsKey; log: Logger }): AccessTokenVerifier {
   const { config, db, log } = deps;
   const { oidc } = config;
-  const cache = new Map<string, { principal: Principal; expiresAt: number }>();
+  const cache = new Map<string, { principal: Principal; expiresAt: number; grantId: string | undefined }>();
+
+  // Revoked grants of the embedded provider, by their stored (keyed-hash) id, as the database's trigger records them -> when this process learnt of it (dropped after a token's life).
+  const revoked = new Map<string, number>();
+  let revokedSince: Date | undefined;
+  let revokedReadAt = 0;
+  let revokedReading: Promise<void> | undefined;
+  const readRevoked = (): Promise<void> => {
+    revokedReading ??= (async () => {
+      const since = revokedSince ?? new Date(Date.now() - (oidc.accessTokenTtl + 60) * 1000);
+      const { grantIds, now } = await readRevokedGrants(db, since);
+      const learnt = Date.now();
+      for (const grantId of grantIds) if (!revoked.has(grantId)) revoked.set(grantId, learnt);
+      for (const [grantId, at] of revoked) if (learnt - at > (oidc.accessTokenTtl + 60) * 1000 + REVOKED_OVERLAP_MS) revoked.delete(grantId);
+      revokedSince = new Date(now.getTime() - REVOKED_OVERLAP_MS);
+      revokedReadAt = learnt;
+    })().finally(() => {
+      revokedReading = undefined;
+    });
+    return revokedReading;
+  };
+  const revokedList = async (): Promise<Map<string, number>> => {
+    const age = Date.now() - revokedReadAt;
+    if (age >= REVOKED_STALE_MS) await readRevoked();
+    else if (age >= REVOKED_REFRESH_MS) readRevoked().catch((error: unknown) => log.warn({ err: error }, 'reading revoked grants failed'));
+    return revoked;
+  };
 
   let keys: Promise<JWTVerifyGetKey> | undefined;
   let reloadedAt = 0;
@@ -104,7 +142,13 @@ export function createAccessTokenVerifier(deps: { config: Config; db: Db; pool: 
   return {
     async verify(token) {
       const hit = cache.get(token);
-      if (hit && hit.expiresAt > Date.now()) return hit.principal;
+      if (hit && hit.expiresAt > Date.now()) {
+        if (hit.grantId && (await revokedList()).has(hit.grantId)) {
+          cache.delete(token);
+          throw new UnauthorizedError('The session has ended; sign in again');
+        }
+        return hit.principal;
+      }
       if (hit) cache.delete(token);
       let payload: JWTPayload;
       try {
@@ -114,16 +158,26 @@ export function createAccessTokenVerifier(deps: { config: Config; db: Db; pool: 
         if (error instanceof joseErrors.JOSEError) throw new UnauthorizedError('The access token is not valid');
         throw error;
       }
-      const principal: Principal = { userId: await userOf(payload), sub: payload.sub ?? '' };
+      // Only the embedded provider's grants are known here; its tokens name theirs, stored under a keyed hash.
+      const grantId = oidc.embedded && typeof payload.grant_id === 'string' ? storedOidcId(deps.secrets, payload.grant_id) : undefined;
+      if (grantId && (await revokedList()).has(grantId)) throw new UnauthorizedError('The session has ended; sign in again');
+      const principal: Principal = {
+        userId: await userOf(payload),
+        sub: payload.sub ?? '',
+        authTime: typeof payload.auth_time === 'number' ? payload.auth_time : undefined,
+      };
       if (cache.size >= CACHE_LIMIT) {
         const oldest = cache.keys().next();
         if (!oldest.done) cache.delete(oldest.value);
       }
-      cache.set(token, { principal, expiresAt: (payload.exp ?? 0) * 1000 });
+      cache.set(token, { principal, expiresAt: (payload.exp ?? 0) * 1000, grantId });
       return principal;
     },
     forgetUser(userId) {
       for (const [token, entry] of cache) if (entry.principal.userId === userId) cache.delete(token);
+    },
+    revokeGrant(grantId) {
+      revoked.set(storedOidcId(deps.secrets, grantId), Date.now());
     },
   };
 }

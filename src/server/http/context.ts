@@ -3,7 +3,12 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 
 /** The signed-in caller, set by the bearer-token middleware of the sign-in area. */
-export type Principal = { userId: string; sub: string };
+export type Principal = {
+  userId: string;
+  sub: string;
+  /** When the user signed in (seconds since the epoch), from the token's auth_time; unknown for some issuers. */
+  authTime?: number;
+};
 
 /** Hono environment shared by every /api sub-app: `c.get('principal')` after authentication. */
 export type ApiEnv = { Variables: { principal: Principal; log: Logger } };

@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { payloadTooLarge } from './body-limit.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { MESSENGER_CODES, MessengerError, type MessengerService } from '../domain/messenger.ts';
+import { MESSENGER_CODES, MessengerError, type MessengerService, type OwnerProof } from '../domain/messenger.ts';
 import { signInitData } from '../domain/telegram-init-data.ts';
 import { MESSENGER_GRANT, type TokenEndpointAnswer } from '../idp/messenger-grant.ts';
 import { createWalletBot, type WalletBot } from '../adapters/telegram/bot.ts';
@@ -75,6 +75,11 @@ function claimsOf(jwt: string): Record<string, unknown> & { sub: string } {
   const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;
   if (typeof payload.sub !== 'string') throw new Error('the ID token has no subject');
   return payload as Record<string, unknown> & { sub: string };
+}
+
+/** The passcode header and the sign-in time: linking and unlinking need one of them (domain/messenger.ts). */
+function proofOf(c: Context<ApiEnv>): OwnerProof {
+  return { pincode: c.req.header('pincode') || undefined, authTime: c.get('principal').authTime };
 }
 
 function sameSecret(given: string | undefined, expected: string): boolean {
@@ -147,7 +152,7 @@ export function createTelegramApi(deps: {
 
   app.post('/user/tg/code', auth, async (c) => {
     const userId = c.get('principal').userId;
-    const created = await run(() => messenger().createLinkCode(userId));
+    const created = await run(() => messenger().createLinkCode(userId, proofOf(c)));
     // Without a bot, the development stand-in plays the bot's part for the development Telegram user.
     const url = config.telegram.devMode ? `${config.publicUrl}/sandbox/telegram/start?code=${encodeURIComponent(created.code)}` : created.url;
     return c.json({ code: created.code, url, expiresAt: created.expiresAt.toISOString() });
@@ -156,13 +161,13 @@ export function createTelegramApi(deps: {
   app.post('/user/tg/link', auth, limit, async (c) => {
     const body = linkBody.parse(await jsonBody(c));
     const userId = c.get('principal').userId;
-    await run(() => messenger().linkWithInitData(userId, body.tgCode));
+    await run(() => messenger().linkWithInitData(userId, body.tgCode, proofOf(c)));
     return c.json(await run(() => messenger().state(userId)));
   });
 
   app.post('/user/tg/unlink', auth, async (c) => {
     const userId = c.get('principal').userId;
-    await run(() => messenger().unlink(userId));
+    await run(() => messenger().unlink(userId, proofOf(c)));
     return c.json(await run(() => messenger().state(userId)));
   });
 

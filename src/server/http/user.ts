@@ -27,7 +27,7 @@ const resetConfirmBody = z.object({ password, confirmationCode: code });
 const currencyParam = z.object({ currency: z.enum(FIAT_CURRENCIES, { error: `The currency must be one of ${FIAT_CURRENCIES.join(', ')}` }) });
 const languageParam = z.object({ language: z.enum(LANGUAGES, { error: `The language must be one of ${LANGUAGES.join(', ')}` }) });
 
-const STATUS: Record<UserErrorCode, ContentfulStatusCode> = { EMAIL_TAKEN: 409, WEAK_PASSWORD: 400, CONFIRMATION_INVALID: 400, NOT_FOUND: 404 };
+const STATUS: Record<UserErrorCode, ContentfulStatusCode> = { WEAK_PASSWORD: 400, CONFIRMATION_INVALID: 400, NOT_FOUND: 404 };
 
 /** Domain refusals become the gateway's error shape. */
 async function run<T>(work: () => Promise<T>): Promise<T> {

@@ -15,8 +15,13 @@ const SEALED_ID = 'oidc.jti';
  * only its keyed hash under SECRETS_KEY, and the grant id and user code likewise; the payload's own copy of the id
  * (`jti`) is sealed, as a session found by its uid needs it back. A row read from the database is no credential.
  */
+/** How an id is stored in oidc_payload (and so in revoked_grants): its keyed hash, never the id itself. */
+export function storedOidcId(key: SecretsKey, id: string): string {
+  return key.keyedHash(id, LOOKUP);
+}
+
 export function createPostgresAdapter(pool: pg.Pool, key: SecretsKey): new (name: string) => Adapter {
-  const lookup = (value: string) => key.keyedHash(value, LOOKUP);
+  const lookup = (value: string) => storedOidcId(key, value);
   return class PostgresAdapter implements Adapter {
     readonly name: string;
     constructor(name: string) {

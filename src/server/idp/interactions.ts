@@ -37,7 +37,8 @@ async function grantFirstParty(deps: Deps, details: Awaited<ReturnType<Provider[
   if (clientId !== config.oidc.clientId) throw new Error(`client ${clientId} is not a first-party client`);
   const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
   const grant = existing?.accountId === accountId ? existing : new provider.Grant({ accountId, clientId });
-  grant.addOIDCScope('openid email profile offline_access');
+  // The API scope too: requested beside the OpenID ones (provider.ts adds it), it must not leave a consent prompt open.
+  grant.addOIDCScope('openid email profile offline_access wallet');
   const missingClaims = details.prompt.details.missingOIDCClaims;
   if (Array.isArray(missingClaims)) grant.addOIDCClaims(missingClaims.filter((claim): claim is string => typeof claim === 'string'));
   grant.addResourceScope(config.oidc.audience, 'wallet');

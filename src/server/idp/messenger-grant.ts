@@ -51,6 +51,20 @@ export function registerMessengerGrant(
     ctx.oidc.entity('Grant', grant);
     ctx.oidc.entity('Account', account);
 
+    // Rotating like any other: the refresh grant renews it (its resource and scopes come from here and the grant).
+    const rt = new provider.RefreshToken({
+      accountId,
+      client,
+      grantId,
+      gty: MESSENGER_GRANT,
+      scope: `${deps.oidcScope} ${deps.apiScope}`,
+      resource: deps.audience,
+      rotations: 0,
+      authTime,
+    } as ConstructorParameters<Provider['RefreshToken']>[0]);
+    // An entity before the access token is made: the access token's auth_time is read from it (provider.ts).
+    ctx.oidc.entity('RefreshToken', rt);
+
     // The same JWT access token for the gateway as the authorization code grant issues (resource indicator).
     const at = new provider.AccessToken({ accountId, client, grantId, gty: MESSENGER_GRANT, scope: deps.apiScope });
     at.resourceServer = new provider.ResourceServer(deps.audience, {
@@ -63,18 +77,6 @@ export function registerMessengerGrant(
     ctx.oidc.entity('AccessToken', at);
     const accessToken = await at.save();
 
-    // Rotating like any other: the refresh grant renews it (its resource and scopes come from here and the grant).
-    const rt = new provider.RefreshToken({
-      accountId,
-      client,
-      grantId,
-      gty: MESSENGER_GRANT,
-      scope: `${deps.oidcScope} ${deps.apiScope}`,
-      resource: deps.audience,
-      rotations: 0,
-      authTime,
-    } as ConstructorParameters<Provider['RefreshToken']>[0]);
-    ctx.oidc.entity('RefreshToken', rt);
     const refreshToken = await rt.save();
 
     const oidcScope = deps.oidcScope.split(' ').filter((scope) => scope !== 'offline_access').join(' ');

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type pg from 'pg';
 import { eq } from 'drizzle-orm';
-import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { users } from '../db/schema.ts';
@@ -13,6 +13,8 @@ import { refuseNulIds } from './nul-guard.ts';
 import type { IdpSecrets } from './keys.ts';
 import { handleInteraction } from './interactions.ts';
 import { allowInlineScript } from '../http/security-headers.ts';
+import { createUserinfoEndpoint } from './userinfo.ts';
+import { pruneRevokedGrants } from './revocations.ts';
 import { MESSENGER_GRANT, registerMessengerGrant, type MessengerSignIn } from './messenger-grant.ts';
 
 export const MOUNT = '/oidc';
@@ -35,6 +37,27 @@ function page(title: string, body: string): string {
 
 /** Submits the sign-out confirmation at once; the page's CSP names it by its hash. */
 const LOGOUT_SCRIPT = "var f=document.getElementById('op.logoutForm');var i=document.createElement('input');i.type='hidden';i.name='logout';i.value='yes';f.appendChild(i);f.submit();";
+/**
+ * The API's scope is what our access tokens are for: an authorization request for no other resource gets it,
+ * so the token response names it instead of an empty scope.
+ */
+function withApiScope(url: string, audience: string): string {
+  const [path, query] = url.split('?', 2);
+  if (path !== `${MOUNT}/auth` || query === undefined) return url;
+  const params = new URLSearchParams(query);
+  const scope = params.get('scope');
+  const resources = params.getAll('resource');
+  if (resources.some((resource) => resource !== audience) || scope === null || scope.split(' ').includes(API_SCOPE)) return url;
+  params.set('scope', `${scope} ${API_SCOPE}`);
+  return `${path}?${params.toString()}`;
+}
+
+/** When the user signed in: a code or refresh token carries it from the sign-in; a messenger grant sets its own. */
+function authTimeOf(ctx: KoaContextWithOIDC | undefined): number | undefined {
+  const entities = ctx?.oidc.entities;
+  const sessionTime = entities?.Session?.authTime;
+  return entities?.AuthorizationCode?.authTime ?? entities?.RefreshToken?.authTime ?? (typeof sessionTime === 'number' ? sessionTime : undefined);
+}
 
 export type IdentityProvider = {
   provider: Provider;
@@ -60,6 +83,20 @@ export function createIdentityProvider(deps: {
   const { oidc } = config;
   const origin = new URL(config.publicUrl).origin;
 
+  // The user behind a token's subject, with the claims the OpenID scopes release (see `claims` below).
+  const findAccount = async (sub: string) => {
+    if (!UUID.test(sub)) return undefined;
+    const [user] = await deps.db
+      .select({ id: users.id, email: users.email, confirmed: users.emailConfirmedAt, language: users.language })
+      .from(users)
+      .where(eq(users.id, sub));
+    if (!user) return undefined;
+    return {
+      accountId: user.id,
+      claims: () => ({ sub: user.id, email: user.email ?? undefined, email_verified: user.confirmed !== null, locale: user.language === 'RUS' ? 'ru' : 'en' }),
+    };
+  };
+
   const configuration: Configuration = {
     adapter: refuseNulIds(createPostgresAdapter(deps.pool, deps.secretsKey)),
     jwks: { keys: deps.secrets.signingKeys as NonNullable<Configuration['jwks']>['keys'] },
@@ -77,27 +114,22 @@ export function createIdentityProvider(deps: {
         scope: `${FIRST_PARTY_SCOPE} ${API_SCOPE}`,
       },
     ],
+    // Code + PKCE only: no client may use the implicit or hybrid flows, so discovery does not offer them.
+    responseTypes: ['code'],
     scopes: ['openid', 'email', 'profile', 'offline_access', API_SCOPE],
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['locale'] },
     // The browser reads e-mail from the ID token: our access tokens are for the gateway, not for userinfo.
     conformIdTokenClaims: false,
-    async findAccount(_ctx, sub) {
-      if (!UUID.test(sub)) return undefined;
-      const [user] = await deps.db
-        .select({ id: users.id, email: users.email, confirmed: users.emailConfirmedAt, language: users.language })
-        .from(users)
-        .where(eq(users.id, sub));
-      if (!user) return undefined;
-      return {
-        accountId: user.id,
-        claims: () => ({ sub: user.id, email: user.email ?? undefined, email_verified: user.confirmed !== null, locale: user.language === 'RUS' ? 'ru' : 'en' }),
-      };
-    },
-    // The gateway compares this with the user's last password reset; iat alone has whole seconds only.
-    extraTokenClaims: () => ({ issued_at_ms: Date.now() }),
+    findAccount: (_ctx, sub) => findAccount(sub),
+    // issued_at_ms: the gateway compares it with the user's last password reset (iat has whole seconds only);
+    // grant_id: the gateway refuses tokens of a revoked grant; auth_time: how recent the sign-in is (RFC 9068).
+    extraTokenClaims: (ctx, token) => ({ issued_at_ms: Date.now(), grant_id: 'grantId' in token ? token.grantId : undefined, auth_time: authTimeOf(ctx) }),
+    // Served by userinfo.ts: the provider's own refuses every token bound to a resource, which is every token we issue.
+    discovery: { userinfo_endpoint: `${oidc.issuer}/me` },
     pkce: { required: () => true },
     features: {
       devInteractions: { enabled: false },
+      userinfo: { enabled: false },
       revocation: { enabled: true },
       introspection: { enabled: false },
       rpInitiatedLogout: {
@@ -122,7 +154,7 @@ export function createIdentityProvider(deps: {
         defaultResource: () => oidc.audience,
         useGrantedResource: () => true,
         getResourceServerInfo(_ctx, resource) {
-          if (resource !== oidc.audience) throw new Error(`unknown resource ${resource}`);
+          if (resource !== oidc.audience) throw new errors.InvalidTarget();
           return { scope: API_SCOPE, audience: oidc.audience, accessTokenTTL: oidc.accessTokenTtl, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } };
         },
       },
@@ -160,19 +192,29 @@ export function createIdentityProvider(deps: {
     registerMessengerGrant(provider, { signIn: deps.messenger, findAccount: configuration.findAccount ?? (async () => undefined), audience: oidc.audience, apiScope: API_SCOPE, oidcScope: FIRST_PARTY_SCOPE, accessTokenTtl: oidc.accessTokenTtl });
   }
   provider.proxy = config.trustProxy;
+  const userinfo = createUserinfoEndpoint({ provider, pool: deps.pool, secretsKey: deps.secretsKey, secrets: deps.secrets, issuer: oidc.issuer, audience: oidc.audience, findAccount });
   provider.on('server_error', (_ctx: unknown, error: unknown) => log.error({ err: error }, 'identity provider failed'));
   const callback = provider.callback();
 
   const prune = setInterval(() => {
     pruneOidcPayloads(deps.pool).catch((error: unknown) => log.warn({ err: error }, 'pruning identity provider rows failed'));
+    pruneRevokedGrants(deps.db, oidc.accessTokenTtl + 120).catch((error: unknown) => log.warn({ err: error }, 'pruning revoked grants failed'));
     deps.users.pruneThrottle().catch((error: unknown) => log.warn({ err: error }, 'pruning login throttle rows failed'));
   }, 10 * 60_000);
   prune.unref();
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    const original = req.url ?? MOUNT;
+    const original = withApiScope(req.url ?? MOUNT, oidc.audience);
     const stripped = original.slice(MOUNT.length) || '/';
     const path = stripped.split('?')[0] ?? '/';
+    if (path === '/me') {
+      void userinfo(req, res).catch((error: unknown) => {
+        log.error({ err: error }, 'userinfo failed');
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: 'server_error' }));
+      });
+      return;
+    }
     if (path.startsWith('/interaction/')) {
       void handleInteraction({ provider, users: deps.users, config, log }, req, res, path).catch((error: unknown) => {
         log.error({ err: error }, 'sign-in interaction failed');

@@ -199,12 +199,20 @@ describe('accounts and sign-in against the real server', () => {
     expect(tokens.accessToken).toBeTruthy();
   });
 
-  it('refuses duplicate e-mails and weak or common passwords with their codes', async () => {
+  it('answers a registered e-mail as a new one and mails its owner; refuses weak or common passwords with their codes', async () => {
     const email = nextEmail();
-    await signUp(base, { email, password: PASSWORD });
-    const taken = await fetch(`${base}/api/user`, json({ email: email.toUpperCase(), password: PASSWORD, accountName: 'Account' }));
-    expect(taken.status).toBe(409);
-    expect(await taken.json()).toMatchObject({ exceptionCode: 'EMAIL_TAKEN' });
+    const fresh = await fetch(`${base}/api/user`, json({ email, password: PASSWORD, accountName: 'Account' }));
+    await confirmEmail(base, codeFromLink(await readMailLink(database.url, email, 'confirm_email')));
+    const taken = await fetch(`${base}/api/user`, json({ email: email.toUpperCase(), password: 'another long secret', accountName: 'Account' }));
+    expect(taken.status).toBe(fresh.status);
+    expect(await taken.json()).toEqual(await fresh.json());
+    // The owner hears of it, with the way to a new password; the account, its password and its mails stay as they were.
+    expect(new URL(await readMailLink(database.url, email, 'signup_existing')).pathname).toBe('/auth/forgot');
+    const accounts = await db.query('SELECT u.id FROM users u JOIN wallet_accounts w ON w.user_id = u.id WHERE u.email = $1', [email]);
+    expect(accounts.rowCount).toBe(1);
+    const confirmations = await db.query(`SELECT 1 FROM mail_outbox WHERE recipient = $1 AND kind = 'confirm_email'`, [email]);
+    expect(confirmations.rowCount).toBe(1);
+    expect((await signIn(base, { email, password: PASSWORD })).accessToken).toBeTruthy();
     for (const password of ['short', 'password123', 'x'.repeat(129)]) {
       const weak = await fetch(`${base}/api/user`, json({ email: nextEmail(), password, accountName: 'Account' }));
       expect(weak.status).toBe(400);

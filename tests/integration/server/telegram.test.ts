@@ -3,7 +3,7 @@ import pg from 'pg';
 import { decodeJwt } from 'jose';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
-import { refresh, refreshTokens, signUpAndSignIn } from '../../support/auth.ts';
+import { codeFromLink, readMailLink, refresh, refreshTokens, signIn, signUpAndSignIn } from '../../support/auth.ts';
 import { botMessagesTo, forgedInitData, initDataFor, newTelegramUser, postUpdate, startUpdate, telegramEnv, TEST_BOT_USERNAME } from '../../support/telegram.ts';
 
 type TokenUser = { access_token: string; id_token: string; refresh_token: string; expires_at: number; profile: { sub: string; iss: string; auth_time: number } };
@@ -92,7 +92,8 @@ describe('Telegram sign-in, linking and the bot against the real server', () => 
   });
 
   it('links a web user through the bot: code, /start <code>, an answer in the user’s language, then sign-in as that user', async () => {
-    const web = await signUpAndSignIn(base, { email: nextEmail(), password: 'a quite long secret', databaseUrl: database.url });
+    const email = nextEmail();
+    const web = await signUpAndSignIn(base, { email, password: 'a quite long secret', databaseUrl: database.url });
     const state = await post(`${base}/api/user/tg`, {}, web.accessToken);
     expect(await state.json()).toEqual({ linked: false, telegram: null, botUsername: TEST_BOT_USERNAME });
     expect((await profileOf(web.accessToken)).tgAuth).toBe(false);
@@ -111,6 +112,8 @@ describe('Telegram sign-in, linking and the bot against the real server', () => 
 
     expect(await (await post(`${base}/api/user/tg`, {}, web.accessToken)).json()).toMatchObject({ linked: true, telegram: { id: user.id, username: user.username } });
     expect((await profileOf(web.accessToken)).tgAuth).toBe(true);
+    // The account's e-mail is told of the link the bot made.
+    expect(await readMailLink(database.url, email, 'messenger_linked')).toBe(`${base}/auth/forgot`);
     const signedIn = (await (await authTg(initDataFor(user))).json()) as TokenUser;
     expect(signedIn.profile.sub).toBe(web.userId);
 
@@ -162,6 +165,53 @@ describe('Telegram sign-in, linking and the bot against the real server', () => 
     expect(await refused.json()).toMatchObject({ exceptionCode: 'TG_UNLINK_LAST_SIGN_IN' });
 
     for (const path of ['/api/user/tg', '/api/user/tg/code', '/api/user/tg/link', '/api/user/tg/unlink']) expect((await post(`${base}${path}`, {})).status).toBe(401);
+  });
+
+  it('asks for the passcode or a fresh sign-in to link and unlink, mails every link, and a password reset ends the links', async () => {
+    const email = nextEmail();
+    const web = await signUpAndSignIn(base, { email, password: 'a quite long secret', databaseUrl: database.url });
+    // A token as a thief holds it: valid, but from a sign-in 10 minutes ago (its refresh keeps the auth_time).
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    await db.query(
+      `UPDATE oidc_payload SET payload = jsonb_set(payload, '{authTime}', to_jsonb(extract(epoch FROM now())::int - 600)) WHERE type = 'RefreshToken' AND payload->>'accountId' = $1`,
+      [web.userId],
+    );
+    await db.end();
+    const stolen = await refresh(base, web.refreshToken);
+    expect(Math.floor(Date.now() / 1000) - Number(decodeJwt(stolen.accessToken).auth_time)).toBeGreaterThanOrEqual(600);
+    expect(Math.abs(Math.floor(Date.now() / 1000) - Number(decodeJwt(web.accessToken).auth_time))).toBeLessThan(60);
+
+    const thief = newTelegramUser();
+    for (const [path, body] of [['/api/user/tg/code', {}], ['/api/user/tg/link', { tgCode: initDataFor(thief) }], ['/api/user/tg/unlink', {}]] as const) {
+      const refused = await post(`${base}${path}`, body, stolen.accessToken);
+      expect(refused.status, path).toBe(403);
+      expect(await refused.json()).toMatchObject({ exceptionCode: 'RECENT_SIGN_IN_REQUIRED', message: expect.any(String) });
+    }
+    expect((await profileOf(web.accessToken)).tgAuth).toBe(false);
+
+    // With the passcode on, the passcode is what counts, whatever the sign-in's age.
+    const withPin = (token: string, path: string, body: unknown, pincode?: string) =>
+      fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}`, ...(pincode ? { pincode } : {}) }, body: JSON.stringify(body) });
+    expect((await withPin(web.accessToken, '/api/user/pinCode/enable', { pinCode: '2580' })).status).toBe(200);
+    const fresh = await post(`${base}/api/user/tg/code`, {}, web.accessToken);
+    expect(await fresh.json()).toMatchObject({ exceptionCode: 'B2C_USM0031' });
+    expect(await (await withPin(stolen.accessToken, '/api/user/tg/link', { tgCode: initDataFor(thief) }, '1111')).json()).toMatchObject({ exceptionCode: 'B2C_USM0031' });
+    const mine = newTelegramUser();
+    const linked = await withPin(stolen.accessToken, '/api/user/tg/link', { tgCode: initDataFor(mine) }, '2580');
+    expect(await linked.json()).toMatchObject({ linked: true, telegram: { id: mine.id } });
+    // The e-mail hears of the link, with the way to end it.
+    expect(new URL(await readMailLink(database.url, email, 'messenger_linked')).pathname).toBe('/auth/forgot');
+    expect((await withPin(web.accessToken, '/api/user/tg/code', {}, '2580')).status).toBe(200);
+
+    // A password reset takes the account back: the link made since the password was set ends with it.
+    expect((await authTg(initDataFor(mine)).then((r) => r.json()) as TokenUser).profile.sub).toBe(web.userId);
+    await post(`${base}/api/password-reset`, { email });
+    const code = codeFromLink(await readMailLink(database.url, email, 'reset_password'));
+    expect((await post(`${base}/api/password-reset/confirm`, { password: 'another long secret', confirmationCode: code })).status).toBe(200);
+    const after = await signIn(base, { email, password: 'another long secret' });
+    expect((await profileOf(after.accessToken)).tgAuth).toBe(false);
+    expect(((await (await authTg(initDataFor(mine))).json()) as TokenUser).profile.sub).not.toBe(web.userId);
   });
 
   it('keeps the development init data off while a real bot token is set', async () => {

@@ -1,5 +1,5 @@
 export type MailLanguage = 'ENG' | 'RUS';
-export type MailKind = 'confirm_email' | 'reset_password' | CodeMailKind;
+export type MailKind = 'confirm_email' | 'reset_password' | 'signup_existing' | 'messenger_linked' | CodeMailKind;
 /** Mails that carry a short code to type instead of a link (MailRequest.link holds the code). */
 export type CodeMailKind = 'email_change_old' | 'email_change_new' | 'pincode_reset';
 export type RenderedMail = { subject: string; text: string; html: string };
@@ -41,6 +41,42 @@ const TEXTS: Record<Exclude<MailKind, CodeMailKind>, Record<MailLanguage, Texts>
       action: 'Задать новый пароль',
       expiry: 'Ссылка действует один раз в течение 1 часа. После смены пароля все сеансы будут завершены.',
       ignore: 'Если это были не вы, проигнорируйте письмо: пароль останется прежним.',
+    },
+  },
+  signup_existing: {
+    ENG: {
+      subject: 'Someone tried to sign up with your e-mail address',
+      greeting: 'Hello,',
+      body: 'Someone tried to sign up for a wallet with this e-mail address, which already has one. If it was you, sign in with your password, or set a new one if you forgot it:',
+      action: 'Set a new password',
+      expiry: 'Nothing in your wallet was changed.',
+      ignore: 'If it was not you, ignore this message: nobody can use your wallet without your password.',
+    },
+    RUS: {
+      subject: 'Кто-то пытался зарегистрироваться с вашим адресом',
+      greeting: 'Здравствуйте!',
+      body: 'Кто-то пытался зарегистрировать кошелёк на этот адрес, но кошелёк на него уже есть. Если это были вы, войдите со своим паролем или задайте новый, если забыли его:',
+      action: 'Задать новый пароль',
+      expiry: 'В вашем кошельке ничего не изменилось.',
+      ignore: 'Если это были не вы, проигнорируйте письмо: без вашего пароля никто не войдёт в кошелёк.',
+    },
+  },
+  messenger_linked: {
+    ENG: {
+      subject: 'A Telegram account was linked to your wallet',
+      greeting: 'Hello,',
+      body: 'A Telegram account was just linked to your wallet: it can now sign in to it. If it was not you, change your password at once (this removes the link) and turn the passcode on:',
+      action: 'Set a new password',
+      expiry: 'You can see and remove the linked account in the wallet\'s settings.',
+      ignore: 'If you linked it yourself, there is nothing to do.',
+    },
+    RUS: {
+      subject: 'К вашему кошельку привязан аккаунт Telegram',
+      greeting: 'Здравствуйте!',
+      body: 'К вашему кошельку только что привязан аккаунт Telegram: теперь через него можно войти в кошелёк. Если это были не вы, сразу смените пароль (привязка будет удалена) и включите пин-код:',
+      action: 'Задать новый пароль',
+      expiry: 'Привязанный аккаунт можно посмотреть и отвязать в настройках кошелька.',
+      ignore: 'Если вы привязали его сами, ничего делать не нужно.',
     },
   },
 };

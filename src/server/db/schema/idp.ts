@@ -21,3 +21,17 @@ export const oidcPayload = pgTable(
     index('oidc_payload_expires').on(t.expiresAt),
   ],
 );
+
+/**
+ * Grants that ended before their time (sign-out, revocation, refresh-token reuse, password reset), written by a
+ * trigger when a live Grant row leaves oidc_payload. Every gateway process reads the recent ones through a short
+ * cache and refuses the access tokens of those grants (their `grant_id` claim) before the tokens expire.
+ */
+export const revokedGrants = pgTable(
+  'revoked_grants',
+  {
+    grantId: text('grant_id').primaryKey(),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('revoked_grants_at').on(t.revokedAt)],
+);

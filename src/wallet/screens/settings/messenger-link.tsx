@@ -1,8 +1,17 @@
 import { useStore } from '@nanostores/react';
 import { useEffect } from 'react';
 import { $t } from '../../../stores/i18n.ts';
-import { $messengerLink, canLinkMessenger, loadMessengerLink, openBotLink, unlinkMessengerAccount } from '../../../stores/messenger-link.ts';
+import {
+  $messengerLink,
+  cancelMessengerPasscode,
+  canLinkMessenger,
+  confirmMessengerPasscode,
+  loadMessengerLink,
+  openBotLink,
+  unlinkMessengerAccount,
+} from '../../../stores/messenger-link.ts';
 import { $profile } from '../../../stores/user.ts';
+import { PasscodePrompt } from '../../ui/passcode-prompt.tsx';
 
 /** Settings 'connect messaging account' (SPEC §2): a toggle outside the messenger; inside it there is none. */
 export function MessengerLinkRow() {
@@ -16,6 +25,19 @@ export function MessengerLinkRow() {
   if (!allowed) return null;
   const linked = link.state?.linked ?? profile.data?.tgAuth ?? false;
   const name = link.state?.telegram?.username ? `@${link.state.telegram.username}` : link.state?.telegram?.firstName;
+  // Linking or unlinking with the passcode on: it is asked for over the settings, as the send review asks for it.
+  if (link.asking) {
+    return (
+      <div className="fixed inset-0 z-40 bg-bg overflow-y-auto" data-testid="messenger-passcode">
+        <div className="screen" style={{ maxWidth: 540, margin: '0 auto' }}>
+          <button type="button" className="btn-ghost self-start" onClick={cancelMessengerPasscode} disabled={link.busy}>
+            {t('common_back')}
+          </button>
+          <PasscodePrompt title={t(link.asking === 'link' ? 'messenger_link_passcode_title' : 'messenger_unlink_passcode_title')} onComplete={confirmMessengerPasscode} />
+        </div>
+      </div>
+    );
+  }
   return (
     <label className="card flex items-center justify-between gap-3 cursor-pointer" data-testid="settings-messenger">
       <span className="flex flex-col min-w-0">

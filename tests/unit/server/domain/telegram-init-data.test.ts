@@ -129,6 +129,14 @@ describe('validateInitData', () => {
       expect(problemOf(() => validateInitData(unsigned, { botToken: BOT_TOKEN, publicKey: PUBLIC_KEY, now: NOW, requireSignature: true }))).toBe('BAD_SIGNATURE');
     });
 
+    it('takes an empty signature field for an absent one: stale data is stale, fresh data passes unsigned', () => {
+      const stale = byTheBook({ ...fields, auth_date: String(NOW - 7200), signature: '' });
+      expect(problemOf(() => validateInitData(stale, { botToken: BOT_TOKEN, publicKey: PUBLIC_KEY, now: NOW }))).toBe('EXPIRED');
+      const fresh = byTheBook({ ...fields, signature: '' });
+      expect(validateInitData(fresh, { botToken: BOT_TOKEN, publicKey: PUBLIC_KEY, now: NOW }).signed).toBe(false);
+      expect(problemOf(() => validateInitData(fresh, { botToken: BOT_TOKEN, publicKey: PUBLIC_KEY, now: NOW, requireSignature: true }))).toBe('BAD_SIGNATURE');
+    });
+
     it('signs init data the way the validator and the documentation agree on', () => {
       const raw = signInitData({ user, authDate: NOW - 5, queryId: 'q1' }, { botToken: BOT_TOKEN, privateKey: PRIVATE_KEY });
       expect(validateInitData(raw, { botToken: BOT_TOKEN, publicKey: PUBLIC_KEY, now: NOW, requireSignature: true }).user.id).toBe(user.id);

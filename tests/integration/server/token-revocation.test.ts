@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
+import { codeFromLink, confirmEmail, finishAuthorization, readMailLink, signUp, signUpAndSignIn, startAuthorization, submitLogin } from '../../support/auth.ts';
+
+const PASSWORD = 'a quite long secret';
+
+/**
+ * Issue 14 item 15: an access token stops working within 5 s of sign-out or revocation, in the process that signed
+ * the user out and in a second gateway process on the same database that had the token verified and cached.
+ */
+describe('access tokens of an ended grant', () => {
+  let database: TestDatabase;
+  let first: LaunchedServer;
+  let second: LaunchedServer;
+  let base: string;
+  let other: string;
+  let counter = 0;
+  const nextEmail = () => `revoke${++counter}-${Date.now()}@example.com`;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('adminDatabaseUrl'));
+    const [port, otherPort] = [await freePort(), await freePort()];
+    base = `http://127.0.0.1:${port}`;
+    other = `http://127.0.0.1:${otherPort}`;
+    // One public URL (one issuer, one audience) behind two processes, as behind a load balancer.
+    first = await launchServer({ DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: base });
+    second = await launchServer({ DATABASE_URL: database.url, PORT: String(otherPort), PUBLIC_URL: base });
+  });
+  afterAll(async () => {
+    await first?.stop();
+    await second?.stop();
+    await database?.drop();
+  });
+
+  const status = async (server: string, token: string) => (await fetch(`${server}/api/user`, { headers: { authorization: `Bearer ${token}` } })).status;
+
+  /** Both processes take the token (and so have it cached); after `end` both refuse it within 5 s. */
+  async function expectEndedWithin5s(token: string, end: () => Promise<void>): Promise<void> {
+    expect(await status(base, token)).toBe(200);
+    expect(await status(other, token)).toBe(200);
+    await end();
+    const started = Date.now();
+    const refused = { [base]: 0, [other]: 0 };
+    while (Date.now() - started < 5_000 && (!refused[base] || !refused[other])) {
+      for (const server of [base, other]) if (!refused[server] && (await status(server, token)) === 401) refused[server] = Date.now() - started;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(refused[base], 'the signing-out process still takes the token').toBeGreaterThan(0);
+    expect(refused[other], 'the second process still takes the token').toBeGreaterThan(0);
+    // Refused for good, not by chance.
+    expect(await status(other, token)).toBe(401);
+  }
+
+  it('refuses the access token after its refresh token is revoked (the app signing out)', async () => {
+    const user = await signUpAndSignIn(base, { email: nextEmail(), password: PASSWORD, databaseUrl: database.url });
+    await expectEndedWithin5s(user.accessToken, async () => {
+      const revoke = await fetch(`${base}/oidc/token/revocation`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: user.refreshToken, token_type_hint: 'refresh_token', client_id: 'wallet-web' }).toString(),
+      });
+      expect(revoke.status).toBe(200);
+    });
+  });
+
+  it('refuses the access token after sign-out at the end-session endpoint', async () => {
+    const email = nextEmail();
+    await signUp(base, { email, password: PASSWORD });
+    await confirmEmail(base, codeFromLink(await readMailLink(database.url, email, 'confirm_email')));
+    const start = await startAuthorization(base);
+    const tokens = await finishAuthorization(base, start, await submitLogin(base, start, { email, password: PASSWORD }));
+    await expectEndedWithin5s(tokens.accessToken, async () => {
+      const end = new URL(`${base}/oidc/session/end`);
+      end.search = new URLSearchParams({ id_token_hint: tokens.idToken, post_logout_redirect_uri: `${base}/auth`, client_id: 'wallet-web' }).toString();
+      const page = await fetch(end, { headers: { cookie: start.jar.header() } });
+      start.jar.store(page);
+      const html = await page.text();
+      const action = /action="([^"]+)"/.exec(html)?.[1] ?? '';
+      const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)?.[1] ?? '';
+      const confirm = await fetch(new URL(action, base), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: start.jar.header() },
+        body: new URLSearchParams({ xsrf, logout: 'yes' }).toString(),
+      });
+      expect(confirm.status).toBe(303);
+    });
+  });
+
+  it('refuses the access token in every process after a password reset', async () => {
+    const email = nextEmail();
+    const user = await signUpAndSignIn(base, { email, password: PASSWORD, databaseUrl: database.url });
+    await expectEndedWithin5s(user.accessToken, async () => {
+      await fetch(`${base}/api/password-reset`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email }) });
+      const code = codeFromLink(await readMailLink(database.url, email, 'reset_password'));
+      const done = await fetch(`${base}/api/password-reset/confirm`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ password: 'another long secret', confirmationCode: code }),
+      });
+      expect(done.status).toBe(200);
+    });
+  });
+
+  it('keeps taking the tokens of grants that live on', async () => {
+    const user = await signUpAndSignIn(base, { email: nextEmail(), password: PASSWORD, databaseUrl: database.url });
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    expect(await status(other, user.accessToken)).toBe(200);
+    expect(await status(base, user.accessToken)).toBe(200);
+  });
+});
