@@ -9,6 +9,7 @@ import { revokeUserSessions } from './idp/adapter.ts';
 import { loadIdpSecrets } from './idp/keys.ts';
 import { createIdentityProvider, type IdentityProvider } from './idp/provider.ts';
 import { createTokenEndpointCaller, type TokenEndpointAnswer } from './idp/messenger-grant.ts';
+import { capMails, createLimits, type Limits } from './domain/limits.ts';
 import { createMessengerService, loadDevKeys, type MessengerService } from './domain/messenger.ts';
 
 /** The sign-in area wired together: users, mail, the token verifier and, unless OIDC_ISSUER names another, the provider. */
@@ -17,6 +18,8 @@ export type Accounts = {
   auth: AccessTokenVerifier;
   mailer: Mailer;
   hasher: PasswordHasher;
+  /** Request and mail limits, shared by every instance through PostgreSQL. */
+  limits: Limits;
   idp: IdentityProvider | undefined;
   /** Telegram accounts and sign-in (config.telegram.enabled); `token` is the provider's token endpoint, in process. */
   messenger: { service: MessengerService; token: ((form: URLSearchParams) => Promise<TokenEndpointAnswer>) | undefined } | undefined;
@@ -25,7 +28,10 @@ export type Accounts = {
 
 export async function createAccounts(deps: { config: Config; log: Logger; database: Database }): Promise<Accounts> {
   const { config, log, database } = deps;
-  const mailer = createMailer({ db: database.db, log, smtpUrl: config.smtpUrl, from: config.mailFrom });
+  const limits = createLimits(database.pool, { publicPerMinute: config.publicRateLimit, authPerHour: config.authRateLimit, mailsPerHour: config.mailRateLimit });
+  const mailer = capMails(createMailer({ db: database.db, log, smtpUrl: config.smtpUrl, from: config.mailFrom }), limits.limit('mailsPerAddress'), (mail) =>
+    log.warn({ kind: mail.kind }, 'mail not sent: the address had its hourly share of mails'),
+  );
   const hasher = createPasswordHasher();
   const auth = createAccessTokenVerifier({ config, db: database.db, log });
   const users = createUserService({
@@ -66,6 +72,7 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
     auth,
     mailer,
     hasher,
+    limits,
     idp,
     messenger: messengerService && { service: messengerService, token: idp && createTokenEndpointCaller(idp.handle, '/oidc/token') },
     close() {

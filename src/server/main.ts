@@ -43,7 +43,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await database.close();
     throw error;
   });
-  const api = getRequestListener(createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, messenger: accounts.messenger }).fetch);
+  const api = getRequestListener(createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, limits: accounts.limits, messenger: accounts.messenger }).fetch);
   // The embedded identity provider; absent when OIDC_ISSUER names another issuer, and then /oidc is an unknown path.
   const mounts: { oidc?: NodeHandler } = { oidc: accounts.idp?.handle };
 

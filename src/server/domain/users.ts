@@ -1,11 +1,11 @@
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { loginThrottle, telegramAccounts, userCodes, userPincodes, users, walletAccounts } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import type { Mailer } from '../adapters/mail/mailer.ts';
 import { codeExpiry, hashCode, newCode, type CodePurpose } from './codes.ts';
 import { HasherBusyError, PASSWORD_MESSAGES, passwordProblem, type PasswordHasher } from './passwords.ts';
-import { ACCOUNT_POLICY, ADDRESS_POLICY, afterFailure, retryAfterMs, type ThrottlePolicy, type ThrottleState } from './throttle.ts';
+import { ACCOUNT_POLICY, ADDRESS_POLICY, PAIR_POLICY, afterFailure, retryAfterMs, throttleKeys, tripped, type ThrottlePolicy, type ThrottleState } from './throttle.ts';
 
 export const LANGUAGES = ['ENG', 'RUS'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -58,10 +58,6 @@ export function createUserService(deps: {
 }) {
   const { db, hasher, mailer, log } = deps;
   const now = deps.now ?? (() => new Date());
-  // A check per e-mail that is still running: a burst against one account waits for none of it, it is refused.
-  const inFlight = new Map<string, number>();
-  const MAX_IN_FLIGHT_PER_ACCOUNT = 2;
-
   const checkPassword = (password: string, email: string) => {
     const problem = passwordProblem(password, email);
     if (problem) throw new UserError('WEAK_PASSWORD', PASSWORD_MESSAGES[problem]);
@@ -84,13 +80,13 @@ export function createUserService(deps: {
     return row.userId;
   };
 
-  type LoginRow = { user: { id: string; passwordHash: string | null; confirmed: boolean } | null; throttle: Array<{ key: string; failures: number; windowStartedAt: string; lockedUntil: string | null }> | null };
+  type LoginRow = { user: { id: string; passwordHash: string | null; confirmed: boolean; language: Language } | null; throttle: Array<{ key: string; failures: number; windowStartedAt: string; lockedUntil: string | null }> | null };
 
   /** The user and both throttle rows in one round trip: a login's database work is on the hot path. */
   const readLoginState = async (email: string, keys: string[]): Promise<{ user: LoginRow['user']; throttle: Map<string, ThrottleState> }> => {
     const result = await db.execute<LoginRow>(sql`
       SELECT
-        (SELECT json_build_object('id', id, 'passwordHash', password_hash, 'confirmed', email_confirmed_at IS NOT NULL) FROM ${users} WHERE email = ${email}) AS "user",
+        (SELECT json_build_object('id', id, 'passwordHash', password_hash, 'confirmed', email_confirmed_at IS NOT NULL, 'language', language) FROM ${users} WHERE email = ${email}) AS "user",
         (SELECT json_agg(json_build_object('key', key, 'failures', failures, 'windowStartedAt', window_started_at, 'lockedUntil', locked_until))
            FROM ${loginThrottle} WHERE key IN (${sql.join(keys.map((key) => sql`${key}`), sql`, `)})) AS "throttle"`);
     const row = result.rows[0];
@@ -100,14 +96,55 @@ export function createUserService(deps: {
     return { user: row?.user ?? null, throttle };
   };
 
-  const recordFailure = async (key: string, policy: ThrottlePolicy) => {
-    await db.transaction(async (tx) => {
-      // The row exists before it is locked, so two first failures at once cannot both start from nothing.
-      await tx.insert(loginThrottle).values({ key, failures: 0, windowStartedAt: now() }).onConflictDoNothing();
-      const [row] = await tx.select().from(loginThrottle).where(eq(loginThrottle.key, key)).for('update');
-      const next = afterFailure(row, now(), policy);
-      await tx.update(loginThrottle).set(next).where(eq(loginThrottle.key, key));
+  type Reserved = { key: string; before: ThrottleState | undefined; after: ThrottleState };
+
+  /**
+   * Counts the attempt as a failure on every key before the password is checked, in one transaction, unless a key
+   * is locked (then the wait). Counting first means a burst of parallel guesses, in any number of processes, gets
+   * no more checks than the keys allow; a right password takes its count back (undoReservation).
+   */
+  const reserveAttempt = async (keys: Array<{ key: string; policy: ThrottlePolicy }>): Promise<{ wait: number } | { reserved: Reserved[] }> => {
+    // One order for every transaction, so two attempts sharing keys cannot wait on each other's rows.
+    const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : 1));
+    return db.transaction(async (tx) => {
+      const at = now();
+      // The rows exist before they are locked, so two first failures at once cannot both start from nothing.
+      await tx.insert(loginThrottle).values(sorted.map(({ key }) => ({ key, failures: 0, windowStartedAt: at }))).onConflictDoNothing();
+      const rows = await tx.select().from(loginThrottle).where(inArray(loginThrottle.key, sorted.map(({ key }) => key))).orderBy(loginThrottle.key).for('update');
+      const states = new Map(rows.map((row) => [row.key, row]));
+      const wait = Math.max(...sorted.map(({ key }) => retryAfterMs(states.get(key), at)));
+      if (wait > 0) return { wait };
+      const reserved: Reserved[] = [];
+      for (const { key, policy } of sorted) {
+        const before = states.get(key);
+        const after = afterFailure(before?.failures ? before : undefined, at, policy);
+        await tx.update(loginThrottle).set(after).where(eq(loginThrottle.key, key));
+        reserved.push({ key, before, after });
+      }
+      return { reserved };
     });
+  };
+
+  /** Takes back a reservation's count, and its lock if nothing locked the key since. */
+  const undoReservation = async (reserved: Reserved[]) => {
+    for (const { key, before, after } of reserved) {
+      await db
+        .update(loginThrottle)
+        .set({
+          failures: sql`greatest(${loginThrottle.failures} - 1, 0)`,
+          lockedUntil: after.lockedUntil
+            ? sql`CASE WHEN ${loginThrottle.lockedUntil} = ${after.lockedUntil.toISOString()}::timestamptz THEN ${before?.lockedUntil?.toISOString() ?? null}::timestamptz ELSE ${loginThrottle.lockedUntil} END`
+            : sql`${loginThrottle.lockedUntil}`,
+        })
+        .where(eq(loginThrottle.key, key));
+    }
+  };
+
+  /** The owner hears once per trip of the account's ceiling that someone is guessing; the mail cap applies too. */
+  const tellOwnerLocked = (email: string, language: Language) => {
+    mailer
+      .send({ to: email, kind: 'account_locked', language, link: `${deps.publicUrl}/auth/forgot` })
+      .catch((error: unknown) => log.warn({ err: error }, 'the account-locked notice was not sent'));
   };
 
   const profile = async (userId: string): Promise<Profile> => {
@@ -183,7 +220,8 @@ export function createUserService(deps: {
         .update(users)
         .set({ passwordHash, sessionsRevokedAt: at, emailConfirmedAt: sql`coalesce(${users.emailConfirmedAt}, ${at.toISOString()}::timestamptz)` })
         .where(eq(users.id, userId));
-      if (pending.email) await db.delete(loginThrottle).where(eq(loginThrottle.key, `email:${pending.email}`));
+      // The mailbox is proven: the account's ceiling and its per-address locks no longer stand in the way.
+      if (pending.email) await db.delete(loginThrottle).where(sql`${loginThrottle.key} = ${`email:${pending.email}`} OR starts_with(${loginThrottle.key}, ${`email:${pending.email}|`})`);
       await deps.onSessionsRevoked?.(userId);
     },
 
@@ -193,35 +231,35 @@ export function createUserService(deps: {
      */
     async checkLogin(rawEmail: string, password: string, clientAddress: string): Promise<LoginResult> {
       const email = normalizeEmail(rawEmail);
-      const accountKey = `email:${email}`;
-      const addressKey = `ip:${clientAddress}`;
-      const { user, throttle: states } = await readLoginState(email, [accountKey, addressKey]);
-      const wait = Math.max(retryAfterMs(states.get(accountKey), now()), retryAfterMs(states.get(addressKey), now()));
+      const keys = throttleKeys(email, clientAddress);
+      const { user, throttle: states } = await readLoginState(email, keys.map(({ key }) => key));
+      // A locked key is refused on this one read, before any hashing or row lock: the cheap answer to a flood.
+      const wait = Math.max(...keys.map(({ key }) => retryAfterMs(states.get(key), now())));
       if (wait > 0) return { ok: false, reason: 'THROTTLED', retryAfterMs: wait };
-      if ((inFlight.get(accountKey) ?? 0) >= MAX_IN_FLIGHT_PER_ACCOUNT) return { ok: false, reason: 'THROTTLED', retryAfterMs: 1000 };
       if ([...password].length > 1024) return { ok: false, reason: 'INVALID' };
 
-      inFlight.set(accountKey, (inFlight.get(accountKey) ?? 0) + 1);
+      const reservation = await reserveAttempt(keys);
+      if ('wait' in reservation) return { ok: false, reason: 'THROTTLED', retryAfterMs: reservation.wait };
+      const { reserved } = reservation;
       let valid = false;
       try {
         if (user?.passwordHash) valid = (await hasher.verify(user.passwordHash, password)) && user.confirmed;
         else await hasher.verifyDummy(password);
       } catch (error) {
+        await undoReservation(reserved);
         if (error instanceof HasherBusyError) return { ok: false, reason: 'THROTTLED', retryAfterMs: 1000 };
         throw error;
-      } finally {
-        const left = (inFlight.get(accountKey) ?? 1) - 1;
-        if (left > 0) inFlight.set(accountKey, left);
-        else inFlight.delete(accountKey);
       }
       const userId = user?.id;
 
       if (valid && userId) {
-        if (states.has(accountKey)) await db.delete(loginThrottle).where(eq(loginThrottle.key, accountKey));
+        await undoReservation(reserved.filter(({ key }) => key !== keys[0]?.key));
+        // The owner's own mistakes from this address are forgiven by a success; the account's ceiling is not reset.
+        await db.delete(loginThrottle).where(eq(loginThrottle.key, keys[0]?.key ?? ''));
         return { ok: true, userId };
       }
-      await recordFailure(accountKey, ACCOUNT_POLICY);
-      await recordFailure(addressKey, ADDRESS_POLICY);
+      const account = reserved.find(({ key }) => key === `email:${email}`);
+      if (user && account && tripped(account.before, account.after, now())) tellOwnerLocked(email, user.language);
       return { ok: false, reason: 'INVALID' };
     },
 
@@ -237,7 +275,7 @@ export function createUserService(deps: {
 
     /** Removes throttle rows that no longer lock anything; run now and then. */
     async pruneThrottle(): Promise<void> {
-      const cutoff = new Date(now().getTime() - Math.max(ACCOUNT_POLICY.windowMs, ADDRESS_POLICY.windowMs));
+      const cutoff = new Date(now().getTime() - Math.max(PAIR_POLICY.windowMs, ACCOUNT_POLICY.windowMs, ADDRESS_POLICY.windowMs));
       await db.delete(loginThrottle).where(and(sql`${loginThrottle.windowStartedAt} < ${cutoff.toISOString()}::timestamptz`, sql`(${loginThrottle.lockedUntil} is null or ${loginThrottle.lockedUntil} < now())`));
     },
   };

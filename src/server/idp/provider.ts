@@ -1,3 +1,4 @@
+import { behindProxy } from '../http/client-address.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type pg from 'pg';
 import { eq } from 'drizzle-orm';
@@ -150,7 +151,7 @@ export function createIdentityProvider(deps: {
   if (deps.messenger) {
     registerMessengerGrant(provider, { signIn: deps.messenger, findAccount: configuration.findAccount ?? (async () => undefined), audience: oidc.audience, apiScope: API_SCOPE, oidcScope: FIRST_PARTY_SCOPE, accessTokenTtl: oidc.accessTokenTtl });
   }
-  provider.proxy = config.trustProxy;
+  provider.proxy = behindProxy(config.trustProxy);
   provider.on('server_error', (_ctx: unknown, error: unknown) => log.error({ err: error }, 'identity provider failed'));
   const callback = provider.callback();
 
