@@ -4,6 +4,7 @@ import { loginThrottle, telegramAccounts, userCodes, userPincodes, users, wallet
 import type { Logger } from '../log.ts';
 import type { Mailer } from '../adapters/mail/mailer.ts';
 import { codeExpiry, hashCode, newCode, type CodePurpose } from './codes.ts';
+import { TooManyMailsError } from './limits.ts';
 import { HasherBusyError, PASSWORD_MESSAGES, passwordProblem, type PasswordHasher } from './passwords.ts';
 import { ACCOUNT_POLICY, ADDRESS_POLICY, PAIR_POLICY, afterFailure, retryAfterMs, throttleKeys, tripped, type ThrottlePolicy, type ThrottleState } from './throttle.ts';
 
@@ -201,7 +202,8 @@ export function createUserService(deps: {
       const code = await issueCode(user.id, 'reset_password');
       void mailer
         .send({ to: email, kind: 'reset_password', language: user.language, link: `${deps.publicUrl}/auth/forgot/${code}` })
-        .catch((error: unknown) => log.error({ err: error }, 'reset mail failed'));
+        // Over the per-address mail cap is no failure (capMails logs it); the answer stays the same either way.
+        .catch((error: unknown) => (error instanceof TooManyMailsError ? undefined : log.error({ err: error }, 'reset mail failed')));
     },
 
     /** Sets the new password, proves the e-mail (the link reached it) and ends every other session of the user. */
@@ -253,12 +255,14 @@ export function createUserService(deps: {
       const userId = user?.id;
 
       if (valid && userId) {
-        await undoReservation(reserved.filter(({ key }) => key !== keys[0]?.key));
         // The owner's own mistakes from this address are forgiven by a success; the account's ceiling is not reset.
-        await db.delete(loginThrottle).where(eq(loginThrottle.key, keys[0]?.key ?? ''));
+        const pairKey = keys.find(({ policy }) => policy === PAIR_POLICY)?.key;
+        await undoReservation(reserved.filter(({ key }) => key !== pairKey));
+        if (pairKey) await db.delete(loginThrottle).where(eq(loginThrottle.key, pairKey));
         return { ok: true, userId };
       }
-      const account = reserved.find(({ key }) => key === `email:${email}`);
+      const accountKey = keys.find(({ policy }) => policy === ACCOUNT_POLICY)?.key;
+      const account = reserved.find(({ key }) => key === accountKey);
       if (user && account && tripped(account.before, account.after, now())) tellOwnerLocked(email, user.language);
       return { ok: false, reason: 'INVALID' };
     },
@@ -275,8 +279,18 @@ export function createUserService(deps: {
 
     /** Removes throttle rows that no longer lock anything; run now and then. */
     async pruneThrottle(): Promise<void> {
-      const cutoff = new Date(now().getTime() - Math.max(PAIR_POLICY.windowMs, ACCOUNT_POLICY.windowMs, ADDRESS_POLICY.windowMs));
-      await db.delete(loginThrottle).where(and(sql`${loginThrottle.windowStartedAt} < ${cutoff.toISOString()}::timestamptz`, sql`(${loginThrottle.lockedUntil} is null or ${loginThrottle.lockedUntil} < now())`));
+      // The account's own key keeps its day-long window; the keys with an address in them only their short one.
+      const long = new Date(now().getTime() - ACCOUNT_POLICY.windowMs).toISOString();
+      const short = new Date(now().getTime() - Math.max(PAIR_POLICY.windowMs, ADDRESS_POLICY.windowMs)).toISOString();
+      const withAddress = sql`(starts_with(${loginThrottle.key}, 'ip:') OR strpos(${loginThrottle.key}, '|ip:') > 0)`;
+      await db
+        .delete(loginThrottle)
+        .where(
+          and(
+            sql`(${loginThrottle.windowStartedAt} < ${long}::timestamptz OR (${loginThrottle.windowStartedAt} < ${short}::timestamptz AND ${withAddress}))`,
+            sql`(${loginThrottle.lockedUntil} is null or ${loginThrottle.lockedUntil} < now())`,
+          ),
+        );
     },
   };
 }

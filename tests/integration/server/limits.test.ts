@@ -4,6 +4,10 @@ import { createTestDatabase, type TestDatabase } from '../../support/database.ts
 import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
 import { codeFromLink, confirmEmail, readMailLink, signIn, signUp, startAuthorization, submitLogin, type AuthorizationStart } from '../../support/auth.ts';
 import { ACCOUNT_POLICY, PAIR_POLICY } from '../../../src/server/domain/throttle.ts';
+import { openDatabase } from '../../../src/server/db/database.ts';
+import { createLogger } from '../../../src/server/log.ts';
+import { createUserService } from '../../../src/server/domain/users.ts';
+import { createPasswordHasher } from '../../../src/server/domain/passwords.ts';
 
 const PASSWORD = 'a quite long secret';
 const PUBLIC_LIMIT = 6;
@@ -191,4 +195,24 @@ describe('limits shared by two gateway processes', () => {
     expect(statuses.filter((status) => status !== 201 && status !== 503)).toEqual([]);
     expect(statuses.filter((status) => status === 201).length).toBeGreaterThan(0);
   }, 60_000);
+
+  it('prunes throttle rows by their own windows: a day for the account ceiling, minutes for keys with an address', async () => {
+    const opened = await openDatabase({ databaseUrl: database.url, dataDir: '.', poolSize: 2 }, createLogger('silent'));
+    try {
+      const users = createUserService({ db: opened.db, log: createLogger('silent'), hasher: createPasswordHasher({ lanes: 1 }), mailer: { send: async () => {}, close: () => {} }, publicUrl: 'http://x' });
+      await db.query("DELETE FROM login_throttle WHERE key LIKE '%prune.example'");
+      await db.query(`INSERT INTO login_throttle (key, failures, window_started_at, locked_until) VALUES
+        ('email:a@prune.example', 3, now() - interval '1 hour', NULL),
+        ('email:b@prune.example', 3, now() - interval '25 hours', NULL),
+        ('email:c@prune.example', 60, now() - interval '25 hours', now() + interval '1 hour'),
+        ('email:a@prune.example|ip:198.51.100.1', 2, now() - interval '1 hour', NULL),
+        ('ip:198.51.100.1|prune.example', 2, now() - interval '1 hour', NULL),
+        ('ip:198.51.100.2|prune.example', 60, now() - interval '1 hour', now() + interval '10 minutes')`);
+      await users.pruneThrottle();
+      const left = await db.query<{ key: string }>("SELECT key FROM login_throttle WHERE key LIKE '%prune.example%' ORDER BY key");
+      expect(left.rows.map((row) => row.key)).toEqual(['email:a@prune.example', 'email:c@prune.example', 'ip:198.51.100.2|prune.example']);
+    } finally {
+      await opened.close();
+    }
+  });
 });
