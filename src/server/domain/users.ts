@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { loginThrottle, telegramAccounts, userCodes, userPincodes, users, walletAccounts } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
@@ -107,38 +107,46 @@ export function createUserService(deps: {
   const reserveAttempt = async (keys: Array<{ key: string; policy: ThrottlePolicy }>): Promise<{ wait: number } | { reserved: Reserved[] }> => {
     // One order for every transaction, so two attempts sharing keys cannot wait on each other's rows.
     const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : 1));
+    const list = sql.join(sorted.map(({ key }) => sql`${key}`), sql`, `);
+    // Plain statements, not the query builder: this runs on every sign-in that gets as far as a password check.
     return db.transaction(async (tx) => {
       const at = now();
       // The rows exist before they are locked, so two first failures at once cannot both start from nothing.
-      await tx.insert(loginThrottle).values(sorted.map(({ key }) => ({ key, failures: 0, windowStartedAt: at }))).onConflictDoNothing();
-      const rows = await tx.select().from(loginThrottle).where(inArray(loginThrottle.key, sorted.map(({ key }) => key))).orderBy(loginThrottle.key).for('update');
-      const states = new Map(rows.map((row) => [row.key, row]));
+      await tx.execute(sql`INSERT INTO login_throttle (key, failures, window_started_at)
+        VALUES ${sql.join(sorted.map(({ key }) => sql`(${key}, 0, ${at.toISOString()}::timestamptz)`), sql`, `)} ON CONFLICT (key) DO NOTHING`);
+      const rows = await tx.execute<{ key: string; failures: number; window_started_at: Date; locked_until: Date | null }>(
+        sql`SELECT key, failures, window_started_at, locked_until FROM login_throttle WHERE key IN (${list}) ORDER BY key FOR UPDATE`,
+      );
+      const states = new Map<string, ThrottleState>(
+        rows.rows.map((row) => [row.key, { failures: row.failures, windowStartedAt: new Date(row.window_started_at), lockedUntil: row.locked_until ? new Date(row.locked_until) : null }]),
+      );
       const wait = Math.max(...sorted.map(({ key }) => retryAfterMs(states.get(key), at)));
       if (wait > 0) return { wait };
-      const reserved: Reserved[] = [];
-      for (const { key, policy } of sorted) {
+      const reserved = sorted.map(({ key, policy }) => {
         const before = states.get(key);
-        const after = afterFailure(before?.failures ? before : undefined, at, policy);
-        await tx.update(loginThrottle).set(after).where(eq(loginThrottle.key, key));
-        reserved.push({ key, before, after });
-      }
+        return { key, before, after: afterFailure(before?.failures ? before : undefined, at, policy) };
+      });
+      const values = reserved.map(
+        ({ key, after }) => sql`(${key}, ${after.failures}::int, ${after.windowStartedAt.toISOString()}::timestamptz, ${after.lockedUntil?.toISOString() ?? null}::timestamptz)`,
+      );
+      await tx.execute(sql`UPDATE login_throttle AS t SET failures = v.failures, window_started_at = v.window_started_at, locked_until = v.locked_until
+        FROM (VALUES ${sql.join(values, sql`, `)}) AS v(key, failures, window_started_at, locked_until) WHERE t.key = v.key`);
       return { reserved };
     });
   };
 
-  /** Takes back a reservation's count, and its lock if nothing locked the key since. */
-  const undoReservation = async (reserved: Reserved[]) => {
-    for (const { key, before, after } of reserved) {
-      await db
-        .update(loginThrottle)
-        .set({
-          failures: sql`greatest(${loginThrottle.failures} - 1, 0)`,
-          lockedUntil: after.lockedUntil
-            ? sql`CASE WHEN ${loginThrottle.lockedUntil} = ${after.lockedUntil.toISOString()}::timestamptz THEN ${before?.lockedUntil?.toISOString() ?? null}::timestamptz ELSE ${loginThrottle.lockedUntil} END`
-            : sql`${loginThrottle.lockedUntil}`,
-        })
-        .where(eq(loginThrottle.key, key));
-    }
+  /**
+   * Takes back a reservation's count, and its lock if nothing locked the key since; `clear` is a key deleted
+   * instead (the owner's own failures from this address, after a success). One statement.
+   */
+  const undoReservation = async (reserved: Reserved[], clear?: string) => {
+    const values = reserved.map(
+      ({ key, before, after }) => sql`(${key}, ${after.lockedUntil?.toISOString() ?? null}::timestamptz, ${before?.lockedUntil?.toISOString() ?? null}::timestamptz)`,
+    );
+    await db.execute(sql`WITH cleared AS (DELETE FROM login_throttle WHERE key = ${clear ?? null})
+      UPDATE login_throttle AS t SET failures = greatest(t.failures - 1, 0),
+        locked_until = CASE WHEN v.set_lock IS NOT NULL AND t.locked_until = v.set_lock THEN v.old_lock ELSE t.locked_until END
+      FROM (VALUES ${sql.join(values, sql`, `)}) AS v(key, set_lock, old_lock) WHERE t.key = v.key`);
   };
 
   /** The owner hears once per trip of the account's ceiling that someone is guessing; the mail cap applies too. */
@@ -257,8 +265,7 @@ export function createUserService(deps: {
       if (valid && userId) {
         // The owner's own mistakes from this address are forgiven by a success; the account's ceiling is not reset.
         const pairKey = keys.find(({ policy }) => policy === PAIR_POLICY)?.key;
-        await undoReservation(reserved.filter(({ key }) => key !== pairKey));
-        if (pairKey) await db.delete(loginThrottle).where(eq(loginThrottle.key, pairKey));
+        await undoReservation(reserved.filter(({ key }) => key !== pairKey), pairKey);
         return { ok: true, userId };
       }
       const accountKey = keys.find(({ policy }) => policy === ACCOUNT_POLICY)?.key;
