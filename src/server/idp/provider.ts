@@ -1,4 +1,3 @@
-import { behindProxy } from '../http/client-address.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type pg from 'pg';
 import { eq } from 'drizzle-orm';
@@ -12,6 +11,7 @@ import { createPostgresAdapter, pruneOidcPayloads } from './adapter.ts';
 import type { IdpSecrets } from './keys.ts';
 import { handleInteraction } from './interactions.ts';
 import { MESSENGER_GRANT, registerMessengerGrant, type MessengerSignIn } from './messenger-grant.ts';
+import { behindProxy } from '../http/client-address.ts';
 
 export const MOUNT = '/oidc';
 /** Everything a first-party client of ours is granted at once: no consent screen for our own app. */
