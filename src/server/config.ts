@@ -5,6 +5,7 @@ import { telegramConfig, telegramSchema, type TelegramConfig } from './config-te
 import { withdrawalConfig, withdrawalSchema, type WithdrawalConfig } from './config-withdrawals.ts';
 import { buyConfig, buySchema, type BuyConfig } from './config-buy.ts';
 import { MAX_SLIPPAGE_BPS } from './domain/slippage.ts';
+import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
 
 /** A configuration value that cannot be used; its message is one line naming the variable. */
 export class ConfigError extends Error {
@@ -52,8 +53,18 @@ const schema = z.object({
   OIDC_REFRESH_TOKEN_TTL: z.coerce.number().int().min(30).max(31_536_000).default(2_592_000),
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
   MAIL_FROM: z.string().min(3).max(200).optional(),
-  TRUST_PROXY: z.enum(['on', 'off']).default('off'),
+  TRUST_PROXY: z
+    .string()
+    .default('off')
+    .transform((text, ctx) => {
+      const trust = parseTrustProxy(text);
+      if (typeof trust !== 'string') return trust;
+      ctx.addIssue({ code: 'custom', message: `must be off, on, a hop count or proxy addresses/CIDRs: ${trust}` });
+      return z.NEVER;
+    }),
   PUBLIC_RATE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(120),
+  AUTH_RATE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(20),
+  MAIL_RATE_LIMIT: z.coerce.number().int().min(0).max(1000).default(5),
   SWAP_SPREAD_BPS: z.coerce.number().int().min(0).max(2000).default(50),
   SWAP_LIMITS: z
     .string()
@@ -128,9 +139,14 @@ export type Config = Readonly<{
   }>;
   smtpUrl: string | undefined;
   mailFrom: string;
-  trustProxy: boolean;
+  /** Which hops in front are our proxies: the client is the right-most hop that is not one (client-address.ts). */
+  trustProxy: TrustProxy;
   /** Requests a minute per client address on the public endpoints that write (buy quotes and orders); 0 is off. */
   publicRateLimit: number;
+  /** Requests an hour per client address on each of sign-up, password reset and the code mails; 0 is off. */
+  authRateLimit: number;
+  /** Mails an hour to one address, of every kind together; 0 is off. */
+  mailRateLimit: number;
   /**
    * Swaps (SPEC §5): the spread in basis points taken in the destination currency, limits per source or pair, and how
    * far the market may move against the desk before a quote or order is refused as expired.
@@ -199,8 +215,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     }),
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM ?? `Wallet <no-reply@${new URL(publicUrl).hostname}>`,
-    trustProxy: e.TRUST_PROXY === 'on',
+    trustProxy: e.TRUST_PROXY,
     publicRateLimit: e.PUBLIC_RATE_LIMIT,
+    authRateLimit: e.AUTH_RATE_LIMIT,
+    mailRateLimit: e.MAIL_RATE_LIMIT,
     swap: Object.freeze({ spreadBps: e.SWAP_SPREAD_BPS, limits: Object.freeze(e.SWAP_LIMITS ?? {}), maxSlippageBps: e.SWAP_MAX_SLIPPAGE_BPS }),
     payout: Object.freeze({ provider: payoutProvider, webhookSecret: e.PAYOUT_WEBHOOK_SECRET, sandboxDelayMs: e.PAYOUT_SANDBOX_DELAY_MS, binTable: e.PAYOUT_BIN_TABLE }),
     sell: Object.freeze({ minRub: e.SELL_MIN_RUB, maxRub: e.SELL_MAX_RUB, spreadBps: e.SELL_SPREAD_BPS, rateTtlS: e.SELL_RATE_TTL_S, maxSlippageBps: e.SELL_MAX_SLIPPAGE_BPS }),

@@ -51,7 +51,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await database.close();
     throw error;
   });
-  const gateway = createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, secrets, messenger: accounts.messenger });
+  const gateway = createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, secrets, limits: accounts.limits, messenger: accounts.messenger });
   const api = getRequestListener(gateway.fetch);
   // The embedded identity provider; absent when OIDC_ISSUER names another issuer, and then /oidc is an unknown path.
   const mounts: { oidc?: NodeHandler } = { oidc: accounts.idp?.handle };

@@ -35,7 +35,8 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       if (!admin) throw new Error('E2E_ADMIN_DATABASE_URL is not set: run through the Playwright config');
       const database = await createTestDatabase(admin, 'wallet_e2e');
       const port = await import('../support/server.ts').then((m) => m.freePort());
-      const env = { DATABASE_URL: database.url, PUBLIC_URL: `http://127.0.0.1:${port}`, PORT: String(port), ...appEnv };
+      // Every browser of every spec comes from 127.0.0.1: the per-client limits on sign-up and reset would count them as one.
+      const env = { DATABASE_URL: database.url, PUBLIC_URL: `http://127.0.0.1:${port}`, PORT: String(port), AUTH_RATE_LIMIT: '10000', ...appEnv };
       const server = await launchServer(env);
       await use(Object.assign(server, { env }));
       await server.stop();

@@ -48,42 +48,67 @@ export type PasswordHasher = {
 };
 
 /**
- * argon2 on a bounded number of lanes with a bounded FIFO queue: a flood of checks waits its turn or is
- * refused at once instead of stacking up hundreds of 19 MiB jobs, so everyone else's sign-in stays fast.
+ * argon2 on a bounded number of lanes with bounded FIFO queues: a flood of checks waits its turn or is refused at
+ * once instead of stacking up hundreds of 19 MiB jobs, so everyone else's sign-in stays fast. Hashing a new
+ * password (sign-up, reset) has a budget of its own: at most `newPasswordLanes` of the lanes (half, at least one)
+ * and its own short queue, and a waiting sign-in check always goes first, so a storm of sign-ups never holds a
+ * sign-in up by more than the one hash already running on its lane.
  */
-export function createPasswordHasher(options: { lanes?: number; maxWaiting?: number } = {}): PasswordHasher {
+export function createPasswordHasher(options: { lanes?: number; maxWaiting?: number; newPasswordLanes?: number; maxNewWaiting?: number } = {}): PasswordHasher {
   const lanes = options.lanes ?? Math.max(1, availableParallelism());
-  const maxWaiting = options.maxWaiting ?? 256;
+  const newLanes = Math.min(lanes, options.newPasswordLanes ?? Math.max(1, Math.floor(lanes / 2)));
+  const queues = { check: [] as Array<() => void>, new: [] as Array<() => void> };
+  const maxWaiting = { check: options.maxWaiting ?? 256, new: options.maxNewWaiting ?? 32 };
   let running = 0;
-  const waiting: Array<() => void> = [];
+  let runningNew = 0;
   let dummyHash: Promise<string> | undefined;
 
-  const run = async <T>(job: () => Promise<T>): Promise<T> => {
-    if (running >= lanes) {
-      if (waiting.length >= maxWaiting) throw new HasherBusyError('too many password checks are waiting');
-      await new Promise<void>((resolve) => waiting.push(resolve));
-    } else {
+  /** Hands free lanes to the waiting jobs: checks first, new passwords only within their budget. */
+  const dispatch = () => {
+    while (running < lanes) {
+      const check = queues.check.shift();
+      if (check) {
+        running += 1;
+        check();
+        continue;
+      }
+      if (runningNew >= newLanes) return;
+      const next = queues.new.shift();
+      if (!next) return;
       running += 1;
+      runningNew += 1;
+      next();
+    }
+  };
+
+  const run = async <T>(kind: 'check' | 'new', job: () => Promise<T>): Promise<T> => {
+    const free = running < lanes && (kind === 'check' ? queues.check.length === 0 : runningNew < newLanes && queues.new.length === 0 && queues.check.length === 0);
+    if (free) {
+      running += 1;
+      if (kind === 'new') runningNew += 1;
+    } else {
+      if (queues[kind].length >= maxWaiting[kind]) throw new HasherBusyError('too many password checks are waiting');
+      // dispatch() counts the lane in before it lets the job go, so the counts stay exact.
+      await new Promise<void>((resolve) => queues[kind].push(resolve));
     }
     try {
       return await job();
     } finally {
-      // Hand the lane straight to the next waiter, so the count stays exact and the order is first come, first served.
-      const next = waiting.shift();
-      if (next) next();
-      else running -= 1;
+      running -= 1;
+      if (kind === 'new') runningNew -= 1;
+      dispatch();
     }
   };
 
   return {
-    hash: (password) => run(() => hash(password, ARGON2_OPTIONS)),
-    verify: (passwordHash, password) => run(() => verify(passwordHash, password).catch(() => false)),
+    hash: (password) => run('new', () => hash(password, ARGON2_OPTIONS)),
+    verify: (passwordHash, password) => run('check', () => verify(passwordHash, password).catch(() => false)),
     verifyDummy: async (password) => {
       dummyHash ??= hash('not a real password, only spends time', ARGON2_OPTIONS);
       const stored = await dummyHash;
-      await run(() => verify(stored, password).catch(() => false));
+      await run('check', () => verify(stored, password).catch(() => false));
     },
-    stats: () => ({ running, waiting: waiting.length }),
+    stats: () => ({ running, waiting: queues.check.length + queues.new.length }),
     lanes,
   };
 }

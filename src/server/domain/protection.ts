@@ -70,6 +70,8 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
     try {
       await mailer.send({ to, kind, language, link: code });
     } catch (error) {
+      // The per-address mail cap (limits.ts) is the user's to wait out, not a failure of ours.
+      if (error instanceof ApiError) throw error;
       log.error({ err: error, kind }, 'verification mail failed');
       throw new ApiError(503, 'MAIL_UNAVAILABLE', 'The verification mail could not be sent; try again later', { cause: error });
     }

@@ -5,8 +5,9 @@ import type { Logger } from '../log.ts';
 import type { Mailer } from '../adapters/mail/mailer.ts';
 import { codeExpiry, newCode, storedCode, type CodePurpose } from './codes.ts';
 import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
+import { TooManyMailsError } from './limits.ts';
 import { HasherBusyError, PASSWORD_MESSAGES, passwordProblem, type PasswordHasher } from './passwords.ts';
-import { ACCOUNT_POLICY, ADDRESS_POLICY, afterFailure, retryAfterMs, type ThrottlePolicy, type ThrottleState } from './throttle.ts';
+import { ACCOUNT_POLICY, ADDRESS_POLICY, PAIR_POLICY, afterFailure, retryAfterMs, throttleKeys, tripped, type ThrottlePolicy, type ThrottleState } from './throttle.ts';
 
 export const LANGUAGES = ['ENG', 'RUS'] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -61,10 +62,6 @@ export function createUserService(deps: {
 }) {
   const { db, hasher, mailer, log } = deps;
   const now = deps.now ?? (() => new Date());
-  // A check per e-mail that is still running: a burst against one account waits for none of it, it is refused.
-  const inFlight = new Map<string, number>();
-  const MAX_IN_FLIGHT_PER_ACCOUNT = 2;
-
   const checkPassword = (password: string, email: string) => {
     const problem = passwordProblem(password, email);
     if (problem) throw new UserError('WEAK_PASSWORD', PASSWORD_MESSAGES[problem]);
@@ -89,13 +86,13 @@ export function createUserService(deps: {
     return row.userId;
   };
 
-  type LoginRow = { user: { id: string; passwordHash: string | null; confirmed: boolean } | null; throttle: Array<{ key: string; failures: number; windowStartedAt: string; lockedUntil: string | null }> | null };
+  type LoginRow = { user: { id: string; passwordHash: string | null; confirmed: boolean; language: Language } | null; throttle: Array<{ key: string; failures: number; windowStartedAt: string; lockedUntil: string | null }> | null };
 
   /** The user and both throttle rows in one round trip: a login's database work is on the hot path. */
   const readLoginState = async (email: string, keys: string[]): Promise<{ user: LoginRow['user']; throttle: Map<string, ThrottleState> }> => {
     const result = await db.execute<LoginRow>(sql`
       SELECT
-        (SELECT json_build_object('id', id, 'passwordHash', password_hash, 'confirmed', email_confirmed_at IS NOT NULL) FROM ${users} WHERE email = ${email}) AS "user",
+        (SELECT json_build_object('id', id, 'passwordHash', password_hash, 'confirmed', email_confirmed_at IS NOT NULL, 'language', language) FROM ${users} WHERE email = ${email}) AS "user",
         (SELECT json_agg(json_build_object('key', key, 'failures', failures, 'windowStartedAt', window_started_at, 'lockedUntil', locked_until))
            FROM ${loginThrottle} WHERE key IN (${sql.join(keys.map((key) => sql`${key}`), sql`, `)})) AS "throttle"`);
     const row = result.rows[0];
@@ -105,14 +102,63 @@ export function createUserService(deps: {
     return { user: row?.user ?? null, throttle };
   };
 
-  const recordFailure = async (key: string, policy: ThrottlePolicy) => {
-    await db.transaction(async (tx) => {
-      // The row exists before it is locked, so two first failures at once cannot both start from nothing.
-      await tx.insert(loginThrottle).values({ key, failures: 0, windowStartedAt: now() }).onConflictDoNothing();
-      const [row] = await tx.select().from(loginThrottle).where(eq(loginThrottle.key, key)).for('update');
-      const next = afterFailure(row, now(), policy);
-      await tx.update(loginThrottle).set(next).where(eq(loginThrottle.key, key));
+  type Reserved = { key: string; before: ThrottleState | undefined; after: ThrottleState };
+
+  /**
+   * Counts the attempt as a failure on every key before the password is checked, in one transaction, unless a key
+   * is locked (then the wait). Counting first means a burst of parallel guesses, in any number of processes, gets
+   * no more checks than the keys allow; a right password takes its count back (undoReservation).
+   */
+  const reserveAttempt = async (keys: Array<{ key: string; policy: ThrottlePolicy }>): Promise<{ wait: number } | { reserved: Reserved[] }> => {
+    // One order for every transaction, so two attempts sharing keys cannot wait on each other's rows.
+    const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : 1));
+    const list = sql.join(sorted.map(({ key }) => sql`${key}`), sql`, `);
+    // Plain statements, not the query builder: this runs on every sign-in that gets as far as a password check.
+    return db.transaction(async (tx) => {
+      const at = now();
+      // The rows exist before they are locked, so two first failures at once cannot both start from nothing.
+      await tx.execute(sql`INSERT INTO login_throttle (key, failures, window_started_at)
+        VALUES ${sql.join(sorted.map(({ key }) => sql`(${key}, 0, ${at.toISOString()}::timestamptz)`), sql`, `)} ON CONFLICT (key) DO NOTHING`);
+      const rows = await tx.execute<{ key: string; failures: number; window_started_at: Date; locked_until: Date | null }>(
+        sql`SELECT key, failures, window_started_at, locked_until FROM login_throttle WHERE key IN (${list}) ORDER BY key FOR UPDATE`,
+      );
+      const states = new Map<string, ThrottleState>(
+        rows.rows.map((row) => [row.key, { failures: row.failures, windowStartedAt: new Date(row.window_started_at), lockedUntil: row.locked_until ? new Date(row.locked_until) : null }]),
+      );
+      const wait = Math.max(...sorted.map(({ key }) => retryAfterMs(states.get(key), at)));
+      if (wait > 0) return { wait };
+      const reserved = sorted.map(({ key, policy }) => {
+        const before = states.get(key);
+        return { key, before, after: afterFailure(before?.failures ? before : undefined, at, policy) };
+      });
+      const values = reserved.map(
+        ({ key, after }) => sql`(${key}, ${after.failures}::int, ${after.windowStartedAt.toISOString()}::timestamptz, ${after.lockedUntil?.toISOString() ?? null}::timestamptz)`,
+      );
+      await tx.execute(sql`UPDATE login_throttle AS t SET failures = v.failures, window_started_at = v.window_started_at, locked_until = v.locked_until
+        FROM (VALUES ${sql.join(values, sql`, `)}) AS v(key, failures, window_started_at, locked_until) WHERE t.key = v.key`);
+      return { reserved };
     });
+  };
+
+  /**
+   * Takes back a reservation's count, and its lock if nothing locked the key since; `clear` is a key deleted
+   * instead (the owner's own failures from this address, after a success). One statement.
+   */
+  const undoReservation = async (reserved: Reserved[], clear?: string) => {
+    const values = reserved.map(
+      ({ key, before, after }) => sql`(${key}, ${after.lockedUntil?.toISOString() ?? null}::timestamptz, ${before?.lockedUntil?.toISOString() ?? null}::timestamptz)`,
+    );
+    await db.execute(sql`WITH cleared AS (DELETE FROM login_throttle WHERE key = ${clear ?? null})
+      UPDATE login_throttle AS t SET failures = greatest(t.failures - 1, 0),
+        locked_until = CASE WHEN v.set_lock IS NOT NULL AND t.locked_until = v.set_lock THEN v.old_lock ELSE t.locked_until END
+      FROM (VALUES ${sql.join(values, sql`, `)}) AS v(key, set_lock, old_lock) WHERE t.key = v.key`);
+  };
+
+  /** The owner hears once per trip of the account's ceiling that someone is guessing; the mail cap applies too. */
+  const tellOwnerLocked = (email: string, language: Language) => {
+    mailer
+      .send({ to: email, kind: 'account_locked', language, link: `${deps.publicUrl}/auth/forgot` })
+      .catch((error: unknown) => log.warn({ err: error }, 'the account-locked notice was not sent'));
   };
 
   const profile = async (userId: string): Promise<Profile> => {
@@ -180,7 +226,8 @@ export function createUserService(deps: {
       const code = await issueCode(user.id, 'reset_password');
       void mailer
         .send({ to: email, kind: 'reset_password', language: user.language, link: `${deps.publicUrl}/auth/forgot/${code}` })
-        .catch((error: unknown) => log.error({ err: error }, 'reset mail failed'));
+        // Over the per-address mail cap is no failure (capMails logs it); the answer stays the same either way.
+        .catch((error: unknown) => (error instanceof TooManyMailsError ? undefined : log.error({ err: error }, 'reset mail failed')));
     },
 
     /** Sets the new password, proves the e-mail (the link reached it) and ends every other session of the user. */
@@ -208,7 +255,8 @@ export function createUserService(deps: {
         .update(users)
         .set({ passwordHash, sessionsRevokedAt: at, emailConfirmedAt: sql`coalesce(${users.emailConfirmedAt}, ${at.toISOString()}::timestamptz)` })
         .where(eq(users.id, userId));
-      if (pending.email) await db.delete(loginThrottle).where(eq(loginThrottle.key, `email:${pending.email}`));
+      // The mailbox is proven: the account's ceiling and its per-address locks no longer stand in the way.
+      if (pending.email) await db.delete(loginThrottle).where(sql`${loginThrottle.key} = ${`email:${pending.email}`} OR starts_with(${loginThrottle.key}, ${`email:${pending.email}|`})`);
       await deps.onSessionsRevoked?.(userId);
     },
 
@@ -218,35 +266,36 @@ export function createUserService(deps: {
      */
     async checkLogin(rawEmail: string, password: string, clientAddress: string): Promise<LoginResult> {
       const email = normalizeEmail(rawEmail);
-      const accountKey = `email:${email}`;
-      const addressKey = `ip:${clientAddress}`;
-      const { user, throttle: states } = await readLoginState(email, [accountKey, addressKey]);
-      const wait = Math.max(retryAfterMs(states.get(accountKey), now()), retryAfterMs(states.get(addressKey), now()));
+      const keys = throttleKeys(email, clientAddress);
+      const { user, throttle: states } = await readLoginState(email, keys.map(({ key }) => key));
+      // A locked key is refused on this one read, before any hashing or row lock: the cheap answer to a flood.
+      const wait = Math.max(...keys.map(({ key }) => retryAfterMs(states.get(key), now())));
       if (wait > 0) return { ok: false, reason: 'THROTTLED', retryAfterMs: wait };
-      if ((inFlight.get(accountKey) ?? 0) >= MAX_IN_FLIGHT_PER_ACCOUNT) return { ok: false, reason: 'THROTTLED', retryAfterMs: 1000 };
       if ([...password].length > 1024) return { ok: false, reason: 'INVALID' };
 
-      inFlight.set(accountKey, (inFlight.get(accountKey) ?? 0) + 1);
+      const reservation = await reserveAttempt(keys);
+      if ('wait' in reservation) return { ok: false, reason: 'THROTTLED', retryAfterMs: reservation.wait };
+      const { reserved } = reservation;
       let valid = false;
       try {
         if (user?.passwordHash) valid = (await hasher.verify(user.passwordHash, password)) && user.confirmed;
         else await hasher.verifyDummy(password);
       } catch (error) {
+        await undoReservation(reserved);
         if (error instanceof HasherBusyError) return { ok: false, reason: 'THROTTLED', retryAfterMs: 1000 };
         throw error;
-      } finally {
-        const left = (inFlight.get(accountKey) ?? 1) - 1;
-        if (left > 0) inFlight.set(accountKey, left);
-        else inFlight.delete(accountKey);
       }
       const userId = user?.id;
 
       if (valid && userId) {
-        if (states.has(accountKey)) await db.delete(loginThrottle).where(eq(loginThrottle.key, accountKey));
+        // The owner's own mistakes from this address are forgiven by a success; the account's ceiling is not reset.
+        const pairKey = keys.find(({ policy }) => policy === PAIR_POLICY)?.key;
+        await undoReservation(reserved.filter(({ key }) => key !== pairKey), pairKey);
         return { ok: true, userId };
       }
-      await recordFailure(accountKey, ACCOUNT_POLICY);
-      await recordFailure(addressKey, ADDRESS_POLICY);
+      const accountKey = keys.find(({ policy }) => policy === ACCOUNT_POLICY)?.key;
+      const account = reserved.find(({ key }) => key === accountKey);
+      if (user && account && tripped(account.before, account.after, now())) tellOwnerLocked(email, user.language);
       return { ok: false, reason: 'INVALID' };
     },
 
@@ -262,8 +311,18 @@ export function createUserService(deps: {
 
     /** Removes throttle rows that no longer lock anything; run now and then. */
     async pruneThrottle(): Promise<void> {
-      const cutoff = new Date(now().getTime() - Math.max(ACCOUNT_POLICY.windowMs, ADDRESS_POLICY.windowMs));
-      await db.delete(loginThrottle).where(and(sql`${loginThrottle.windowStartedAt} < ${cutoff.toISOString()}::timestamptz`, sql`(${loginThrottle.lockedUntil} is null or ${loginThrottle.lockedUntil} < now())`));
+      // The account's own key keeps its day-long window; the keys with an address in them only their short one.
+      const long = new Date(now().getTime() - ACCOUNT_POLICY.windowMs).toISOString();
+      const short = new Date(now().getTime() - Math.max(PAIR_POLICY.windowMs, ADDRESS_POLICY.windowMs)).toISOString();
+      const withAddress = sql`(starts_with(${loginThrottle.key}, 'ip:') OR strpos(${loginThrottle.key}, '|ip:') > 0)`;
+      await db
+        .delete(loginThrottle)
+        .where(
+          and(
+            sql`(${loginThrottle.windowStartedAt} < ${long}::timestamptz OR (${loginThrottle.windowStartedAt} < ${short}::timestamptz AND ${withAddress}))`,
+            sql`(${loginThrottle.lockedUntil} is null or ${loginThrottle.lockedUntil} < now())`,
+          ),
+        );
     },
   };
 }

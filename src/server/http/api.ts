@@ -26,12 +26,13 @@ import { createProtectionApi } from './protection.ts';
 import { createTelegramArea } from './telegram.ts';
 import type { Accounts } from '../accounts.ts';
 import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
+import type { Limits } from '../domain/limits.ts';
 
 const ACCOUNT_URL = /^[a-z]+:\/\/[^/]+\/api\/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\//;
 const FALL_THROUGH = 'x-no-account-route';
 
 /** `auth` is the bearer-token verifier: guard a route with `requireAuth(deps.auth)` from ./auth-middleware.ts. */
-export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody; mailer: Mailer; secrets: SecretsKey; messenger?: Accounts['messenger'] };
+export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody; mailer: Mailer; secrets: SecretsKey; limits: Limits; messenger?: Accounts['messenger'] };
 
 /** One endpoint of the gateway, as registered: `path` has Hono's parameters (`/api/:account/asset`). */
 export type ApiRoute = { method: string; path: string };
@@ -59,8 +60,8 @@ export function createApi(deps: ApiDeps): ApiHandler {
     const database = await databaseStatus(deps.pool);
     return c.json({ status: database === 'up' ? 'ok' : 'degraded', version: deps.config.version, database }, database === 'up' ? 200 : 503);
   });
-  api.route('/', createUserApi({ config: deps.config, users: deps.users, auth: deps.auth }));
-  api.route('/', createProtectionApi({ protection: createProtectionService({ pool: deps.pool, mailer: deps.mailer, log: deps.log, secrets: deps.secrets }), auth: deps.auth }));
+  api.route('/', createUserApi({ config: deps.config, users: deps.users, auth: deps.auth, limits: deps.limits }));
+  api.route('/', createProtectionApi({ protection: createProtectionService({ pool: deps.pool, mailer: deps.mailer, log: deps.log, secrets: deps.secrets }), auth: deps.auth, limits: deps.limits, trustProxy: deps.config.trustProxy }));
   // Telegram: authTg/linkTg, /user/tg…, the bot's webhook (telegram.ts); its Bot API stand-in goes under /sandbox.
   const telegram = createTelegramArea({ config: deps.config, log: deps.log, auth: deps.auth, messenger: deps.messenger });
   api.route('/', telegram.api);
@@ -68,7 +69,7 @@ export function createApi(deps: ApiDeps): ApiHandler {
   // /c2f/{account}/… starts with a fixed segment, so it stays on `api`.
   api.route('/', createSellApi({ pool: deps.pool, desk: deps.custody.sell, provider: deps.custody.payouts.provider, auth: deps.auth, log: deps.log }));
   // /b2c/…, /fiatDeposit/… and the card provider's webhook: fixed first segments, so on `api` too.
-  api.route('/', createBuyApi({ pool: deps.pool, desk: deps.custody.buy, provider: deps.custody.cards.provider, auth: deps.auth, log: deps.log, limit: { perMinute: deps.config.publicRateLimit, trustProxy: deps.config.trustProxy } }));
+  api.route('/', createBuyApi({ pool: deps.pool, desk: deps.custody.buy, provider: deps.custody.cards.provider, auth: deps.auth, log: deps.log, limit: { limit: deps.limits.limit('public'), trustProxy: deps.config.trustProxy } }));
 
   // Routes of SPEC §7 under /api/{account}/… go on `accounts`, not `api`: a parameter first, beside /api/user and
   // the like, makes Hono give up its RegExpRouter for a slower trie on every route. Requests whose first segment

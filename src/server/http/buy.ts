@@ -14,6 +14,8 @@ import type { CardProvider } from '../adapters/card/port.ts';
 import { BuyError, type BuyDesk, type BuyProblem } from '../domain/buy.ts';
 import type { Logger } from '../log.ts';
 import { rateLimit } from './rate-limit.ts';
+import type { Limit } from '../domain/limits.ts';
+import type { TrustProxy } from './client-address.ts';
 import { requireAuth, UnauthorizedError, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
@@ -99,7 +101,7 @@ const refusal = (error: unknown): never => {
   throw error;
 };
 
-export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: CardProvider | undefined; auth: AccessTokenVerifier; log: Logger; limit: { perMinute: number; trustProxy: boolean } }): Hono<ApiEnv> {
+export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: CardProvider | undefined; auth: AccessTokenVerifier; log: Logger; limit: { limit: Limit | undefined; trustProxy: TrustProxy } }): Hono<ApiEnv> {
   const { pool, desk } = deps;
   const app = new Hono<ApiEnv>();
   const auth = requireAuth(deps.auth);

@@ -20,6 +20,8 @@ export type ErrorBody = { exceptionCode: string; message: string };
 /** The one place that turns any thrown value into the gateway's error shape; only our own faults are 500. */
 export function errorResponse(error: unknown, c: Context, log: Logger): Response {
   if (error instanceof ApiError) {
+    // A refusal that knows when to come back (limits.ts) says so the standard way.
+    if ('retryAfterSeconds' in error && typeof error.retryAfterSeconds === 'number') c.header('Retry-After', String(error.retryAfterSeconds));
     return c.json<ErrorBody>({ exceptionCode: error.exceptionCode, message: error.message }, error.status);
   }
   if (error instanceof z.ZodError) {

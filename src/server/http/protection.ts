@@ -11,6 +11,9 @@ import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { payloadTooLarge } from './body-limit.ts';
 import { parseJsonBody } from './json-body.ts';
+import type { Limits } from '../domain/limits.ts';
+import { addressBucket, type TrustProxy } from './client-address.ts';
+import { requestAddress } from './rate-limit.ts';
 
 const pinCode = z.string({ error: 'The pin code is required' }).regex(/^\d{4}$/, 'The pin code must be exactly 4 digits');
 const pinBody = z.object({ pinCode });
@@ -34,12 +37,14 @@ function pincodeHeader(c: Context): string | undefined {
   return value ? value.slice(0, 16) : undefined;
 }
 
-export function createProtectionApi(deps: { protection: ProtectionService; auth: AccessTokenVerifier }): Hono<ApiEnv> {
-  const { protection } = deps;
+export function createProtectionApi(deps: { protection: ProtectionService; auth: AccessTokenVerifier; limits: Limits; trustProxy: TrustProxy }): Hono<ApiEnv> {
+  const { protection, limits } = deps;
   const app = new Hono<ApiEnv>();
   const auth = requireAuth(deps.auth);
   const limit = bodyLimit({ maxSize: 4 * 1024, onError: (c) => c.json(payloadTooLarge(4 * 1024), 413) });
   const userId = (c: Context<ApiEnv>) => c.get('principal').userId;
+  // Every request that mails a code counts, per client address and per user (limits.ts).
+  const mailsCode = (c: Context<ApiEnv>) => limits.enforce(['codesPerClient', addressBucket(requestAddress(c, deps.trustProxy))], ['codesPerUser', userId(c)]);
 
   app.post('/user/pinCode/validate', auth, async (c) => {
     await protection.validate(userId(c), pincodeHeader(c));
@@ -64,6 +69,7 @@ export function createProtectionApi(deps: { protection: ProtectionService; auth:
   });
 
   app.post('/user/pinCode/reset', auth, async (c) => {
+    await mailsCode(c);
     await protection.requestReset(userId(c));
     return c.json({ sent: true });
   });
@@ -76,6 +82,7 @@ export function createProtectionApi(deps: { protection: ProtectionService; auth:
 
   app.post('/user/email-change', auth, limit, async (c) => {
     const body = emailChangeBody.parse(await jsonBody(c));
+    await mailsCode(c);
     return c.json(await protection.startEmailChange(userId(c), body.newEmail, pincodeHeader(c) ?? (body.pinCode || undefined)));
   });
 
@@ -86,6 +93,7 @@ export function createProtectionApi(deps: { protection: ProtectionService; auth:
 
   app.post('/user/email-change/resend-confirmation', auth, limit, async (c) => {
     await jsonBody(c);
+    await mailsCode(c);
     return c.json(await protection.resendEmailChange(userId(c)));
   });
 

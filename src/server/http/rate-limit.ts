@@ -1,31 +1,26 @@
 import type { IncomingMessage } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
-import { clientAddress } from './client-address.ts';
+import type { Limit } from '../domain/limits.ts';
+import { addressBucket, clientAddress, type TrustProxy } from './client-address.ts';
 
-const SWEEP_AT = 10_000;
+/** The client address of a request served by @hono/node-server (the socket's, or the proxies' say: TRUST_PROXY). */
+export function requestAddress(c: { env: unknown }, trust: TrustProxy): string {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  return incoming ? clientAddress(incoming, trust) : 'unknown';
+}
 
 /**
- * At most `perMinute` requests a minute from one client address, counted in this process's memory (a fixed
- * window): the first line against one caller flooding a public endpoint that writes rows. Beyond it: 429
- * TOO_MANY_REQUESTS with Retry-After. `perMinute` 0 turns it off. A proxy's limiter belongs in front of it too.
+ * At most the limit's requests a window from one client address (an IPv6 /64 counts as one), counted in the
+ * shared store (domain/limits.ts) so every instance counts the same: the first line against one caller flooding
+ * a public endpoint that writes rows. Beyond it: 429 TOO_MANY_REQUESTS with Retry-After. No limit is off.
  */
-export function rateLimit(options: { perMinute: number; trustProxy: boolean; now?: () => number }): MiddlewareHandler {
-  const now = options.now ?? Date.now;
-  const windows = new Map<string, { startedAt: number; count: number }>();
+export function rateLimit(options: { limit: Limit | undefined; trustProxy: TrustProxy }): MiddlewareHandler {
+  const { limit } = options;
   return async (c, next) => {
-    if (options.perMinute <= 0) return next();
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    const key = incoming ? clientAddress(incoming, options.trustProxy) : 'unknown';
-    const at = now();
-    if (windows.size >= SWEEP_AT) for (const [k, w] of windows) if (at - w.startedAt >= 60_000) windows.delete(k);
-    let window = windows.get(key);
-    if (!window || at - window.startedAt >= 60_000) {
-      window = { startedAt: at, count: 0 };
-      windows.set(key, window);
-    }
-    window.count += 1;
-    if (window.count > options.perMinute) {
-      c.header('Retry-After', String(Math.max(1, Math.ceil((window.startedAt + 60_000 - at) / 1000))));
+    if (!limit) return next();
+    const wait = await limit.take(addressBucket(requestAddress(c, options.trustProxy)));
+    if (wait > 0) {
+      c.header('Retry-After', String(Math.max(1, Math.ceil(wait / 1000))));
       return c.json({ exceptionCode: 'TOO_MANY_REQUESTS', message: 'Too many requests: try again in a minute' }, 429);
     }
     return next();

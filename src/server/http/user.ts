@@ -10,6 +10,10 @@ import { payloadTooLarge } from './body-limit.ts';
 import { parseJsonBody } from './json-body.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
+import { HasherBusyError } from '../domain/passwords.ts';
+import { emailKey, type Limits } from '../domain/limits.ts';
+import { addressBucket } from './client-address.ts';
+import { requestAddress } from './rate-limit.ts';
 
 const email = z
   .string({ error: 'The e-mail is required' })
@@ -35,6 +39,8 @@ async function run<T>(work: () => Promise<T>): Promise<T> {
     return await work();
   } catch (error) {
     if (error instanceof UserError) throw new ApiError(STATUS[error.code], error.code, error.message, { cause: error });
+    // Sign-up hashing has a small budget of its own (passwords.ts) so logins keep theirs: past it, come back later.
+    if (error instanceof HasherBusyError) throw new ApiError(503, 'BUSY', 'The server is busy; try again in a moment', { cause: error });
     throw error;
   }
 }
@@ -64,8 +70,9 @@ export function clientConfig(config: Config) {
 }
 
 /** SPEC §7 User service under /api, plus GET /client-config. */
-export function createUserApi(deps: { config: Config; users: UserService; auth: AccessTokenVerifier }): Hono<ApiEnv> {
-  const { users } = deps;
+export function createUserApi(deps: { config: Config; users: UserService; auth: AccessTokenVerifier; limits: Limits }): Hono<ApiEnv> {
+  const { users, limits } = deps;
+  const client = (c: { env: unknown }) => addressBucket(requestAddress(c, deps.config.trustProxy));
   const app = new Hono<ApiEnv>();
   const auth = requireAuth(deps.auth);
   // Per route, not app.use('*'): mounted at the root of /api, a wildcard would reach every other area too.
@@ -78,6 +85,7 @@ export function createUserApi(deps: { config: Config; users: UserService; auth: 
 
   app.post('/user', limit, async (c) => {
     const body = signUpBody.parse(await jsonBody(c));
+    await limits.enforce(['signUpPerClient', client(c)], ['signUpPerEmail', emailKey(body.email)]);
     await run(() => users.signUp(body));
     return c.json({ email: body.email.toLowerCase(), confirmationSent: true }, 201);
   });
@@ -97,6 +105,7 @@ export function createUserApi(deps: { config: Config; users: UserService; auth: 
 
   app.post('/password-reset', limit, async (c) => {
     const body = resetBody.parse(await jsonBody(c));
+    await limits.enforce(['resetPerClient', client(c)], ['resetPerEmail', emailKey(body.email)]);
     await run(() => users.requestPasswordReset(body.email));
     return c.json({ sent: true });
   });

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { UserService } from '../domain/users.ts';
-import { clientAddress } from '../http/client-address.ts';
+import { addressBucket, clientAddress } from '../http/client-address.ts';
 
 type Deps = { provider: Provider; users: UserService; config: Config; log: Logger };
 
@@ -81,7 +81,7 @@ export async function handleInteraction(deps: Deps, req: IncomingMessage, res: S
   const parsed = loginForm.safeParse(form ? Object.fromEntries(form) : {});
   if (!parsed.success || parsed.data.email.trim() === '' || parsed.data.password === '') return redirect(res, `${loginPage}&error=1`);
 
-  const result = await deps.users.checkLogin(parsed.data.email, parsed.data.password, clientAddress(req, config.trustProxy));
+  const result = await deps.users.checkLogin(parsed.data.email, parsed.data.password, addressBucket(clientAddress(req, config.trustProxy)));
   if (!result.ok) {
     if (result.reason === 'THROTTLED') return redirect(res, `${loginPage}&error=throttled&retryAfter=${Math.ceil(result.retryAfterMs / 1000)}`);
     return redirect(res, `${loginPage}&error=1`);

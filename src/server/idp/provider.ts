@@ -16,6 +16,7 @@ import { allowInlineScript } from '../http/security-headers.ts';
 import { createUserinfoEndpoint } from './userinfo.ts';
 import { pruneRevokedGrants } from './revocations.ts';
 import { MESSENGER_GRANT, registerMessengerGrant, type MessengerSignIn } from './messenger-grant.ts';
+import { behindProxy } from '../http/client-address.ts';
 
 export const MOUNT = '/oidc';
 /** Everything a first-party client of ours is granted at once: no consent screen for our own app. */
@@ -191,7 +192,7 @@ export function createIdentityProvider(deps: {
   if (deps.messenger) {
     registerMessengerGrant(provider, { signIn: deps.messenger, findAccount: configuration.findAccount ?? (async () => undefined), audience: oidc.audience, apiScope: API_SCOPE, oidcScope: FIRST_PARTY_SCOPE, accessTokenTtl: oidc.accessTokenTtl });
   }
-  provider.proxy = config.trustProxy;
+  provider.proxy = behindProxy(config.trustProxy);
   const userinfo = createUserinfoEndpoint({ provider, pool: deps.pool, secretsKey: deps.secretsKey, secrets: deps.secrets, issuer: oidc.issuer, audience: oidc.audience, findAccount });
   provider.on('server_error', (_ctx: unknown, error: unknown) => log.error({ err: error }, 'identity provider failed'));
   const callback = provider.callback();

@@ -15,7 +15,7 @@ describe('sign-in configuration', () => {
     });
     expect(config.smtpUrl).toBeUndefined();
     expect(config.mailFrom).toBe('Wallet <no-reply@wallet.example>');
-    expect(config.trustProxy).toBe(false);
+    expect(config.trustProxy).toEqual({ hops: 0 });
   });
 
   it('trusts another issuer when OIDC_ISSUER names one', () => {

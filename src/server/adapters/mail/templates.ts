@@ -1,5 +1,5 @@
 export type MailLanguage = 'ENG' | 'RUS';
-export type MailKind = 'confirm_email' | 'reset_password' | 'signup_existing' | 'messenger_linked' | CodeMailKind;
+export type MailKind = 'confirm_email' | 'reset_password' | 'signup_existing' | 'messenger_linked' | 'account_locked' | CodeMailKind;
 /** Mails that carry a short code to type instead of a link (MailRequest.link holds the code). */
 export type CodeMailKind = 'email_change_old' | 'email_change_new' | 'pincode_reset';
 export type RenderedMail = { subject: string; text: string; html: string };
@@ -77,6 +77,24 @@ const TEXTS: Record<Exclude<MailKind, CodeMailKind>, Record<MailLanguage, Texts>
       action: 'Задать новый пароль',
       expiry: 'Привязанный аккаунт можно посмотреть и отвязать в настройках кошелька.',
       ignore: 'Если вы привязали его сами, ничего делать не нужно.',
+    },
+  },
+  account_locked: {
+    ENG: {
+      subject: 'Someone is trying to sign in to your wallet',
+      greeting: 'Hello,',
+      body: 'There were many sign-in attempts with wrong passwords for the wallet registered to this e-mail address, from several places. To protect it, signing in is paused for a while. If you still know your password, there is nothing to do. If you think someone may know it, set a new one:',
+      action: 'Set a new password',
+      expiry: 'Setting a new password ends the pause at once and signs out everyone else.',
+      ignore: 'If these attempts were yours, wait a little and try again.',
+    },
+    RUS: {
+      subject: 'Кто-то пытается войти в ваш кошелёк',
+      greeting: 'Здравствуйте!',
+      body: 'Было много попыток войти с неверным паролем в кошелёк, зарегистрированный на этот адрес, из разных мест. Чтобы защитить его, вход на время приостановлен. Если вы по-прежнему знаете свой пароль, ничего делать не нужно. Если пароль мог стать кому-то известен, задайте новый:',
+      action: 'Задать новый пароль',
+      expiry: 'Новый пароль сразу снимает паузу и завершает все чужие сеансы.',
+      ignore: 'Если это были ваши попытки, подождите немного и попробуйте снова.',
     },
   },
 };

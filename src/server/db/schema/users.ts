@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { pgTable, text, timestamp, uuid, uniqueIndex, index, integer } from 'drizzle-orm/pg-core';
+import { pgTable, text, timestamp, uuid, uniqueIndex, index, integer, varchar, bigint } from 'drizzle-orm/pg-core';
 
 /** A person who signs in (SPEC §3 User/profile); e-mail is stored lower-cased, unique when present. */
 export const users = pgTable(
@@ -63,4 +63,19 @@ export const loginThrottle = pgTable(
     lockedUntil: timestamp('locked_until', { withTimezone: true }),
   },
   (t) => [index('login_throttle_window').on(t.windowStartedAt)],
+);
+
+/**
+ * rate-limiter-flexible's PostgreSQL store (domain/limits.ts), one table for every limit (keys carry the limit's
+ * prefix): created here rather than by the library, so it exists before the first request of any instance and the
+ * gateway's role needs no right to create tables. `expire` is epoch milliseconds, as the library writes it.
+ */
+export const rateLimit = pgTable(
+  'rate_limit',
+  {
+    key: varchar('key', { length: 255 }).primaryKey(),
+    points: integer('points').notNull().default(0),
+    expire: bigint('expire', { mode: 'number' }),
+  },
+  (t) => [index('rate_limit_expire').on(t.expire)],
 );

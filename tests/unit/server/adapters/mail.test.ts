@@ -24,4 +24,15 @@ describe('mail templates', () => {
   it('escape what goes into HTML', () => {
     expect(renderMail('reset_password', 'ENG', 'https://x.example/?a=1&b="2"').html).toContain('a=1&amp;b=&quot;2&quot;');
   });
+
+  it('tell the owner in their language that sign-in is paused, pointing at a password reset', () => {
+    const en = renderMail('account_locked', 'ENG', 'https://wallet.example/auth/forgot');
+    expect(en.subject).toBe('Someone is trying to sign in to your wallet');
+    expect(en.text).toContain('https://wallet.example/auth/forgot');
+    expect(en.html).toContain('Set a new password');
+    const ru = renderMail('account_locked', 'RUS', 'https://wallet.example/auth/forgot');
+    expect(ru.subject).toBe('Кто-то пытается войти в ваш кошелёк');
+    expect(ru.text).toContain('вход на время приостановлен');
+  });
 });
+

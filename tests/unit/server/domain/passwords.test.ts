@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPasswordHasher, HasherBusyError, passwordProblem, PASSWORD_MESSAGES } from '../../../../src/server/domain/passwords.ts';
+import { hash as rawHash, verify as rawVerify } from '@node-rs/argon2';
+import { ARGON2_OPTIONS, createPasswordHasher, HasherBusyError, passwordProblem, PASSWORD_MESSAGES } from '../../../../src/server/domain/passwords.ts';
 import { COMMON_PASSWORDS } from '../../../../src/server/domain/common-passwords.ts';
 
 describe('password policy', () => {
@@ -47,4 +48,41 @@ describe('password hasher', () => {
     expect(peak).toBe(2);
     expect(hasher.stats()).toEqual({ running: 0, waiting: 0 });
   });
+
+  it('keeps new-password hashing to its own lanes and queue: a sign-up burst does not hold up a sign-in (issue 14 item 12)', async () => {
+    const hasher = createPasswordHasher({ lanes: 2, maxNewWaiting: 64 });
+    const stored = await rawHash('correct horse battery', ARGON2_OPTIONS);
+    // The raw cost of one check on this machine, now: the bound below is relative to it, not to a fixed time.
+    let raw = Infinity;
+    for (let i = 0; i < 3; i += 1) {
+      const started = performance.now();
+      await rawVerify(stored, 'correct horse battery');
+      raw = Math.min(raw, performance.now() - started);
+    }
+    const burst = Array.from({ length: 40 }, (_, i) => hasher.hash(`sign-up password ${i}`));
+    // Sign-ups take at most half the lanes: one lane is left for sign-ins.
+    expect(hasher.stats()).toEqual({ running: 1, waiting: 39 });
+    const started = performance.now();
+    expect(await hasher.verify(stored, 'correct horse battery')).toBe(true);
+    const login = performance.now() - started;
+    // Behind the whole burst it would take some 20 raw checks; beside one running hash it takes about one.
+    expect(login).toBeLessThan(raw * 6 + 100);
+    // Past its own short queue a sign-up is refused at once, and every queued one still completes.
+    const small = createPasswordHasher({ lanes: 2, maxNewWaiting: 1 });
+    const held = [small.hash('first of two'), small.hash('second of two')];
+    await expect(small.hash('third of two')).rejects.toBeInstanceOf(HasherBusyError);
+    expect(await Promise.all([...burst, ...held])).toHaveLength(42);
+    expect(hasher.stats()).toEqual({ running: 0, waiting: 0 });
+  }, 60_000);
+
+  it('gives a waiting sign-in the next free lane before a waiting sign-up', async () => {
+    const hasher = createPasswordHasher({ lanes: 1 });
+    const stored = await hasher.hash('correct horse battery');
+    const order: string[] = [];
+    const first = hasher.hash('running first').then(() => order.push('hash 1'));
+    const second = hasher.hash('waiting sign-up').then(() => order.push('hash 2'));
+    const check = hasher.verify(stored, 'correct horse battery').then(() => order.push('check'));
+    await Promise.all([first, second, check]);
+    expect(order).toEqual(['hash 1', 'check', 'hash 2']);
+  }, 30_000);
 });
