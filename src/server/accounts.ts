@@ -9,7 +9,7 @@ import { migrateOidcPayloads, revokeUserSessions } from './idp/adapter.ts';
 import { loadIdpSecrets } from './idp/keys.ts';
 import { createIdentityProvider, type IdentityProvider } from './idp/provider.ts';
 import { createTokenEndpointCaller, type TokenEndpointAnswer } from './idp/messenger-grant.ts';
-import { capMails, createLimits, type Limits } from './domain/limits.ts';
+import { capMails, createLimits, emailKeyOf, type Limits } from './domain/limits.ts';
 import { createMessengerService, loadDevKeys, type MessengerService } from './domain/messenger.ts';
 import { migrateCodeHashes } from './domain/codes.ts';
 import type { SecretsKey } from './adapters/keys/secrets-key.ts';
@@ -33,8 +33,8 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
   // Rows from before keyed hashing (mailed codes, provider tokens) are moved over before anything looks them up.
   const moved = (await migrateCodeHashes(database.pool, secrets)) + (config.oidc.embedded ? await migrateOidcPayloads(database.pool, secrets) : 0);
   if (moved > 0) log.info({ rows: moved }, 'stored codes and tokens moved to keyed hashes');
-  const limits = createLimits(database.pool, { publicPerMinute: config.publicRateLimit, authPerHour: config.authRateLimit, mailsPerHour: config.mailRateLimit });
-  const mailer = capMails(createMailer({ db: database.db, log, smtpUrl: config.smtpUrl, from: config.mailFrom, production: config.production }), limits.limit('mailsPerAddress'), (mail) =>
+  const limits = createLimits(database.pool, { publicPerMinute: config.publicRateLimit, authPerHour: config.authRateLimit, mailsPerHour: config.mailRateLimit }, emailKeyOf(secrets));
+  const mailer = capMails(createMailer({ db: database.db, log, smtpUrl: config.smtpUrl, from: config.mailFrom, production: config.production }), limits.limit('mailsPerAddress'), limits.emailKey, (mail) =>
     log.warn({ kind: mail.kind }, 'mail not sent: the address had its hourly share of mails'),
   );
   const hasher = createPasswordHasher();

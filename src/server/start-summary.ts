@@ -21,8 +21,8 @@ export function startSummary(config: Config, custody: Pick<Custody, 'chainAdapte
   if (custody.cards.provider) on.push(`buying (card provider ${custody.cards.provider.name})`);
   else off.push('buying (CARD_PROVIDER=off)');
   if (!custody.payouts.provider) off.push('selling (PAYOUT_PROVIDER=off)');
-  else if (config.sellEnabled) on.push(`selling (payout provider ${custody.payouts.provider.name})`);
-  else off.push(`selling (entry hidden by SELL_ENABLED=off; payout provider ${custody.payouts.provider.name})`);
+  // SELL_ENABLED hides only the entry of /home/buy-sell (SPEC §2): the sell flow and its API take orders either way.
+  else on.push(`selling (payout provider ${custody.payouts.provider.name}${config.sellEnabled ? '' : '; its entry hidden by SELL_ENABLED=off'})`);
   const telegram = config.telegram;
   if (telegram.devMode) on.push('Telegram (development mode: a generated bot token, loopback-only test users)');
   else if (telegram.enabled) on.push(`Telegram (bot @${telegram.botUsername})`);

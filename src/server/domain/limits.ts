@@ -3,11 +3,11 @@
  * rate-limiter-flexible's store on the pool), each a fixed window per key. A key over its limit is also remembered
  * in this process until its window ends, so a flood of refused requests costs no database round trip.
  */
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiError } from '../http/errors.ts';
 import type { Mailer, MailRequest } from '../adapters/mail/mailer.ts';
+import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
 
 export type LimitPolicy = { points: number; durationS: number };
 
@@ -74,22 +74,26 @@ export function limitOf(limiter: RateLimiterAbstract): Limit {
   };
 }
 
+/** An e-mail address as a limit key. */
+export type EmailKey = (email: string) => string;
+
 /**
- * An e-mail address as a limit key: hashed, so the table holds no addresses and every key fits its 255 characters.
- * Lower-cased and trimmed as stored.
+ * Keys e-mail addresses by a keyed hash (SECRETS_KEY), lower-cased and trimmed as stored: the table holds no
+ * address, nor a plain hash a guessed address could be tested against, and every key fits its 255 characters.
  */
-export function emailKey(email: string): string {
-  return createHash('sha256').update(email.trim().toLowerCase(), 'utf8').digest('base64url');
+export function emailKeyOf(secrets: Pick<SecretsKey, 'keyedHash'>): EmailKey {
+  return (email) => secrets.keyedHash(email.trim().toLowerCase(), 'limit');
 }
 
 export type Limits = {
+  emailKey: EmailKey;
   /** Counts one request against each [limit, key] and throws TooManyRequestsError when any is over. */
   enforce: (...checks: Array<[LimitName, string]>) => Promise<void>;
   limit: (name: LimitName) => Limit | undefined;
 };
 
 /** Every limit on one pool; a limit of 0 points is off (PUBLIC_RATE_LIMIT, AUTH_RATE_LIMIT, MAIL_RATE_LIMIT at 0). */
-export function createLimits(pool: pg.Pool, options: { publicPerMinute: number; authPerHour: number; mailsPerHour: number }): Limits {
+export function createLimits(pool: pg.Pool, options: { publicPerMinute: number; authPerHour: number; mailsPerHour: number }, emailKey: EmailKey): Limits {
   let sweeper = true;
   const make = (name: string, policy: LimitPolicy) => {
     // The table is shared: one limiter of the process deleting expired rows every 5 minutes is enough.
@@ -114,6 +118,7 @@ export function createLimits(pool: pg.Pool, options: { publicPerMinute: number; 
   const policies: Record<LimitName, LimitPolicy> = { ...limitPolicies(options), public: { points: options.publicPerMinute, durationS: 60 } };
   for (const [name, policy] of Object.entries(policies)) if (policy.points > 0) limits.set(name as LimitName, make(name, policy));
   return {
+    emailKey,
     limit: (name) => limits.get(name),
     async enforce(...checks) {
       for (const [name, key] of checks) {
@@ -130,11 +135,17 @@ export function createLimits(pool: pg.Pool, options: { publicPerMinute: number; 
  * changing it; over the cap the mail is not sent and `send` throws TooManyMailsError (a 429 where it reaches a
  * client).
  */
-export function capMails(mailer: Mailer, cap: Limit | undefined, onRefused?: (mail: MailRequest) => void): Mailer {
+/**
+ * Security notices the owner must get even when someone filled the address's share with reset requests: each is
+ * sent once per event that needs a stolen session or a guessing campaign, so they cannot be used to flood.
+ */
+const UNCAPPED_MAILS: ReadonlySet<MailRequest['kind']> = new Set(['messenger_linked', 'account_locked']);
+
+export function capMails(mailer: Mailer, cap: Limit | undefined, emailKey: EmailKey, onRefused?: (mail: MailRequest) => void): Mailer {
   return {
     close: () => mailer.close(),
     async send(mail) {
-      const wait = cap ? await cap.take(emailKey(mail.to)) : 0;
+      const wait = cap && !UNCAPPED_MAILS.has(mail.kind) ? await cap.take(emailKey(mail.to)) : 0;
       if (wait > 0) {
         onRefused?.(mail);
         throw new TooManyMailsError(wait);

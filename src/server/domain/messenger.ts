@@ -166,43 +166,51 @@ export function createMessengerService(deps: {
     return userId;
   };
 
+  /** The user of a Telegram account; one seen for the first time gets a user and a wallet account. */
+  const userOfTelegram = async (user: TelegramUser): Promise<string> => {
+    const [known] = await db.select({ userId: telegramAccounts.userId }).from(telegramAccounts).where(eq(telegramAccounts.telegramId, user.id));
+    if (known) {
+      await db.update(telegramAccounts).set({ ...profileOf(user), lastSeenAt: now() }).where(eq(telegramAccounts.telegramId, user.id));
+      return known.userId;
+    }
+    return db.transaction(async (tx) => {
+      const language = user.language_code?.toLowerCase().startsWith('ru') ? 'RUS' : 'ENG';
+      const [created] = await tx.insert(users).values({ email: null, language }).returning({ id: users.id });
+      if (!created) throw new Error('the user was not created');
+      const inserted = await tx
+        .insert(telegramAccounts)
+        .values({ telegramId: user.id, userId: created.id, ...profileOf(user), linkedAt: now(), lastSeenAt: now() })
+        .onConflictDoNothing()
+        .returning({ telegramId: telegramAccounts.telegramId });
+      // Two first opens at once: the other one made the account; this one's user goes with the rollback.
+      if (inserted.length === 0) throw new RaceLost();
+      await tx.insert(walletAccounts).values({ userId: created.id, name: 'Account' });
+      log.info({ userId: created.id, telegramId: user.id }, 'user created for a Telegram account');
+      return created.id;
+    }).catch(async (error: unknown) => {
+      if (!(error instanceof RaceLost)) throw error;
+      const [raced] = await db.select({ userId: telegramAccounts.userId }).from(telegramAccounts).where(eq(telegramAccounts.telegramId, user.id));
+      if (!raced) throw new Error('the Telegram account was neither created nor found', { cause: error });
+      return raced.userId;
+    });
+  };
+
   return {
     keys,
 
-    /** authTg: the user of the Telegram account in the init data; one seen for the first time gets an account. */
-    async signIn(initData: string): Promise<string> {
-      const { user } = check(initData);
-      const [known] = await db.select({ userId: telegramAccounts.userId }).from(telegramAccounts).where(eq(telegramAccounts.telegramId, user.id));
-      if (known) {
-        await db.update(telegramAccounts).set({ ...profileOf(user), lastSeenAt: now() }).where(eq(telegramAccounts.telegramId, user.id));
-        return known.userId;
-      }
-      return db.transaction(async (tx) => {
-        const language = user.language_code?.toLowerCase().startsWith('ru') ? 'RUS' : 'ENG';
-        const [created] = await tx.insert(users).values({ email: null, language }).returning({ id: users.id });
-        if (!created) throw new Error('the user was not created');
-        const inserted = await tx
-          .insert(telegramAccounts)
-          .values({ telegramId: user.id, userId: created.id, ...profileOf(user), linkedAt: now(), lastSeenAt: now() })
-          .onConflictDoNothing()
-          .returning({ telegramId: telegramAccounts.telegramId });
-        // Two first opens at once: the other one made the account; this one's user goes with the rollback.
-        if (inserted.length === 0) throw new RaceLost();
-        await tx.insert(walletAccounts).values({ userId: created.id, name: 'Account' });
-        log.info({ userId: created.id, telegramId: user.id }, 'user created for a Telegram account');
-        return created.id;
-      }).catch(async (error: unknown) => {
-        if (!(error instanceof RaceLost)) throw error;
-        const [raced] = await db.select({ userId: telegramAccounts.userId }).from(telegramAccounts).where(eq(telegramAccounts.telegramId, user.id));
-        if (!raced) throw new Error('the Telegram account was neither created nor found', { cause: error });
-        return raced.userId;
-      });
+    /**
+     * authTg: the user of the Telegram account in the init data (one seen for the first time gets an account) and
+     * when Telegram signed it in: a replayed init data is no fresh sign-in.
+     */
+    async signIn(initData: string): Promise<{ userId: string; authTime: number }> {
+      const { user, authDate } = check(initData);
+      return { userId: await userOfTelegram(user), authTime: authDate };
     },
 
     /** linkTg: the mini app opened with a link_token; links the init data's Telegram account to the code's user. */
-    async signInWithCode(code: string, initData: string): Promise<string> {
-      const { user } = check(initData);
-      return linkWithCode(code, user);
+    async signInWithCode(code: string, initData: string): Promise<{ userId: string; authTime: number }> {
+      const { user, authDate } = check(initData);
+      return { userId: await linkWithCode(code, user), authTime: authDate };
     },
 
     /** The bot received `/start <code>`: Telegram vouches for the sender, so no init data is needed. */

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
-import { loginThrottle, telegramAccounts, userCodes, userPincodes, users, walletAccounts } from '../db/schema.ts';
+import { loginThrottle, telegramAccounts, telegramLinkCodes, userCodes, userPincodes, users, walletAccounts } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import type { Mailer } from '../adapters/mail/mailer.ts';
 import { codeExpiry, newCode, storedCode, type CodePurpose } from './codes.ts';
@@ -175,10 +175,19 @@ export function createUserService(deps: {
     };
   };
 
+  /**
+   * A sign-up answers alike whether its mail went or the address had its hourly share: a 429 here would tell an
+   * attacker who filled the share with reset requests that the address has an account.
+   */
+  const quietWhenCapped = (error: unknown): void => {
+    if (!(error instanceof TooManyMailsError)) throw error;
+    log.info('a sign-up mail was held back by the per-address mail cap');
+  };
+
   /** Someone signed up with a registered e-mail: its owner hears of it, in their language, with the way back in. */
   const tellOwnerOfSignUp = async (email: string): Promise<undefined> => {
     const [owner] = await db.select({ language: users.language }).from(users).where(eq(users.email, email));
-    await mailer.send({ to: email, kind: 'signup_existing', language: owner?.language ?? 'ENG', link: `${deps.publicUrl}/auth/forgot` });
+    await mailer.send({ to: email, kind: 'signup_existing', language: owner?.language ?? 'ENG', link: `${deps.publicUrl}/auth/forgot` }).catch(quietWhenCapped);
     return undefined;
   };
 
@@ -209,7 +218,7 @@ export function createUserService(deps: {
       });
       if (!created) return tellOwnerOfSignUp(email);
       const code = await issueCode(created.userId, 'confirm_email');
-      await mailer.send({ to: email, kind: 'confirm_email', language: 'ENG', link: `${deps.publicUrl}/auth/signup/confirm/${code}` });
+      await mailer.send({ to: email, kind: 'confirm_email', language: 'ENG', link: `${deps.publicUrl}/auth/signup/confirm/${code}` }).catch(quietWhenCapped);
       return created;
     },
 
@@ -251,6 +260,8 @@ export function createUserService(deps: {
           sql`${telegramAccounts.linkedAt} > (SELECT coalesce(${users.sessionsRevokedAt}, ${users.createdAt}) FROM ${users} WHERE ${users.id} = ${userId} AND ${users.passwordHash} IS NOT NULL)`,
         ),
       );
+      // So does a link code minted with that session and not yet used.
+      await db.delete(telegramLinkCodes).where(eq(telegramLinkCodes.userId, userId));
       await db
         .update(users)
         .set({ passwordHash, sessionsRevokedAt: at, emailConfirmedAt: sql`coalesce(${users.emailConfirmedAt}, ${at.toISOString()}::timestamptz)` })

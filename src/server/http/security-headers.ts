@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Config } from '../config.ts';
-import { ROUTES } from '../../stores/router.ts';
+import { ROUTES } from '../../lib/routes.ts';
 
 /** Telegram's web clients (web.telegram.org/k/, /a/, /z/) frame the mini app; frame-ancestors matches origins only. */
 export const TELEGRAM_WEB_ORIGIN = 'https://web.telegram.org';

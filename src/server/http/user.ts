@@ -11,7 +11,7 @@ import { parseJsonBody } from './json-body.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { HasherBusyError } from '../domain/passwords.ts';
-import { emailKey, type Limits } from '../domain/limits.ts';
+import type { Limits } from '../domain/limits.ts';
 import { addressBucket } from './client-address.ts';
 import { requestAddress } from './rate-limit.ts';
 
@@ -85,7 +85,7 @@ export function createUserApi(deps: { config: Config; users: UserService; auth: 
 
   app.post('/user', limit, async (c) => {
     const body = signUpBody.parse(await jsonBody(c));
-    await limits.enforce(['signUpPerClient', client(c)], ['signUpPerEmail', emailKey(body.email)]);
+    await limits.enforce(['signUpPerClient', client(c)], ['signUpPerEmail', limits.emailKey(body.email)]);
     await run(() => users.signUp(body));
     return c.json({ email: body.email.toLowerCase(), confirmationSent: true }, 201);
   });
@@ -105,7 +105,7 @@ export function createUserApi(deps: { config: Config; users: UserService; auth: 
 
   app.post('/password-reset', limit, async (c) => {
     const body = resetBody.parse(await jsonBody(c));
-    await limits.enforce(['resetPerClient', client(c)], ['resetPerEmail', emailKey(body.email)]);
+    await limits.enforce(['resetPerClient', client(c)], ['resetPerEmail', limits.emailKey(body.email)]);
     await run(() => users.requestPasswordReset(body.email));
     return c.json({ sent: true });
   });

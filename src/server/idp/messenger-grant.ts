@@ -11,7 +11,8 @@ import { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provid
 export const MESSENGER_GRANT = 'urn:wallet:params:oauth:grant-type:telegram-init-data';
 
 /** Resolves the user of a messenger sign-in; throws `{ code, message }` errors the grant passes on as `error`. */
-export type MessengerSignIn = (input: { initData: string; oneTimeCode: string | undefined }) => Promise<string>;
+/** The signed-in user and when Telegram signed the init data (seconds): a replayed one is no fresh sign-in. */
+export type MessengerSignIn = (input: { initData: string; oneTimeCode: string | undefined }) => Promise<{ userId: string; authTime: number }>;
 
 /** What a refused sign-in carries out of the provider: an SPEC §8 code as the OAuth `error`. */
 export type CodedError = Error & { code: string };
@@ -33,8 +34,9 @@ export function registerMessengerGrant(
     if (!initData) throw new errors.InvalidRequest('missing required parameter init_data');
 
     let accountId: string;
+    let authTime: number;
     try {
-      accountId = await deps.signIn({ initData, oneTimeCode });
+      ({ userId: accountId, authTime } = await deps.signIn({ initData, oneTimeCode }));
     } catch (error) {
       if (isCoded(error)) throw new errors.CustomOIDCProviderError(error.code, error.message);
       throw error;
@@ -42,7 +44,6 @@ export function registerMessengerGrant(
 
     const account = await deps.findAccount(ctx, accountId);
     if (!account) throw new errors.InvalidGrant('the signed-in user does not exist');
-    const authTime = Math.floor(Date.now() / 1000);
 
     const grant = new provider.Grant({ accountId, clientId: client.clientId });
     grant.addOIDCScope(deps.oidcScope);

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { eq } from 'drizzle-orm';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../config.ts';
-import type { Db } from '../db/database.ts';
+import { isDatabaseUnavailable, type Db } from '../db/database.ts';
 import { users } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import type { UserService } from '../domain/users.ts';
@@ -194,7 +194,20 @@ export function createIdentityProvider(deps: {
   }
   provider.proxy = behindProxy(config.trustProxy);
   const userinfo = createUserinfoEndpoint({ provider, pool: deps.pool, secretsKey: deps.secretsKey, secrets: deps.secrets, issuer: oidc.issuer, audience: oidc.audience, findAccount });
-  provider.on('server_error', (_ctx: unknown, error: unknown) => log.error({ err: error }, 'identity provider failed'));
+  // A database that is away is no fault of ours: 503 with Retry-After, as the gateway answers, and a warning.
+  const databaseAway = new WeakSet<object>();
+  provider.on('server_error', (ctx: KoaContextWithOIDC, error: unknown) => {
+    if (!isDatabaseUnavailable(error)) return log.error({ err: error }, 'identity provider failed');
+    databaseAway.add(ctx);
+    log.warn({ err: error }, 'identity provider: the database is unavailable');
+  });
+  provider.use(async (ctx, next) => {
+    await next();
+    if (databaseAway.has(ctx) && ctx.status === 500) {
+      ctx.status = 503;
+      ctx.set('retry-after', '5');
+    }
+  });
   const callback = provider.callback();
 
   const prune = setInterval(() => {
@@ -210,8 +223,10 @@ export function createIdentityProvider(deps: {
     const path = stripped.split('?')[0] ?? '/';
     if (path === '/me') {
       void userinfo(req, res).catch((error: unknown) => {
-        log.error({ err: error }, 'userinfo failed');
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        const away = isDatabaseUnavailable(error);
+        if (away) log.warn({ err: error }, 'userinfo: the database is unavailable');
+        else log.error({ err: error }, 'userinfo failed');
+        if (!res.headersSent) res.writeHead(away ? 503 : 500, { 'content-type': 'application/json', ...(away ? { 'retry-after': '5' } : {}) });
         res.end(JSON.stringify({ error: 'server_error' }));
       });
       return;

@@ -1,55 +1,27 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
-import { SMTPServer } from 'smtp-server';
+import { startMailCatcher, type MailCatcher } from '../../support/smtp.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
 import { codeFromLink, confirmEmail, signIn, signUp, signUpAndSignIn } from '../../support/auth.ts';
 
 const PASSWORD = 'a quite long secret';
 
-/** A mail as received, with quoted-printable soft breaks undone so links read whole. */
-type Received = { to: string; raw: string };
-
 describe('mail through SMTP_URL', () => {
   let database: TestDatabase;
   let server: LaunchedServer;
-  let smtp: SMTPServer;
-  const inbox: Received[] = [];
-  /** While set, the SMTP server refuses every mail, as a full mailbox or a failing relay would. */
-  let refuse = false;
-
-  const waitForMail = async (to: string, subject: RegExp): Promise<Received> => {
-    for (let i = 0; i < 100; i += 1) {
-      const mail = inbox.find((m) => m.to === to && subject.test(m.raw));
-      if (mail) return mail;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`no mail to ${to}`);
-  };
+  let smtp: MailCatcher;
+  const waitForMail = (to: string, subject: RegExp) => smtp.waitForMail(to, subject);
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
-    const smtpPort = await freePort();
-    smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS', 'AUTH'],
-      onData(stream, session, callback) {
-        let raw = '';
-        stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-        stream.on('end', () => {
-          if (refuse) return callback(Object.assign(new Error('mailbox unavailable'), { responseCode: 550 }));
-          inbox.push({ to: session.envelope.rcptTo[0]?.address ?? '', raw: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
-          callback();
-        });
-      },
-    });
-    await new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve));
+    smtp = await startMailCatcher();
     const port = await freePort();
-    server = await launchServer({ DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SMTP_URL: `smtp://127.0.0.1:${smtpPort}` });
+    server = await launchServer({ DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SMTP_URL: smtp.url });
   });
   afterAll(async () => {
     await server?.stop();
-    await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()));
+    await smtp?.close();
     await database?.drop();
   });
 
@@ -89,12 +61,12 @@ describe('mail through SMTP_URL', () => {
     await db.connect();
     try {
       const resetRows = () => db.query<{ status: string; text: string; html: string }>(`SELECT status, text, html FROM mail_outbox WHERE recipient = $1 AND kind = 'reset_password' ORDER BY id`, [email]);
-      refuse = true;
+      smtp.refuse = true;
       try {
         expect((await askReset()).status).toBe(200);
         for (let i = 0; i < 100 && !(await resetRows()).rows.some((row) => row.status === 'failed'); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
       } finally {
-        refuse = false;
+        smtp.refuse = false;
       }
       const rows = (await resetRows()).rows;
       expect(rows.map((row) => row.status)).toEqual(['sent', 'failed']);

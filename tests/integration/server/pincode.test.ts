@@ -65,7 +65,8 @@ describe('passcode and e-mail change', () => {
     const port = await freePort();
     publicUrl = `http://127.0.0.1:${port}`;
     // Two processes behind one public address, as behind a load balancer.
-    env = { DATABASE_URL: database.url, PUBLIC_URL: publicUrl };
+    // The per-address mail cap (MAIL_RATE_LIMIT, tested in limits.test.ts) would stop the code mails counted here first.
+    env = { DATABASE_URL: database.url, PUBLIC_URL: publicUrl, MAIL_RATE_LIMIT: '100' };
     a = await launchServer({ ...env, PORT: String(port) });
     b = await launchServer(env);
     db = new pg.Client({ connectionString: database.url });

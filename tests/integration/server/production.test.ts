@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../../support/database.ts
 import { launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { TEST_MNEMONIC, TEST_SECRETS_KEY } from '../../support/custody.ts';
+import { startMailCatcher, type MailCatcher } from '../../support/smtp.ts';
 import { NETWORKS, type CoinMeta } from '../../../src/lib/currencies.ts';
 
 const FAUCET_TARGET = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
@@ -75,15 +76,23 @@ describe('production with no real adapter configured', () => {
   let database: TestDatabase;
   let server: LaunchedServer;
   let user: SignedInUser;
+  let smtp: MailCatcher;
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
-    server = await launchServer({ DATABASE_URL: database.url, APP_ENV: 'production', WALLET_SEED: TEST_MNEMONIC, SECRETS_KEY: TEST_SECRETS_KEY, LOG_LEVEL: 'info', WORKER_POLL_MS: '100' });
-    user = await signUpAndSignIn(server.url, { email: `prod-${Date.now()}@example.com`, password: 'a long enough passphrase 42', databaseUrl: database.url });
+    smtp = await startMailCatcher();
+    server = await launchServer({ DATABASE_URL: database.url, APP_ENV: 'production', WALLET_SEED: TEST_MNEMONIC, SECRETS_KEY: TEST_SECRETS_KEY, SMTP_URL: smtp.url, LOG_LEVEL: 'info', WORKER_POLL_MS: '100' });
+    user = await signUpAndSignIn(server.url, {
+      email: `prod-${Date.now()}@example.com`,
+      password: 'a long enough passphrase 42',
+      databaseUrl: database.url,
+      confirmationLink: (email) => smtp.waitForLink(email, /Confirm your e-mail/),
+    });
   }, 120_000);
 
   afterAll(async () => {
     if (server) expect(await server.stop()).toBe(0);
+    await smtp?.close();
     await database?.drop();
   });
 
@@ -183,7 +192,9 @@ describe('development stand-ins', () => {
     for (const network of NETWORKS) expect(line?.on).toContain(`${network} (devnet)`);
     expect(line?.on).toContain('buying (card provider sandbox)');
     expect(line?.on).toContain('stand-ins /sandbox/{devnet,card,payout,telegram} (loopback only)');
-    expect(line?.off).toEqual(['selling (entry hidden by SELL_ENABLED=off; payout provider sandbox)']);
+    // The sell flow takes orders whatever SELL_ENABLED says: the line must not call it off.
+    expect(line?.on).toContain('selling (payout provider sandbox; its entry hidden by SELL_ENABLED=off)');
+    expect(line?.off).toEqual([]);
   });
 
   it('answer a request straight from loopback', async () => {

@@ -174,7 +174,7 @@ describe('Telegram sign-in, linking and the bot against the real server', () => 
     const db = new pg.Client({ connectionString: database.url });
     await db.connect();
     await db.query(
-      `UPDATE oidc_payload SET payload = jsonb_set(payload, '{authTime}', to_jsonb(extract(epoch FROM now())::int - 600)) WHERE type = 'RefreshToken' AND payload->>'accountId' = $1`,
+      `UPDATE oidc_payload SET payload = jsonb_set(payload, '{authTime}', to_jsonb(floor(extract(epoch FROM now()))::int - 600)) WHERE type = 'RefreshToken' AND payload->>'accountId' = $1`,
       [web.userId],
     );
     await db.end();
@@ -202,7 +202,9 @@ describe('Telegram sign-in, linking and the bot against the real server', () => 
     expect(await linked.json()).toMatchObject({ linked: true, telegram: { id: mine.id } });
     // The e-mail hears of the link, with the way to end it.
     expect(new URL(await readMailLink(database.url, email, 'messenger_linked')).pathname).toBe('/auth/forgot');
-    expect((await withPin(web.accessToken, '/api/user/tg/code', {}, '2580')).status).toBe(200);
+    const minted = await withPin(web.accessToken, '/api/user/tg/code', {}, '2580');
+    expect(minted.status).toBe(200);
+    const { code: pendingCode } = (await minted.json()) as { code: string };
 
     // A password reset takes the account back: the link made since the password was set ends with it.
     expect((await authTg(initDataFor(mine)).then((r) => r.json()) as TokenUser).profile.sub).toBe(web.userId);
@@ -212,6 +214,10 @@ describe('Telegram sign-in, linking and the bot against the real server', () => 
     const after = await signIn(base, { email, password: 'another long secret' });
     expect((await profileOf(after.accessToken)).tgAuth).toBe(false);
     expect(((await (await authTg(initDataFor(mine))).json()) as TokenUser).profile.sub).not.toBe(web.userId);
+    // A link code minted with the old session before the reset links nobody after it.
+    const late = await post(`${base}/api/auth/tg/link`, { oneTimeCode: pendingCode, tgCode: initDataFor(newTelegramUser()) });
+    expect(late.status).toBe(401);
+    expect(await late.json()).toMatchObject({ exceptionCode: 'B2C_USM0025' });
   });
 
   it('keeps the development init data off while a real bot token is set', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isExactNumberToken } from '../../../src/server/http/json-amount.ts';
+import { isExactNumberToken, jsonNumberAmount, plainNumber } from '../../../src/server/http/json-amount.ts';
 import { parseJsonBody } from '../../../src/server/http/json-body.ts';
 import { ApiError } from '../../../src/server/http/errors.ts';
 import { bodyLimitFor, BODY_LIMITS } from '../../../src/server/http/body-limit.ts';
@@ -16,11 +16,16 @@ const refusal = (text: string) => {
 
 describe('JSON request bodies', () => {
   it('keeps numbers written exactly, refuses exponents and digits a double loses', () => {
-    for (const [token, value] of [['0.0005', 0.0005], ['100', 100], ['0.50', 0.5], ['007', 7], ['-3.25', -3.25], ['90005022.9393663', 90005022.9393663]] as const) expect(isExactNumberToken(token, value), token).toBe(true);
+    for (const [token, value] of [['0.0005', 0.0005], ['100', 100], ['0.50', 0.5], ['007', 7], ['-3.25', -3.25], ['90005022.9393663', 90005022.9393663], ['0.0000005', 5e-7], ['0.00000012', 1.2e-7], ['1000000000000000000000', 1e21]] as const) expect(isExactNumberToken(token, value), token).toBe(true);
     for (const [token, value] of [['5e-4', 5e-4], ['5E-4', 5e-4], ['0.00050000000000000001', 0.0005], ['12345678901234567890', Number('12345678901234567890')], ['90005022.93936635', Number('90005022.93936635')], ['1e309', Infinity], ['-0', -0]] as const) expect(isExactNumberToken(token, value), token).toBe(false);
     expect(parseJsonBody('{"amount":0.0005,"n":[1,2.5]}')).toEqual({ amount: 0.0005, n: [1, 2.5] });
     expect(refusal('{"amount":5e-4}')).toEqual({ status: 400, code: 'VALIDATION' });
     expect(refusal('{"amount":0.00050000000000000001}')).toEqual({ status: 400, code: 'VALIDATION' });
+  });
+
+  it('writes doubles out in full, so an exact small amount is taken as its decimal', () => {
+    expect([5e-7, 1.2e-7, 1e21, 1.5e22, 0.0005, 42].map(plainNumber)).toEqual(['0.0000005', '0.00000012', '1000000000000000000000', '15000000000000000000000', '0.0005', '42']);
+    expect(jsonNumberAmount.parse(5e-7)).toBe('0.0000005');
   });
 
   it('refuses a NUL character in any text or key, and text that is not JSON, with 400', () => {
