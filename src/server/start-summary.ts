@@ -23,6 +23,9 @@ export function startSummary(config: Config, custody: Pick<Custody, 'chainAdapte
   if (!custody.payouts.provider) off.push('selling (PAYOUT_PROVIDER=off)');
   // SELL_ENABLED hides only the entry of /home/buy-sell (SPEC §2): the sell flow and its API take orders either way.
   else on.push(`selling (payout provider ${custody.payouts.provider.name}${config.sellEnabled ? '' : '; its entry hidden by SELL_ENABLED=off'})`);
+  if (config.smtpUrl) on.push('mail (SMTP_URL)');
+  else if (config.production) off.push('mail (SMTP_URL unset: nothing is delivered, so nobody can confirm a sign-up)');
+  else on.push('mail (development mailbox: the mail_outbox table and the log)');
   const telegram = config.telegram;
   if (telegram.devMode) on.push('Telegram (development mode: a generated bot token, loopback-only test users)');
   else if (telegram.enabled) on.push(`Telegram (bot @${telegram.botUsername})`);

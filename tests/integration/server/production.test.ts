@@ -106,6 +106,7 @@ describe('production with no real adapter configured', () => {
     expect(line?.off).toContainEqual(expect.stringMatching(/^selling/));
     expect(line?.off).toContainEqual(expect.stringMatching(/^stand-ins/));
     expect(line?.on?.join(' ') ?? '').not.toMatch(/devnet|sandbox|stand-in/);
+    expect(line?.on).toContain('mail (SMTP_URL)');
   });
 
   it('offers no active coin: the catalogue lists the coins, each inactive', async () => {
