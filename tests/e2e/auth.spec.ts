@@ -1,7 +1,6 @@
-import { SMTPServer } from 'smtp-server';
 import type { Page } from '@playwright/test';
 import { test as base, expect } from './fixtures.ts';
-import { freePort } from '../support/server.ts';
+import { startMailCatcher } from '../support/smtp.ts';
 
 /** SPEC §7 and issue 3: a real SMTP server receives the mails the app sends; tests read links from them. */
 type Mailbox = { url: string; link: (to: string, path: RegExp) => Promise<string> };
@@ -14,35 +13,20 @@ const test = base.extend<object, { mailbox: Mailbox }>({
   mailbox: [
     // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
-      const inbox: { to: string; text: string }[] = [];
-      const smtp = new SMTPServer({
-        authOptional: true,
-        disabledCommands: ['STARTTLS', 'AUTH'],
-        onData(stream, session, callback) {
-          let raw = '';
-          stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-          stream.on('end', () => {
-            // Quoted-printable soft breaks and escaped '=' undone, so links read whole.
-            for (const to of session.envelope.rcptTo) inbox.push({ to: to.address.toLowerCase(), text: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
-            callback();
-          });
-        },
-      });
-      const port = await freePort();
-      await new Promise<void>((resolve) => smtp.listen(port, '127.0.0.1', resolve));
+      const smtp = await startMailCatcher();
       const link = async (to: string, path: RegExp) => {
         const deadline = Date.now() + 15_000;
         for (;;) {
-          for (const mail of [...inbox].reverse()) {
-            const found = mail.to === to.toLowerCase() ? new RegExp(`https?://[^\\s"'<>]*${path.source}[^\\s"'<>]*`).exec(mail.text)?.[0] : undefined;
+          for (const mail of [...smtp.inbox].reverse()) {
+            const found = mail.to === to.toLowerCase() ? new RegExp(`https?://[^\\s"'<>]*${path.source}[^\\s"'<>]*`).exec(mail.raw)?.[0] : undefined;
             if (found) return found;
           }
           if (Date.now() > deadline) throw new Error(`no mail to ${to} with a link to ${path}`);
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
       };
-      await use({ url: `smtp://127.0.0.1:${port}`, link });
-      await new Promise<void>((resolve) => smtp.close(() => resolve()));
+      await use({ url: smtp.url, link });
+      await smtp.close();
     },
     { scope: 'worker' },
   ],

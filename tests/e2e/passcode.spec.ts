@@ -1,9 +1,8 @@
 import type { Page } from '@playwright/test';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { SMTPServer } from 'smtp-server';
 import { test as base, expect } from './fixtures.ts';
 import { addressOf, available, pageApiUser, type ApiUser } from './send-helpers.ts';
-import { freePort } from '../support/server.ts';
+import { startMailCatcher } from '../support/smtp.ts';
 import { deriveAddress } from '../../src/server/domain/addresses.ts';
 
 /**
@@ -19,23 +18,9 @@ const test = base.extend<object, { inbox: Inbox }>({
     // Playwright reads a fixture's dependencies from its destructured first argument: this one has none.
     // eslint-disable-next-line no-empty-pattern
     async ({}, use) => {
-      const mails: Mail[] = [];
-      const server = new SMTPServer({
-        authOptional: true,
-        disabledCommands: ['STARTTLS', 'AUTH'],
-        onData(stream, session, callback) {
-          let raw = '';
-          stream.on('data', (chunk: Buffer) => (raw += chunk.toString('utf8')));
-          stream.on('end', () => {
-            mails.push({ to: session.envelope.rcptTo[0]?.address ?? '', raw: raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=') });
-            callback();
-          });
-        },
-      });
-      const port = await freePort();
-      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-      await use({ mails, url: `smtp://127.0.0.1:${port}` });
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const smtp = await startMailCatcher();
+      await use({ mails: smtp.inbox, url: smtp.url });
+      await smtp.close();
     },
     { scope: 'worker' },
   ],
