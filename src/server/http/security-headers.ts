@@ -121,7 +121,9 @@ export function createSecurityHeaders(config: Config): (req: IncomingMessage, re
     if (framing !== 'telegram') res.setHeader('X-Frame-Options', framing === 'self' ? 'SAMEORIGIN' : 'DENY');
     res.setHeader(CSP, kind === 'api' ? apiPolicy : kind === 'provider' ? providerPolicy(framing) : pagePolicy(framing, "'self'"));
 
-    // The handlers write their own headers with writeHead: the last moment to complete them is there.
+    // The handlers write their own headers with writeHead: the last moment to complete them is there. An API answer
+    // over http has nothing to complete (no page policy, no cookie to make Secure): the hot path stays as it was.
+    if (kind !== 'page' && !https) return false;
     const writeHead = res.writeHead;
     res.writeHead = function (this: ServerResponse, statusCode: number, ...rest: unknown[]) {
       const reason = typeof rest[0] === 'string' ? rest[0] : undefined;
