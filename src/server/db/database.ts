@@ -64,9 +64,23 @@ const UNAVAILABLE_SOCKET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '
 // pg and pg-pool say so in words only: a dropped connection, a client that is no longer queryable, a pool timeout.
 const UNAVAILABLE_MESSAGE = /^Connection terminated|not queryable|timeout exceeded when trying to connect|Connection terminated due to connection timeout/;
 
-/** True when an error (or one of its causes: drizzle wraps them) says the database cannot be reached right now. */
+/** An error and its causes (drizzle wraps pg's errors), nearest first, at most five deep. */
+export function causesOf(error: unknown): Error[] {
+  const chain: Error[] = [];
+  for (let current = error; current instanceof Error && chain.length < 5; current = current.cause) chain.push(current);
+  return chain;
+}
+
+/** The SQLSTATE (or socket) code of an error or its nearest cause that has one. */
+export function databaseCode(error: unknown): string | undefined {
+  return causesOf(error)
+    .map((current) => (current as { code?: unknown }).code)
+    .find((code): code is string => typeof code === 'string');
+}
+
+/** True when an error (or one of its causes) says the database cannot be reached right now. */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
+  for (const current of causesOf(error)) {
     const code = (current as { code?: unknown }).code;
     if (typeof code === 'string' && (UNAVAILABLE_STATES.has(code) || code.startsWith('08') || UNAVAILABLE_SOCKET.has(code))) return true;
     if (UNAVAILABLE_MESSAGE.test(current.message)) return true;

@@ -19,7 +19,7 @@ import type { TrustProxy } from './client-address.ts';
 import { requireAuth, UnauthorizedError, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
-import { optionalJson } from './catalogue.ts';
+import { readJsonBody } from './json-body.ts';
 import { jsonNumberAmount } from './json-amount.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -138,7 +138,7 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
 
   /** The body as an object: `null`, an array or a bare value is the client's mistake (400), not a crash. */
   const objectBody = async (c: Context<ApiEnv>): Promise<Record<string, unknown>> => {
-    const raw = await optionalJson(c.req.raw);
+    const raw = await readJsonBody(c.req.raw, { empty: {} });
     if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ApiError(400, 'VALIDATION', 'The request body must be a JSON object');
     return raw as Record<string, unknown>;
   };
@@ -179,7 +179,7 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
   app.post('/b2c/fiat/method', limited, (c) => guarded(() => methods(c, undefined)));
   app.post('/b2c/rate', (c) =>
     guarded(async () => {
-      const body = rateBody.parse(await optionalJson(c.req.raw));
+      const body = rateBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
       return c.json(await desk.rate(body.currency, body.fiatCurrency));
     }),
   );

@@ -12,7 +12,7 @@ import type { Catalogue } from '../domain/catalogue.ts';
 import { invertedRatesMap, ratesMap } from '../domain/rates.ts';
 import type { RatesPort } from '../adapters/rates/port.ts';
 import { ApiError } from './errors.ts';
-import { parseJsonBody } from './json-body.ts';
+import { readJsonBody } from './json-body.ts';
 import type { ApiEnv } from './context.ts';
 
 const code = z.string().trim().min(1).max(32).regex(/^[A-Z0-9_]+$/, 'A currency code is upper-case letters, digits and _');
@@ -50,11 +50,11 @@ export function createCatalogueApi(deps: { catalogue: Catalogue; rates: RatesPor
   };
 
   app.post('/rate', async (c) => {
-    const { coins, fiats, table } = await selection(await optionalJson(c.req.raw));
+    const { coins, fiats, table } = await selection(await readJsonBody(c.req.raw, { empty: {} }));
     return c.json({ ratesMap: ratesMap(table, coins, fiats) });
   });
   app.post('/fiat/rate/invert', async (c) => {
-    const { coins, fiats, table } = await selection(await optionalJson(c.req.raw));
+    const { coins, fiats, table } = await selection(await readJsonBody(c.req.raw, { empty: {} }));
     return c.json({ ratesMap: invertedRatesMap(table, coins, fiats) });
   });
   return app;
@@ -66,9 +66,3 @@ function findOrRefuse<T extends { currency: string }>(list: readonly T[], curren
   return found;
 }
 
-/** An empty body counts as `{}`; a body that is there must be JSON. */
-export async function optionalJson(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (text.trim() === '') return {};
-  return parseJsonBody(text);
-}

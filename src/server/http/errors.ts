@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { Logger } from '../log.ts';
-import { isDatabaseUnavailable } from '../db/database.ts';
+import { isDatabaseUnavailable, databaseCode } from '../db/database.ts';
 
 /** An answer to a client's mistake or a refused operation: status, a stable code and a readable message. */
 export class ApiError extends Error {
@@ -48,12 +48,4 @@ export function errorResponse(error: unknown, c: Context, log: Logger): Response
   }
   log.error({ err: error, path: c.req.path }, 'unhandled error');
   return c.json<ErrorBody>({ exceptionCode: 'INTERNAL', message: 'Something went wrong' }, 500);
-}
-
-function databaseCode(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current instanceof Error && depth < 5; current = current.cause, depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-  }
-  return undefined;
 }

@@ -28,3 +28,13 @@ export function parseJsonBody(text: string): unknown {
   }
   return parsed;
 }
+
+/**
+ * The one reader of a JSON request body, by parseJsonBody's rules. `empty`, where given, stands for a body with no
+ * text (the calls whose fields are all optional); without it an empty body is not JSON.
+ */
+export async function readJsonBody(body: { text: () => Promise<string> }, options: { empty?: unknown } = {}): Promise<unknown> {
+  const text = await body.text();
+  if (options.empty !== undefined && text.trim() === '') return options.empty;
+  return parseJsonBody(text);
+}

@@ -10,7 +10,7 @@ import type { ProtectionService } from '../domain/protection.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { payloadTooLarge } from './body-limit.ts';
-import { parseJsonBody } from './json-body.ts';
+import { readJsonBody } from './json-body.ts';
 import type { Limits } from '../domain/limits.ts';
 import { addressBucket, type TrustProxy } from './client-address.ts';
 import { requestAddress } from './rate-limit.ts';
@@ -25,11 +25,7 @@ const confirmBody = z.object({
   confirmationCode: z.string({ error: 'The confirmation code is required' }).trim().regex(/^[A-Za-z0-9]{4}$/, 'The confirmation code is 4 letters or digits'),
 });
 
-async function jsonBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
-  if (text.trim() === '') return {};
-  return parseJsonBody(text);
-}
+const jsonBody = (c: Context) => readJsonBody(c.req, { empty: {} });
 
 /** SPEC §5: the header is sent only when non-empty; an empty one counts as none. */
 function pincodeHeader(c: Context): string | undefined {

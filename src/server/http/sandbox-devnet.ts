@@ -14,7 +14,7 @@ import { html } from 'hono/html';
 import { z } from 'zod';
 import { DevnetError, type DevnetChain } from '../adapters/chains/devnet.ts';
 import { ApiError } from './errors.ts';
-import { optionalJson } from './catalogue.ts';
+import { readJsonBody } from './json-body.ts';
 
 const depositBody = z.object({
   currency: z.string().trim().min(1).max(32),
@@ -32,7 +32,7 @@ export function createDevnetSandbox(chain: DevnetChain): Hono {
   const app = new Hono();
 
   app.post('/fail', async (c) => {
-    const body = failBody.parse(await optionalJson(c.req.raw));
+    const body = failBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     try {
       return c.json(await chain.failNext(body), 201);
     } catch (error) {
@@ -47,7 +47,7 @@ export function createDevnetSandbox(chain: DevnetChain): Hono {
   });
 
   app.post('/deposit', async (c) => {
-    const body = depositBody.parse(await optionalJson(c.req.raw));
+    const body = depositBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     try {
       return c.json(await chain.send({ currency: body.currency, toAddress: body.address, amount: body.amount }), 201);
     } catch (error) {

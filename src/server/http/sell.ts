@@ -13,7 +13,7 @@ import { guardPincode } from '../domain/pincode.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
-import { optionalJson } from './catalogue.ts';
+import { readJsonBody } from './json-body.ts';
 import type { Logger } from '../log.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
@@ -112,13 +112,13 @@ export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: P
   const passcode = (c: Context<ApiEnv>) => guardPincode(pool, c.get('principal').userId, c.req.header('pincode') || undefined);
 
   app.post('/c2f/:account/order/byCard', auth, owner, async (c) => {
-    const body = byCardBody.parse(await optionalJson(c.req.raw));
+    const body = byCardBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     await passcode(c);
     return c.json(await desk.orderByCard(c.req.param('account'), body).catch(refusal));
   });
 
   app.post('/c2f/:account/order/bySavedCard', auth, owner, async (c) => {
-    const body = bySavedCardBody.parse(await optionalJson(c.req.raw));
+    const body = bySavedCardBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     await passcode(c);
     return c.json(await desk.orderBySavedCard(c.req.param('account'), body).catch(refusal));
   });

@@ -18,7 +18,7 @@ import { SwapError, type SwapProblem, type SwapService } from '../domain/swaps.t
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
-import { optionalJson } from './catalogue.ts';
+import { readJsonBody } from './json-body.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -103,12 +103,12 @@ export function createSwapApi(deps: { pool: pg.Pool; swaps: SwapService; auth: A
   });
 
   app.post('/:account/exchange/pre-calculate', auth, owner, async (c) => {
-    const body = preCalculateBody.parse(await optionalJson(c.req.raw));
+    const body = preCalculateBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     return c.json(await swaps.preCalculate(c.req.param('account'), body).catch(refusal));
   });
 
   app.post('/:account/exchange', auth, owner, async (c) => {
-    const body = orderBody.parse(await optionalJson(c.req.raw));
+    const body = orderBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     const idempotencyKey = body.idempotencyKey ?? c.req.header('idempotency-key');
     if (!idempotencyKey || idempotencyKey.length < 8 || idempotencyKey.length > 100) {
       throw new ApiError(400, 'VALIDATION', 'idempotencyKey: give 8 to 100 characters in the body or the Idempotency-Key header');

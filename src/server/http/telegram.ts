@@ -15,6 +15,7 @@ import { createTelegramSandbox } from './sandbox-telegram.ts';
 import { FIRST_PARTY_SCOPE, API_SCOPE } from '../idp/provider.ts';
 import { ApiError } from './errors.ts';
 import { loopbackOnly } from './loopback-only.ts';
+import { readJsonBody } from './json-body.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 
@@ -63,13 +64,7 @@ async function run<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function jsonBody(c: { req: { json: () => Promise<unknown> } }): Promise<unknown> {
-  try {
-    return await c.req.json();
-  } catch {
-    throw new ApiError(400, 'VALIDATION', 'The request body is not valid JSON');
-  }
-}
+const jsonBody = (c: { req: { text: () => Promise<string> } }) => readJsonBody(c.req);
 
 function claimsOf(jwt: string): Record<string, unknown> & { sub: string } {
   const payload = JSON.parse(Buffer.from(jwt.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<string, unknown>;

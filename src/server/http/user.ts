@@ -7,7 +7,7 @@ import { EMAIL_PATTERN } from '../../lib/email.ts';
 import { FIAT_CURRENCIES, LANGUAGES, UserError, type UserErrorCode, type UserService } from '../domain/users.ts';
 import { ApiError } from './errors.ts';
 import { payloadTooLarge } from './body-limit.ts';
-import { parseJsonBody } from './json-body.ts';
+import { readJsonBody } from './json-body.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { HasherBusyError } from '../domain/passwords.ts';
@@ -45,9 +45,7 @@ async function run<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function jsonBody(c: { req: { text: () => Promise<string> } }): Promise<unknown> {
-  return parseJsonBody(await c.req.text());
-}
+const jsonBody = (c: { req: { text: () => Promise<string> } }) => readJsonBody(c.req);
 
 /** What the browser needs to sign in against whichever issuer is configured (public). */
 export function clientConfig(config: Config) {

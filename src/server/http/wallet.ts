@@ -12,7 +12,7 @@ import { findTransaction, listTransactions, TRANSACTION_TYPES } from '../domain/
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
-import { optionalJson } from './catalogue.ts';
+import { readJsonBody } from './json-body.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const OWNER_CACHE_LIMIT = 50_000;
@@ -66,14 +66,14 @@ export function createWalletApi(deps: { pool: pg.Pool; custody: Custody; auth: A
   app.get('/:account/asset', auth, owner, async (c) => c.body(await custody.assets.json(c.req.param('account')), 200, { 'content-type': 'application/json' }));
 
   app.post('/:account/account/currency', auth, owner, async (c) => {
-    const body = addBody.parse(await optionalJson(c.req.raw));
+    const body = addBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     const account = c.req.param('account');
     await addAssets(pool, account, [body.currency], catalogue, seed).catch(refusal);
     return c.json(await assets(account));
   });
 
   app.post('/:account/account/currency/list', auth, owner, async (c) => {
-    const body = addListBody.parse(await optionalJson(c.req.raw));
+    const body = addListBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     const account = c.req.param('account');
     await addAssets(pool, account, [...new Set(body.currencies)], catalogue, seed).catch(refusal);
     return c.json(await assets(account));
@@ -87,7 +87,7 @@ export function createWalletApi(deps: { pool: pg.Pool; custody: Custody; auth: A
   });
 
   app.post('/:account/asset/transactions', auth, owner, async (c) => {
-    const body = historyBody.parse(await optionalJson(c.req.raw));
+    const body = historyBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     const account = c.req.param('account');
     if (body.account !== undefined && body.account !== account) throw new ApiError(400, 'VALIDATION', 'account: differs from the account in the path');
     if (body.currency !== undefined && !catalogue.coins.some((coin) => coin.currency === body.currency)) {

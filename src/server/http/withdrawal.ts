@@ -22,7 +22,7 @@ import { addAddress, ADDRESS_BOOK_LIMIT, ADDRESS_BOOK_NAME_MAX, AddressBookError
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
-import { optionalJson } from './catalogue.ts';
+import { readJsonBody } from './json-body.ts';
 import { jsonNumberAmount } from './json-amount.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -121,7 +121,7 @@ export function createWithdrawalApi(deps: { pool: pg.Pool; withdrawals: Withdraw
   };
 
   app.post('/:account/withdrawal', auth, owner, async (c) => {
-    const body = withdrawalBody.parse(await optionalJson(c.req.raw));
+    const body = withdrawalBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     const account = c.req.param('account');
     sameAccount(account, body);
     const key = body.idempotencyKey ?? c.req.header('idempotency-key')?.trim();
@@ -140,7 +140,7 @@ export function createWithdrawalApi(deps: { pool: pg.Pool; withdrawals: Withdraw
   });
 
   app.post('/:account/withdrawal/check-address', auth, owner, async (c) => {
-    const body = checkBody.parse(await optionalJson(c.req.raw));
+    const body = checkBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     const account = c.req.param('account');
     sameAccount(account, body);
     const check = await withdrawals.checkAddress(account, body.currency, body.address).catch(refusal);
@@ -157,21 +157,21 @@ export function createWithdrawalApi(deps: { pool: pg.Pool; withdrawals: Withdraw
   });
 
   app.post('/:account/withdrawal/preliminary/fee', auth, owner, async (c) => {
-    const body = feeBody.parse(await optionalJson(c.req.raw));
+    const body = feeBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     const account = c.req.param('account');
     sameAccount(account, body);
     return c.json(await withdrawals.preliminaryFee(account, { currency: body.currency, amount: body.amount, depositAddress: body.depositAddress ?? undefined }).catch(refusal));
   });
 
   app.post('/:account/address-book', auth, owner, async (c) => {
-    const body = addressBody.parse(await optionalJson(c.req.raw));
+    const body = addressBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     const account = c.req.param('account');
     sameAccount(account, body);
     return c.json(await addAddress(pool, account, body).catch(refusal), 201);
   });
 
   app.post('/:account/address-book/all', auth, owner, async (c) => {
-    const body = pageBody.parse(await optionalJson(c.req.raw));
+    const body = pageBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     const account = c.req.param('account');
     sameAccount(account, body);
     const page = await listAddresses(pool, account, body);
