@@ -3,6 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { Logger } from '../log.ts';
 import { isDatabaseUnavailable, databaseCode } from '../db/database.ts';
+import { DomainError } from '../domain/errors.ts';
 
 /** An answer to a client's mistake or a refused operation: status, a stable code and a readable message. */
 export class ApiError extends Error {
@@ -15,6 +16,97 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The one map from a domain error's code (the wire `exceptionCode`) to its HTTP status. A code not listed is a
+ * refusal of the client's request: 400.
+ */
+export const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
+  VALIDATION: 400,
+  UNKNOWN_CURRENCY: 400,
+  NOT_FOUND: 404,
+  FORBIDDEN: 403,
+  UNAUTHORIZED: 401,
+  ACCOUNT_NOT_FOUND: 404,
+  ASSET_NOT_FOUND: 404,
+  TRANSACTION_NOT_FOUND: 404,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  SERVICE_UNAVAILABLE: 503,
+  BUSY: 503,
+  TOO_MANY_REQUESTS: 429,
+  TOO_MANY_MAILS: 429,
+  WEBHOOK_SIGNATURE: 401,
+  TG_DISABLED: 404,
+  // Passcode and account protection (SPEC §8).
+  B2C_USM0030: 429,
+  B2C_USM0031: 403,
+  B2C_USM0032: 423,
+  PINCODE_BUSY: 409,
+  PINCODE_ACTIVE: 409,
+  PINCODE_NOT_ACTIVE: 409,
+  PINCODE_NOT_BLOCKED: 409,
+  RECENT_SIGN_IN_REQUIRED: 403,
+  MAIL_UNAVAILABLE: 503,
+  EMAIL_REQUIRED: 409,
+  EMAIL_SAME: 400,
+  EMAIL_TAKEN: 409,
+  NO_EMAIL_CHANGE: 409,
+  TOO_MANY_CODES: 429,
+  RESEND_TOO_SOON: 429,
+  CONFIRMATION_INVALID: 400,
+  CONFIRMATION_USED: 409,
+  // Send and the address book.
+  WITHDRAWAL_WRONG_ADDRESS: 400,
+  WITHDRAWAL_ADDRESS_NOT_USED: 400,
+  WITHDRAWAL_SAME_USER: 400,
+  WITHDRAWAL_NOT_ENOUGH_FUNDS: 400,
+  WITHDRAWAL_AMOUNT_PRECISION: 400,
+  WITHDRAWAL_AMOUNT_TOO_SMALL: 400,
+  WITHDRAWAL_NOT_FOUND: 404,
+  ADDRESS_BOOK_WRONG_ADDRESS: 400,
+  ADDRESS_BOOK_UNKNOWN_NETWORK: 400,
+  ADDRESS_BOOK_DUPLICATE: 409,
+  ADDRESS_BOOK_FULL: 409,
+  ADDRESS_BOOK_NOT_FOUND: 404,
+  // Swap.
+  SWAP_UNSUPPORTED_PAIR: 400,
+  SWAP_AMOUNT_TOO_SMALL: 400,
+  SWAP_MIN_LIMIT: 400,
+  SWAP_MAX_LIMIT: 400,
+  SWAP_NOT_ENOUGH: 400,
+  SWAP_QUOTE_MISMATCH: 400,
+  SWAP_NO_PRICE: 503,
+  SWAP_QUOTE_NOT_FOUND: 404,
+  SWAP_ORDER_NOT_FOUND: 404,
+  SWAP_QUOTE_EXPIRED: 410,
+  SWAP_ORDER_EXPIRED: 410,
+  SWAP_QUOTE_USED: 409,
+  SWAP_ORDER_CANCELLED: 409,
+  SWAP_ORDER_CLOSED: 409,
+  // Buy with a card.
+  B2C_FIAT_UNSUPPORTED: 400,
+  B2C_RATE_NOT_FOUND: 400,
+  B2C_RATE_EXPIRED: 400,
+  B2C_METHOD_NOT_FOUND: 400,
+  B2C_LIMIT: 400,
+  B2C_RETURN_URL: 400,
+  B2C_ORDER_NOT_FOUND: 404,
+  B2C_ORDER_EXPIRED: 400,
+  B2C_UNAVAILABLE: 503,
+  // Sell to a card.
+  C2F_FIAT_UNSUPPORTED: 400,
+  C2F_BIN_NOT_FOUND: 404,
+  C2F_ONLY_SBER: 400,
+  C2F_RATE_NOT_FOUND: 400,
+  C2F_RATE_EXPIRED: 400,
+  C2F_LIMIT: 400,
+  C2F_NOT_ENOUGH_FUNDS: 400,
+  C2F_CARD_NOT_FOUND: 404,
+  C2F_ORDER_NOT_FOUND: 404,
+  C2F_PAYOUTS_UNAVAILABLE: 503,
+  C2F_PAYOUT_CONFLICT: 409,
+};
+
 export type ErrorBody = { exceptionCode: string; message: string };
 
 /** The one place that turns any thrown value into the gateway's error shape; only our own faults are 500. */
@@ -23,6 +115,11 @@ export function errorResponse(error: unknown, c: Context, log: Logger): Response
     // A refusal that knows when to come back (limits.ts) says so the standard way.
     if ('retryAfterSeconds' in error && typeof error.retryAfterSeconds === 'number') c.header('Retry-After', String(error.retryAfterSeconds));
     return c.json<ErrorBody>({ exceptionCode: error.exceptionCode, message: error.message }, error.status);
+  }
+  if (error instanceof DomainError) {
+    const wait = error.details['retryAfterSeconds'];
+    if (typeof wait === 'number') c.header('Retry-After', String(wait));
+    return c.json<ErrorBody>({ exceptionCode: error.code, message: error.message }, STATUS_OF_CODE[error.code] ?? 400);
   }
   if (error instanceof z.ZodError) {
     const issue = error.issues[0];
