@@ -21,7 +21,7 @@ import { createAssetReader, type AssetReader } from './domain/assets.ts';
 import { listenAccountChanges, onLocalAccountChange } from './domain/account-changes.ts';
 import { DEFAULT_PAYOUT_CONFIG, openPayouts, type Payouts } from './adapters/payout/open.ts';
 import { createSellDesk, DEFAULT_SELL_SETTINGS, type SellDesk } from './domain/sell.ts';
-import { expireSwapOrders } from './domain/swaps.ts';
+import { expireSwapOrders } from './domain/swaps/worker.ts';
 import { openCards, type Cards } from './adapters/card/open.ts';
 import { createBuyDesk, type BuyDesk } from './domain/buy.ts';
 import { DEFAULT_BUY_CONFIG } from './config-buy.ts';
