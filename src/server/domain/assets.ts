@@ -9,6 +9,7 @@ import { deriveAddress } from './addresses.ts';
 import { ensureUserLedgerAccount, type Queryable } from './ledger.ts';
 import { notifyAccountChanged } from './account-changes.ts';
 import type { WalletSeed } from '../adapters/keys/seed.ts';
+import { DomainError } from './errors.ts';
 
 /** SPEC §3 account balance item, amounts as exact decimal strings. */
 export type AssetItem = {
@@ -22,15 +23,7 @@ export type AssetItem = {
   depositAddress: string | null;
 };
 
-export type AssetRefusal = 'UNKNOWN_CURRENCY' | 'ASSET_NOT_FOUND' | 'SEED_MISMATCH';
-
-export class AssetError extends Error {
-  readonly problem: AssetRefusal;
-  constructor(problem: AssetRefusal, message: string) {
-    super(message);
-    this.problem = problem;
-  }
-}
+export class AssetError extends DomainError<'UNKNOWN_CURRENCY' | 'ASSET_NOT_FOUND'> {}
 
 /** What the gateway offers in this environment (BTC_LNG is not offered in production). */
 export type Offer = { coins: readonly CoinMeta[] };
@@ -140,7 +133,8 @@ async function derivationIndex(db: Queryable, walletAccountId: string, seed: Wal
   if (!row && !retried) return derivationIndex(db, walletAccountId, seed, true);
   if (!row) throw new Error('no derivation index');
   if (row.seed_fingerprint !== seed.fingerprint) {
-    throw new AssetError('SEED_MISMATCH', 'this account was set up under another wallet seed: WALLET_SEED or DATA_DIR changed');
+    // Our fault, not the client's: a 500 and an alarm in the log.
+    throw new Error('this account was set up under another wallet seed: WALLET_SEED or DATA_DIR changed');
   }
   return row.derivation_index;
 }

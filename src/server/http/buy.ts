@@ -15,7 +15,7 @@ import { BuyError, type BuyDesk, type BuyProblem } from '../domain/buy.ts';
 import type { Logger } from '../log.ts';
 import { rateLimit } from './rate-limit.ts';
 import type { Limit } from '../domain/limits.ts';
-import type { TrustProxy } from './client-address.ts';
+import type { TrustProxy } from '../net/client-address.ts';
 import { requireAuth, UnauthorizedError, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';

@@ -12,7 +12,7 @@ import type { ApiEnv } from './context.ts';
 import { payloadTooLarge } from './body-limit.ts';
 import { readJsonBody } from './json-body.ts';
 import type { Limits } from '../domain/limits.ts';
-import { addressBucket, type TrustProxy } from './client-address.ts';
+import { addressBucket, type TrustProxy } from '../net/client-address.ts';
 import { requestAddress } from './rate-limit.ts';
 
 const pinCode = z.string({ error: 'The pin code is required' }).regex(/^\d{4}$/, 'The pin code must be exactly 4 digits');
