@@ -8,7 +8,6 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { checkWebhookSignature, SIGNATURE_HEADER } from '../adapters/webhooks/signature.ts';
 import type { CardProvider } from '../adapters/card/port.ts';
 import { BuyError, type BuyDesk, type BuyProblem } from '../domain/buy.ts';
 import type { Logger } from '../log.ts';
@@ -22,6 +21,7 @@ import { ApiError } from './errors.ts';
 import { DomainError } from '../domain/errors.ts';
 import { decimalAmount, idempotencyKey, UUID } from './fields.ts';
 import { jsonInput } from './json-input.ts';
+import { signedWebhookBody } from './signed-webhook.ts';
 
 const account = z.string({ error: 'account is required' }).regex(UUID, 'account is a wallet account id');
 const currency = z.string({ error: 'currency is required' }).trim().min(1).max(32).regex(/^[A-Z0-9_]+$/, 'A currency code is upper-case letters, digits and _');
@@ -183,17 +183,7 @@ export function createBuyApi(deps: { desk: BuyDesk; owners: AccountOwners; provi
 
   // The card provider's events: public, but only a body signed with the shared secret within 300 s is believed.
   app.post('/webhooks/card', async (c) => {
-    if (!deps.provider) throw new ApiError(404, 'NOT_FOUND', 'No card provider is configured on this wallet');
-    const raw = await c.req.text();
-    const problem = checkWebhookSignature(deps.provider.webhookSecret, c.req.header(SIGNATURE_HEADER), raw, Math.floor(Date.now() / 1000));
-    if (problem) throw new ApiError(401, 'WEBHOOK_SIGNATURE', `The webhook signature is not valid (${problem.toLowerCase()})`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      throw new ApiError(400, 'VALIDATION', 'The request body is not valid JSON');
-    }
-    const event = webhookBody.parse(parsed);
+    const event = await signedWebhookBody(c, deps.provider, 'card', webhookBody);
     const outcome = await desk.applyPaymentEvent(event);
     if (outcome === 'unknown') throw new ApiError(404, 'B2C_ORDER_NOT_FOUND', 'No open order has this reference');
     deps.log.info({ reference: event.reference, status: event.status, eventId: event.eventId, outcome }, 'card payment event');

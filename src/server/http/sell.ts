@@ -6,7 +6,6 @@
 import { Hono, type Context } from 'hono';
 import type pg from 'pg';
 import { z } from 'zod';
-import { checkWebhookSignature, SIGNATURE_HEADER } from '../adapters/webhooks/signature.ts';
 import type { PayoutProvider } from '../adapters/payout/port.ts';
 import { SellError, type SellDesk, type SellProblem } from '../domain/sell.ts';
 import { guardPincode } from '../domain/pincode.ts';
@@ -17,6 +16,7 @@ import { ApiError } from './errors.ts';
 import { DomainError } from '../domain/errors.ts';
 import { currency, decimalAmount, idempotencyKey, UUID } from './fields.ts';
 import { jsonInput } from './json-input.ts';
+import { signedWebhookBody } from './signed-webhook.ts';
 import type { Logger } from '../log.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
@@ -116,17 +116,7 @@ export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: P
 
   // The payout provider's report: public, but only a body signed with the shared secret is believed.
   app.post('/webhooks/payout', async (c) => {
-    if (!deps.provider) throw new ApiError(404, 'NOT_FOUND', 'No payout provider is configured on this wallet');
-    const raw = await c.req.text();
-    const problem = checkWebhookSignature(deps.provider.webhookSecret, c.req.header(SIGNATURE_HEADER), raw, Math.floor(Date.now() / 1000));
-    if (problem) throw new ApiError(401, 'WEBHOOK_SIGNATURE', `The webhook signature is not valid (${problem.toLowerCase()})`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      throw new ApiError(400, 'VALIDATION', 'The request body is not valid JSON');
-    }
-    const report = webhookBody.parse(parsed);
+    const report = await signedWebhookBody(c, deps.provider, 'payout', webhookBody);
     const outcome = await desk.applyPayoutReport(report);
     if (outcome === 'unknown') throw new ApiError(404, 'C2F_ORDER_NOT_FOUND', 'No order has this reference');
     if (outcome === 'conflict') throw new ApiError(409, 'C2F_PAYOUT_CONFLICT', 'The order already ended the other way');
