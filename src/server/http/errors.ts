@@ -41,6 +41,14 @@ export const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   TOO_MANY_MAILS: 429,
   WEBHOOK_SIGNATURE: 401,
   TG_DISABLED: 404,
+  // Telegram sign-in and linking (SPEC §8).
+  B2C_USM0022: 400,
+  B2C_USM0023: 401,
+  B2C_USM0024: 409,
+  B2C_USM0025: 401,
+  B2C_USM0026: 409,
+  B2C_USM0027: 503,
+  TG_UNLINK_LAST_SIGN_IN: 409,
   // Passcode and account protection (SPEC §8).
   B2C_USM0030: 429,
   B2C_USM0031: 403,
