@@ -15,6 +15,7 @@ import { FIRST_PARTY_SCOPE, API_SCOPE } from '../idp/provider.ts';
 import { ApiError, statusOf } from './errors.ts';
 import { loopbackOnly } from './loopback-only.ts';
 import { readJsonBody } from './json-body.ts';
+import { jsonInput } from './json-input.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 
@@ -115,13 +116,13 @@ export function createTelegramApi(deps: {
     };
   };
 
-  app.post('/auth/tg', limit, async (c) => {
-    const body = authBody.parse(await jsonBody(c));
+  app.post('/auth/tg', limit, jsonInput(authBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
     return c.json(await signIn({ initData: body.initData }));
   });
 
-  app.post('/auth/tg/link', limit, async (c) => {
-    const body = linkLoginBody.parse(await jsonBody(c));
+  app.post('/auth/tg/link', limit, jsonInput(linkLoginBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
     return c.json(await signIn({ initData: body.tgCode, oneTimeCode: body.oneTimeCode }));
   });
 
@@ -135,8 +136,8 @@ export function createTelegramApi(deps: {
     return c.json({ code: created.code, url, expiresAt: created.expiresAt.toISOString() });
   });
 
-  app.post('/user/tg/link', auth, limit, async (c) => {
-    const body = linkBody.parse(await jsonBody(c));
+  app.post('/user/tg/link', auth, limit, jsonInput(linkBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
     const userId = c.get('principal').userId;
     await messenger().linkWithInitData(userId, body.tgCode, proofOf(c));
     return c.json(await messenger().state(userId));

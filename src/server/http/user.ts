@@ -5,7 +5,7 @@ import type { Config } from '../config.ts';
 import { EMAIL_PATTERN } from '../../lib/email.ts';
 import { FIAT_CURRENCIES, LANGUAGES, type UserService } from '../domain/users.ts';
 import { payloadTooLarge } from './body-limit.ts';
-import { readJsonBody } from './json-body.ts';
+import { jsonInput } from './json-input.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import type { Limits } from '../domain/limits.ts';
@@ -27,8 +27,6 @@ const resetBody = z.object({ email });
 const resetConfirmBody = z.object({ password, confirmationCode: code });
 const currencyParam = z.object({ currency: z.enum(FIAT_CURRENCIES, { error: `The currency must be one of ${FIAT_CURRENCIES.join(', ')}` }) });
 const languageParam = z.object({ language: z.enum(LANGUAGES, { error: `The language must be one of ${LANGUAGES.join(', ')}` }) });
-
-const jsonBody = (c: { req: { text: () => Promise<string> } }) => readJsonBody(c.req);
 
 /** What the browser needs to sign in against whichever issuer is configured (public). */
 export function clientConfig(config: Config) {
@@ -64,8 +62,8 @@ export function createUserApi(deps: { config: Config; users: UserService; auth: 
     return c.json(clientConfig(deps.config));
   });
 
-  app.post('/user', limit, async (c) => {
-    const body = signUpBody.parse(await jsonBody(c));
+  app.post('/user', limit, jsonInput(signUpBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
     await limits.enforce(['signUpPerClient', client(c)], ['signUpPerEmail', limits.emailKey(body.email)]);
     await users.signUp(body);
     return c.json({ email: body.email.toLowerCase(), confirmationSent: true }, 201);
@@ -78,21 +76,21 @@ export function createUserApi(deps: { config: Config; users: UserService; auth: 
     return c.json({ tgAuth: profile.tgAuth });
   });
 
-  app.post('/confirmation/confirm', limit, async (c) => {
-    const body = confirmBody.parse(await jsonBody(c));
+  app.post('/confirmation/confirm', limit, jsonInput(confirmBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
     await users.confirmEmail(body.confirmationCode);
     return c.json({ confirmed: true });
   });
 
-  app.post('/password-reset', limit, async (c) => {
-    const body = resetBody.parse(await jsonBody(c));
+  app.post('/password-reset', limit, jsonInput(resetBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
     await limits.enforce(['resetPerClient', client(c)], ['resetPerEmail', limits.emailKey(body.email)]);
     await users.requestPasswordReset(body.email);
     return c.json({ sent: true });
   });
 
-  app.post('/password-reset/confirm', limit, async (c) => {
-    const body = resetConfirmBody.parse(await jsonBody(c));
+  app.post('/password-reset/confirm', limit, jsonInput(resetConfirmBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
     await users.resetPassword(body.confirmationCode, body.password);
     return c.json({ reset: true });
   });
