@@ -5,7 +5,7 @@ import { telegramConfig, telegramSchema, type TelegramConfig } from './config-te
 import { withdrawalConfig, withdrawalSchema, type WithdrawalConfig } from './config-withdrawals.ts';
 import { buyConfig, buySchema, type BuyConfig } from './config-buy.ts';
 import { MAX_SLIPPAGE_BPS } from './domain/slippage.ts';
-import { parseTrustProxy, type TrustProxy } from './http/client-address.ts';
+import { parseTrustProxy, type TrustProxy } from './net/client-address.ts';
 
 /** A configuration value that cannot be used; its message is one line naming the variable. */
 export class ConfigError extends Error {

@@ -9,6 +9,8 @@ import { deriveAddress } from './addresses.ts';
 import { ensureUserLedgerAccount, type Queryable } from './ledger.ts';
 import { notifyAccountChanged } from './account-changes.ts';
 import type { WalletSeed } from '../adapters/keys/seed.ts';
+import { DomainError } from './errors.ts';
+import type { accountAssets, depositAddresses, ledgerBalances, walletAccountKeys } from '../db/schema.ts';
 
 /** SPEC §3 account balance item, amounts as exact decimal strings. */
 export type AssetItem = {
@@ -22,15 +24,13 @@ export type AssetItem = {
   depositAddress: string | null;
 };
 
-export type AssetRefusal = 'UNKNOWN_CURRENCY' | 'ASSET_NOT_FOUND' | 'SEED_MISMATCH';
+export class AssetError extends DomainError<'UNKNOWN_CURRENCY' | 'ASSET_NOT_FOUND'> {}
 
-export class AssetError extends Error {
-  readonly problem: AssetRefusal;
-  constructor(problem: AssetRefusal, message: string) {
-    super(message);
-    this.problem = problem;
-  }
-}
+// A balance or an address may be missing (LEFT JOIN): null until the first posting or derivation.
+type Nullable<T> = { [K in keyof T]: T[K] | null };
+type AssetRow = Pick<typeof accountAssets.$inferSelect, 'currency'> &
+  Nullable<Pick<typeof ledgerBalances.$inferSelect, 'available' | 'onHold'> & Pick<typeof depositAddresses.$inferSelect, 'address'>>;
+type AccountKey = Pick<typeof walletAccountKeys.$inferSelect, 'derivationIndex' | 'seedFingerprint'>;
 
 /** What the gateway offers in this environment (BTC_LNG is not offered in production). */
 export type Offer = { coins: readonly CoinMeta[] };
@@ -41,9 +41,9 @@ const NETWORK_OF = COINS.map((c) => c.network);
 
 /** The assets an account shows, in catalogue order, with balances and deposit addresses: one query. */
 export async function listAssets(db: Queryable, walletAccountId: string, offer: Offer): Promise<AssetItem[]> {
-  const result = await db.query<{ currency: string; available: string | null; on_hold: string | null; address: string | null }>({
+  const result = await db.query<AssetRow>({
     name: 'assets_list',
-    text: `SELECT a.currency, b.available, b.on_hold, d.address
+    text: `SELECT a.currency, b.available, b.on_hold AS "onHold", d.address
              FROM account_assets a
              JOIN unnest($2::text[], $3::text[]) WITH ORDINALITY AS m(currency, network, position) ON m.currency = a.currency
              LEFT JOIN ledger_balances b ON b.ledger_account_id = a.wallet_account_id AND b.currency = a.currency
@@ -62,7 +62,7 @@ export async function listAssets(db: Queryable, walletAccountId: string, offer: 
       isCrypto: true,
       isToken: coin.token,
       totalAvailable: formatUnits(BigInt(row.available ?? '0'), coin.decimals),
-      onHold: formatUnits(BigInt(row.on_hold ?? '0'), coin.decimals),
+      onHold: formatUnits(BigInt(row.onHold ?? '0'), coin.decimals),
       depositAddress: row.address,
     });
   }
@@ -113,7 +113,7 @@ export async function archiveAsset(db: Queryable, walletAccountId: string, curre
 
 /** An account's deposit address on a network, derived and stored on first need. */
 export async function depositAddressOf(pool: pg.Pool, walletAccountId: string, network: Network, seed: WalletSeed): Promise<string> {
-  const known = await pool.query<{ address: string }>('SELECT address FROM deposit_addresses WHERE wallet_account_id = $1 AND network = $2', [
+  const known = await pool.query<Pick<typeof depositAddresses.$inferSelect, 'address'>>('SELECT address FROM deposit_addresses WHERE wallet_account_id = $1 AND network = $2', [
     walletAccountId,
     network,
   ]);
@@ -126,11 +126,11 @@ export async function depositAddressOf(pool: pg.Pool, walletAccountId: string, n
 
 /** The account's place in the HD tree: allocated once, in sequence, by the database. */
 async function derivationIndex(db: Queryable, walletAccountId: string, seed: WalletSeed, retried = false): Promise<number> {
-  const result = await db.query<{ derivation_index: number; seed_fingerprint: string }>(
+  const result = await db.query<AccountKey>(
     `WITH created AS (
        INSERT INTO wallet_account_keys (wallet_account_id, seed_fingerprint) VALUES ($1, $2)
        ON CONFLICT (wallet_account_id) DO NOTHING RETURNING derivation_index, seed_fingerprint)
-     SELECT derivation_index, seed_fingerprint FROM created
+     SELECT derivation_index AS "derivationIndex", seed_fingerprint AS "seedFingerprint" FROM created
      UNION ALL SELECT derivation_index, seed_fingerprint FROM wallet_account_keys WHERE wallet_account_id = $1
      LIMIT 1`,
     [walletAccountId, seed.fingerprint],
@@ -139,10 +139,11 @@ async function derivationIndex(db: Queryable, walletAccountId: string, seed: Wal
   // A concurrent first request committed its row after this statement's snapshot: read it again.
   if (!row && !retried) return derivationIndex(db, walletAccountId, seed, true);
   if (!row) throw new Error('no derivation index');
-  if (row.seed_fingerprint !== seed.fingerprint) {
-    throw new AssetError('SEED_MISMATCH', 'this account was set up under another wallet seed: WALLET_SEED or DATA_DIR changed');
+  if (row.seedFingerprint !== seed.fingerprint) {
+    // Our fault, not the client's: a 500 and an alarm in the log.
+    throw new Error('this account was set up under another wallet seed: WALLET_SEED or DATA_DIR changed');
   }
-  return row.derivation_index;
+  return row.derivationIndex;
 }
 
 async function insertAddresses(db: Queryable, walletAccountId: string, index: number, addresses: readonly { network: Network; address: string }[]): Promise<void> {

@@ -6,6 +6,7 @@ import { formatUnits } from '../../lib/amount.ts';
 import { decimalsOf, explorerLink, NETWORK_INFO, isNetwork } from '../../lib/currencies.ts';
 import type { Catalogue } from './catalogue.ts';
 import type { Queryable } from './ledger.ts';
+import type { chainDeposits, walletTransactions } from '../db/schema.ts';
 
 export const TRANSACTION_TYPES = ['DEPOSIT', 'WITHDRAWAL', 'EXCHANGE', 'C2F', 'F2C', 'FIAT_DEPOSIT'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
@@ -47,39 +48,19 @@ export type TransactionItem = {
 
 export type TransactionDetails = TransactionItem & { confirmations: number | null; requiredConfirmations: number | null };
 
-type Row = {
-  id: string;
-  currency: string;
-  direction: TransactionItem['direction'];
-  transaction_type: TransactionType;
-  state: TransactionItem['state'];
-  amount: string;
-  fee: string;
-  fee_currency: string | null;
-  network: string | null;
-  from_address: string | null;
-  to_address: string | null;
-  contact: string | null;
-  sender_name: string | null;
-  recipient_name: string | null;
-  hash: string | null;
-  account_from_type: TransactionItem['accountFromType'];
-  account_to_type: TransactionItem['accountToType'];
-  from_currency: string | null;
-  to_currency: string | null;
-  from_amount: string | null;
-  to_amount: string | null;
-  fiat_currency: string | null;
-  fiat_amount: string | null;
-  exchange_rate: string | null;
-  failure_reason: string | null;
-  created_at: Date;
-  completed_at: Date | null;
-};
+type Transaction = typeof walletTransactions.$inferSelect;
 
-const COLUMNS = `id, currency, direction, transaction_type, state, amount, fee, fee_currency, network, from_address, to_address, contact,
-  sender_name, recipient_name, hash, account_from_type, account_to_type, from_currency, to_currency, from_amount, to_amount,
-  fiat_currency, fiat_amount, exchange_rate, failure_reason, created_at, completed_at`;
+// The columns a history item shows, read under their schema names (`from_address AS "fromAddress"`).
+const FIELDS = [
+  'id', 'currency', 'direction', 'transactionType', 'state', 'amount', 'fee', 'feeCurrency', 'network', 'fromAddress', 'toAddress', 'contact',
+  'senderName', 'recipientName', 'hash', 'accountFromType', 'accountToType', 'fromCurrency', 'toCurrency', 'fromAmount', 'toAmount',
+  'fiatCurrency', 'fiatAmount', 'exchangeRate', 'failureReason', 'createdAt', 'completedAt',
+] as const satisfies ReadonlyArray<keyof Transaction>;
+
+type Row = Pick<Transaction, (typeof FIELDS)[number]>;
+type Depth = { [K in 'confirmations' | 'confirmationsRequired']: (typeof chainDeposits.$inferSelect)[K] | null };
+
+const columns = (table: string) => FIELDS.map((field) => `${table}.${field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} AS "${field}"`).join(', ');
 
 export type HistoryQuery = { currency?: string | undefined; sort: 'ASC' | 'DESC'; pageSize: number; pageNumber: number };
 
@@ -87,7 +68,7 @@ export type HistoryQuery = { currency?: string | undefined; sort: 'ASC' | 'DESC'
 export async function listTransactions(db: Queryable, walletAccountId: string, query: HistoryQuery, catalogue: Catalogue): Promise<TransactionItem[]> {
   const order = query.sort === 'ASC' ? 'ASC' : 'DESC';
   const result = await db.query<Row>(
-    `SELECT ${COLUMNS} FROM wallet_transactions
+    `SELECT ${columns('t')} FROM wallet_transactions t
       WHERE wallet_account_id = $1 AND ($2::text IS NULL OR currency = $2 OR from_currency = $2 OR to_currency = $2)
       ORDER BY created_at ${order}, id ${order} LIMIT $3 OFFSET $4`,
     [walletAccountId, query.currency ?? null, query.pageSize, (query.pageNumber - 1) * query.pageSize],
@@ -103,9 +84,9 @@ export async function findTransaction(
   type: TransactionType | undefined,
   catalogue: Catalogue,
 ): Promise<TransactionDetails | undefined> {
-  const result = await db.query<Row & { confirmations: number | null; confirmations_required: number | null }>(
-    `SELECT ${COLUMNS.replaceAll(/\b(\w+)\b/g, 't.$1')}, coalesce(d.confirmations, w.confirmations) AS confirmations,
-            coalesce(d.confirmations_required, w.confirmations_required) AS confirmations_required
+  const result = await db.query<Row & Depth>(
+    `SELECT ${columns('t')}, coalesce(d.confirmations, w.confirmations) AS confirmations,
+            coalesce(d.confirmations_required, w.confirmations_required) AS "confirmationsRequired"
        FROM wallet_transactions t
        LEFT JOIN chain_deposits d ON d.id = CASE WHEN t.reference LIKE 'deposit:%' THEN substring(t.reference from 9)::uuid END
        -- An outside withdrawal's depth on the chain once broadcast (a transfer between users has none).
@@ -116,7 +97,7 @@ export async function findTransaction(
   );
   const row = result.rows[0];
   if (!row) return undefined;
-  return { ...toItem(row, catalogue), confirmations: row.confirmations, requiredConfirmations: row.confirmations_required };
+  return { ...toItem(row, catalogue), confirmations: row.confirmations, requiredConfirmations: row.confirmationsRequired };
 }
 
 function toItem(row: Row, catalogue: Catalogue): TransactionItem {
@@ -126,39 +107,39 @@ function toItem(row: Row, catalogue: Catalogue): TransactionItem {
     const decimals = currency === null ? undefined : decimalsOf(currency);
     return decimals === undefined ? value : formatUnits(BigInt(value), decimals);
   };
-  const feeCurrency = row.fee_currency ?? row.currency;
+  const feeCurrency = row.feeCurrency ?? row.currency;
   const fee = units(row.fee, feeCurrency) ?? '0';
   return {
     id: row.id,
     currency: row.currency,
     direction: row.direction,
-    transactionType: row.transaction_type,
+    transactionType: row.transactionType,
     state: row.state,
     amount: units(row.amount, row.currency) ?? '0',
     fee,
     feeCurrency,
-    from: row.from_address,
-    to: row.to_address,
+    from: row.fromAddress,
+    to: row.toAddress,
     contact: row.contact,
     hash: row.hash,
-    createdDate: row.created_at.toISOString(),
-    completedDate: row.completed_at?.toISOString() ?? null,
-    accountFromType: row.account_from_type,
-    accountToType: row.account_to_type,
-    fromCurrency: row.from_currency,
-    toCurrency: row.to_currency,
-    fromAmount: units(row.from_amount, row.from_currency),
-    toAmount: units(row.to_amount, row.to_currency),
-    fiatCurrency: row.fiat_currency,
-    fiatAmount: units(row.fiat_amount, row.fiat_currency),
+    createdDate: row.createdAt.toISOString(),
+    completedDate: row.completedAt?.toISOString() ?? null,
+    accountFromType: row.accountFromType,
+    accountToType: row.accountToType,
+    fromCurrency: row.fromCurrency,
+    toCurrency: row.toCurrency,
+    fromAmount: units(row.fromAmount, row.fromCurrency),
+    toAmount: units(row.toAmount, row.toCurrency),
+    fiatCurrency: row.fiatCurrency,
+    fiatAmount: units(row.fiatAmount, row.fiatCurrency),
     network: row.network,
     blockchain: row.network && isNetwork(row.network) ? NETWORK_INFO[row.network].blockchain : null,
     explorerUrl: (coin && explorerLink(coin.urlScan, row.hash)) ?? null,
-    senderName: row.sender_name,
-    recipientName: row.recipient_name,
-    recipientAddress: row.to_address,
+    senderName: row.senderName,
+    recipientName: row.recipientName,
+    recipientAddress: row.toAddress,
     serviceFee: fee,
-    exchangeRate: row.exchange_rate,
-    failureReason: row.failure_reason,
+    exchangeRate: row.exchangeRate,
+    failureReason: row.failureReason,
   };
 }

@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from './errors.ts';
 import type { Mailer, MailRequest } from '../adapters/mail/mailer.ts';
 import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
 
@@ -42,20 +42,23 @@ export type LimitName = keyof ReturnType<typeof limitPolicies> | 'public';
 /** Milliseconds until the key may go on; 0 means this request was counted and may go on now. */
 export type Limit = { take: (key: string) => Promise<number> };
 
-export class TooManyRequestsError extends ApiError {
+/** Whole seconds to wait, at least one: what Retry-After says (http/errors.ts reads details.retryAfterSeconds). */
+const waitSeconds = (retryAfterMs: number) => Math.max(1, Math.ceil(retryAfterMs / 1000));
+
+export class TooManyRequestsError extends DomainError<'TOO_MANY_REQUESTS'> {
   readonly retryAfterSeconds: number;
   constructor(retryAfterMs: number, message = 'Too many requests: try again later') {
-    super(429, 'TOO_MANY_REQUESTS', message);
-    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+    super('TOO_MANY_REQUESTS', message, { details: { retryAfterSeconds: waitSeconds(retryAfterMs) } });
+    this.retryAfterSeconds = waitSeconds(retryAfterMs);
   }
 }
 
 /** A mail refused by the per-address cap: too many mails went to that address within the hour. */
-export class TooManyMailsError extends ApiError {
+export class TooManyMailsError extends DomainError<'TOO_MANY_MAILS'> {
   readonly retryAfterSeconds: number;
   constructor(retryAfterMs: number) {
-    super(429, 'TOO_MANY_MAILS', 'Too many mails were sent to this address; try again later');
-    this.retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+    super('TOO_MANY_MAILS', 'Too many mails were sent to this address; try again later', { details: { retryAfterSeconds: waitSeconds(retryAfterMs) } });
+    this.retryAfterSeconds = waitSeconds(retryAfterMs);
   }
 }
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { and, eq, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { telegramAccounts, telegramLinkCodes, users, walletAccounts } from '../db/schema.ts';
-import type { TelegramConfig } from '../config-telegram.ts';
+import { DomainError } from './errors.ts';
 import type { Logger } from '../log.ts';
 import type pg from 'pg';
 import { newCode, storedCode } from './codes.ts';
@@ -30,13 +30,10 @@ export const MESSENGER_CODES = {
 export type MessengerCode = (typeof MESSENGER_CODES)[keyof typeof MESSENGER_CODES];
 
 /** A refused messenger login or link; `code` is one of SPEC §8's. */
-export class MessengerError extends Error {
-  readonly code: MessengerCode | 'TG_UNLINK_LAST_SIGN_IN' | 'TG_DISABLED';
-  constructor(code: MessengerError['code'], message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+export class MessengerError extends DomainError<MessengerCode | 'TG_UNLINK_LAST_SIGN_IN' | 'TG_DISABLED'> {}
+
+/** What the messenger service needs of the Telegram settings (config-telegram.ts gives them). */
+export type MessengerSettings = Readonly<{ botUsername: string; requireSignature: boolean; initDataMaxAgeS: number }>;
 
 /** How long a link code (POST /user/tg/code) can be used. */
 export const LINK_CODE_TTL_MS = 15 * 60 * 1000;
@@ -79,7 +76,7 @@ export function createMessengerService(deps: {
   /** For the passcode guard, which counts each try in its own statement. */
   pool: Queryable;
   log: Logger;
-  config: TelegramConfig;
+  config: MessengerSettings;
   keys: InitDataKeys;
   mailer: Mailer;
   publicUrl: string;

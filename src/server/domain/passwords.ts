@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { hash, verify, type Algorithm } from '@node-rs/argon2';
 import { COMMON_PASSWORDS } from './common-passwords.ts';
+import { DomainError } from './errors.ts';
 
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;
@@ -34,7 +35,12 @@ export const PASSWORD_MESSAGES: Record<PasswordProblem, string> = {
 };
 
 /** Raised when more password checks wait than the server can run soon; the caller answers "busy, retry". */
-export class HasherBusyError extends Error {}
+/** Past the hashing budget: the caller comes back in a moment (503 BUSY). */
+export class HasherBusyError extends DomainError<'BUSY'> {
+  constructor() {
+    super('BUSY', 'The server is busy; try again in a moment');
+  }
+}
 
 export type PasswordHasher = {
   hash: (password: string) => Promise<string>;
@@ -87,7 +93,7 @@ export function createPasswordHasher(options: { lanes?: number; maxWaiting?: num
       running += 1;
       if (kind === 'new') runningNew += 1;
     } else {
-      if (queues[kind].length >= maxWaiting[kind]) throw new HasherBusyError('too many password checks are waiting');
+      if (queues[kind].length >= maxWaiting[kind]) throw new HasherBusyError();
       // dispatch() counts the lane in before it lets the job go, so the counts stay exact.
       await new Promise<void>((resolve) => queues[kind].push(resolve));
     }

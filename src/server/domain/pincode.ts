@@ -1,7 +1,8 @@
 import { hash, verify } from '@node-rs/argon2';
 import type { Queryable } from './ledger.ts';
 import { ARGON2_OPTIONS } from './passwords.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from './errors.ts';
+import type { userPincodes, users } from '../db/schema.ts';
 
 /** SPEC §5: exactly four digits. */
 export const PINCODE_PATTERN = /^\d{4}$/;
@@ -13,54 +14,39 @@ export const PINCODE_PATTERN = /^\d{4}$/;
  */
 export const PINCODE_POLICY = { freeFailures: 5, baseWaitSeconds: 30, blockAt: 10 } as const;
 
-type Language = 'ENG' | 'RUS';
-
 /** Seconds of the wait that follows the `failures`-th wrong code in a row (0 while below the free failures). */
 export function pincodeWaitSeconds(failures: number): number {
   if (failures < PINCODE_POLICY.freeFailures) return 0;
   return PINCODE_POLICY.baseWaitSeconds * 2 ** Math.min(failures - PINCODE_POLICY.freeFailures, 20);
 }
 
-function duration(seconds: number, language: Language): string {
-  const whole = Math.max(1, Math.ceil(seconds));
-  if (whole < 60) return language === 'RUS' ? `${whole} с` : `${whole} s`;
-  const minutes = Math.ceil(whole / 60);
-  return language === 'RUS' ? `${minutes} мин` : `${minutes} min`;
+type Language = (typeof users.$inferSelect)['language'];
+
+/** The refusals of SPEC §8; they carry the user's language, so the gateway can answer in it (http/messages.ts). */
+export function wrongPincode(language: Language): DomainError {
+  return new DomainError('B2C_USM0031', 'Incorrect pin code', { details: { language } });
 }
 
-/** The refusals of SPEC §8, in the user's language: the prompt shows the gateway's own message. */
-export function wrongPincode(language: Language): ApiError {
-  return new ApiError(403, 'B2C_USM0031', language === 'RUS' ? 'Неверный пин-код' : 'Incorrect pin code');
+export function pincodeWait(seconds: number, language: Language): DomainError {
+  return new DomainError('B2C_USM0030', `Too many wrong pin codes; wait ${Math.max(1, Math.ceil(seconds))} s`, { details: { language, waitSeconds: seconds } });
 }
 
-export function pincodeWait(seconds: number, language: Language): ApiError {
-  const wait = duration(seconds, language);
-  return new ApiError(
-    429,
-    'B2C_USM0030',
-    language === 'RUS' ? `Слишком много неверных пин-кодов. Повторите через ${wait}` : `Too many wrong pin codes. Try again in ${wait}`,
-  );
-}
-
-export function pincodeBlocked(language: Language): ApiError {
-  return new ApiError(
-    423,
-    'B2C_USM0032',
-    language === 'RUS' ? 'Пин-код заблокирован. Сбросьте его через электронную почту' : 'The pin code is blocked. Reset it through your e-mail',
-  );
+export function pincodeBlocked(language: Language): DomainError {
+  return new DomainError('B2C_USM0032', 'The pin code is blocked; reset it through e-mail', { details: { language } });
 }
 
 export function hashPincode(pincode: string): Promise<string> {
   return hash(pincode, ARGON2_OPTIONS);
 }
 
-type Reserved = { failures: number; pin_hash: string; language: Language };
-type Standing = { pin_hash: string | null; blocked: boolean; wait_seconds: number; language: Language };
+type Pincode = typeof userPincodes.$inferSelect;
+type Reserved = Pick<Pincode, 'failures'> & { pinHash: NonNullable<Pincode['pinHash']>; language: Language };
+type Standing = Pick<Pincode, 'pinHash'> & { blocked: boolean; waitSeconds: number; language: Language };
 
 /**
  * The passcode guard (SPEC §6) for the actions it protects: withdrawals, sell orders (crypto leaving the wallet
  * like a withdrawal), swap confirmation, e-mail change and turning the passcode off. Call it inside the request before anything moves. It passes when the user has no
- * active passcode; otherwise a missing or wrong `pincode` header throws ApiError B2C_USM0031 (wrong code),
+ * active passcode; otherwise a missing or wrong `pincode` header throws DomainError B2C_USM0031 (wrong code),
  * B2C_USM0030 (too many wrong codes: wait) or B2C_USM0032 (blocked until reset by e-mail). Only a four-digit code
  * uses up a try: a missing or malformed one guesses nothing, so it is refused without counting.
  *
@@ -78,15 +64,15 @@ export async function guardPincode(db: Queryable, userId: string, pincode: strin
               blocked_at = CASE WHEN failures + 1 >= $4 THEN now() ELSE NULL END,
               updated_at = now()
         WHERE $5 AND user_id = $1 AND pin_hash IS NOT NULL AND blocked_at IS NULL AND (locked_until IS NULL OR locked_until <= now())
-        RETURNING failures, pin_hash, (SELECT language FROM users WHERE users.id = user_pincodes.user_id) AS language`,
+        RETURNING failures, pin_hash AS "pinHash", (SELECT language FROM users WHERE users.id = user_pincodes.user_id) AS language`,
       [userId, PINCODE_POLICY.freeFailures, PINCODE_POLICY.baseWaitSeconds, PINCODE_POLICY.blockAt, guess !== undefined],
     );
     const row = reserved.rows[0];
     if (row) {
-      const right = guess !== undefined && (await verify(row.pin_hash, guess).catch(() => false));
+      const right = guess !== undefined && (await verify(row.pinHash, guess).catch(() => false));
       if (right) {
         // Only this try's count is taken back with the rest: the pin hash must still be the one just checked.
-        await db.query(`UPDATE user_pincodes SET failures = 0, locked_until = NULL, blocked_at = NULL, updated_at = now() WHERE user_id = $1 AND pin_hash = $2`, [userId, row.pin_hash]);
+        await db.query(`UPDATE user_pincodes SET failures = 0, locked_until = NULL, blocked_at = NULL, updated_at = now() WHERE user_id = $1 AND pin_hash = $2`, [userId, row.pinHash]);
         return;
       }
       if (row.failures >= PINCODE_POLICY.blockAt) throw pincodeBlocked(row.language);
@@ -94,19 +80,19 @@ export async function guardPincode(db: Queryable, userId: string, pincode: strin
       throw wrongPincode(row.language);
     }
     const standing = await db.query<Standing>(
-      `SELECT p.pin_hash, p.blocked_at IS NOT NULL AS blocked,
-              greatest(0, extract(epoch FROM (p.locked_until - now())))::float8 AS wait_seconds, u.language
+      `SELECT p.pin_hash AS "pinHash", p.blocked_at IS NOT NULL AS blocked,
+              greatest(0, extract(epoch FROM (p.locked_until - now())))::float8 AS "waitSeconds", u.language
          FROM user_pincodes p JOIN users u ON u.id = p.user_id WHERE p.user_id = $1`,
       [userId],
     );
     const state = standing.rows[0];
-    if (!state?.pin_hash) return;
+    if (!state?.pinHash) return;
     if (state.blocked) throw pincodeBlocked(state.language);
-    if (state.wait_seconds > 0) throw pincodeWait(state.wait_seconds, state.language);
+    if (state.waitSeconds > 0) throw pincodeWait(state.waitSeconds, state.language);
     if (guess === undefined) throw wrongPincode(state.language);
     // The wait ran out between the two statements: try to count again.
   }
-  throw new ApiError(409, 'PINCODE_BUSY', 'The pin code is being checked by another request; try again');
+  throw new DomainError('PINCODE_BUSY', 'The pin code is being checked by another request; try again');
 }
 
 /** Whether the user's passcode is on (GET /user's pinCodeActive). */
@@ -127,5 +113,5 @@ export const RECENT_SIGN_IN_S = 300;
 export async function guardPincodeOrRecentSignIn(db: Queryable, userId: string, pincode: string | undefined, authTime: number | undefined, nowMs = Date.now()): Promise<void> {
   if (await pincodeActive(db, userId)) return guardPincode(db, userId, pincode);
   if (authTime !== undefined && nowMs / 1000 - authTime <= RECENT_SIGN_IN_S) return;
-  throw new ApiError(403, 'RECENT_SIGN_IN_REQUIRED', 'Sign in again (or turn the passcode on) to change how this account signs in');
+  throw new DomainError('RECENT_SIGN_IN_REQUIRED', 'Sign in again (or turn the passcode on) to change how this account signs in');
 }

@@ -4,9 +4,10 @@ import type { Mailer } from '../adapters/mail/mailer.ts';
 import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
 import { storedCode } from './codes.ts';
 import type { Logger } from '../log.ts';
-import { ApiError } from '../http/errors.ts';
+import { DomainError } from './errors.ts';
+import type { emailChanges, userPincodes, users } from '../db/schema.ts';
 import { realEmail } from '../../lib/messenger-email.ts';
-import { guardPincode, hashPincode, PINCODE_PATTERN } from './pincode.ts';
+import { guardPincode, hashPincode, pincodeActive, PINCODE_PATTERN } from './pincode.ts';
 import { normalizeEmail } from './users.ts';
 
 /** SPEC §5, §9: a verification code is 4 alphanumeric characters; a new one may be sent after 59 s. */
@@ -25,7 +26,7 @@ export const MAX_SENDS = 5;
 // No 0/O, 1/I/L: the code is read off a mail and typed.
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789';
 
-export type EmailChangeStage = 'old' | 'new';
+export type EmailChangeStage = (typeof emailChanges.$inferSelect)['stage'];
 
 function newVerificationCode(): string {
   return Array.from({ length: 4 }, () => CODE_ALPHABET[randomInt(CODE_ALPHABET.length)]).join('');
@@ -37,13 +38,14 @@ function sameHash(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
-const notActive = () => new ApiError(409, 'PINCODE_NOT_ACTIVE', 'No pin code is set');
+const notActive = () => new DomainError('PINCODE_NOT_ACTIVE', 'No pin code is set');
 
-type UserRow = { email: string | null; language: 'ENG' | 'RUS' };
+type UserRow = Pick<typeof users.$inferSelect, 'email' | 'language'>;
+type EmailChange = typeof emailChanges.$inferSelect;
 
 /**
  * The passcode (SPEC §7 /user/pinCode/*) and the e-mail change by verification codes (/user/email-change*).
- * Every refusal is an ApiError with an exceptionCode; the passcode checks go through `guardPincode`.
+ * Every refusal is a DomainError with the wire's code; the passcode checks go through `guardPincode`.
  */
 export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; log: Logger; secrets: SecretsKey }) {
   const { pool, mailer, log } = deps;
@@ -53,17 +55,16 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
   const user = async (userId: string): Promise<UserRow> => {
     const result = await pool.query<UserRow>('SELECT email, language FROM users WHERE id = $1', [userId]);
     const row = result.rows[0];
-    if (!row) throw new ApiError(404, 'NOT_FOUND', 'The user does not exist');
+    if (!row) throw new DomainError('NOT_FOUND', 'The user does not exist');
     return row;
   };
 
   const requireActive = async (userId: string) => {
-    const result = await pool.query<{ active: boolean }>('SELECT pin_hash IS NOT NULL AS active FROM user_pincodes WHERE user_id = $1', [userId]);
-    if (!result.rows[0]?.active) throw notActive();
+    if (!(await pincodeActive(pool, userId))) throw notActive();
   };
 
   const checkNewPincode = (pincode: string) => {
-    if (!PINCODE_PATTERN.test(pincode)) throw new ApiError(400, 'VALIDATION', 'The pin code must be exactly 4 digits');
+    if (!PINCODE_PATTERN.test(pincode)) throw new DomainError('VALIDATION', 'The pin code must be exactly 4 digits');
   };
 
   const mailCode = async (to: string, kind: 'email_change_old' | 'email_change_new' | 'pincode_reset', language: UserRow['language'], code: string) => {
@@ -71,9 +72,9 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
       await mailer.send({ to, kind, language, link: code });
     } catch (error) {
       // The per-address mail cap (limits.ts) is the user's to wait out, not a failure of ours.
-      if (error instanceof ApiError) throw error;
+      if (error instanceof DomainError) throw error;
       log.error({ err: error, kind }, 'verification mail failed');
-      throw new ApiError(503, 'MAIL_UNAVAILABLE', 'The verification mail could not be sent; try again later', { cause: error });
+      throw new DomainError('MAIL_UNAVAILABLE', 'The verification mail could not be sent; try again later', { cause: error });
     }
   };
 
@@ -89,7 +90,7 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
          WHERE user_pincodes.pin_hash IS NULL`,
         [userId, pinHash],
       );
-      if (result.rowCount === 0) throw new ApiError(409, 'PINCODE_ACTIVE', 'A pin code is already set; change it instead');
+      if (result.rowCount === 0) throw new DomainError('PINCODE_ACTIVE', 'A pin code is already set; change it instead');
     },
 
     /** POST /user/pinCode/validate: the header's code against the stored one, counted like any guarded action. */
@@ -118,7 +119,7 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
     async requestReset(userId: string): Promise<void> {
       const { email, language } = await user(userId);
       const to = realEmail(email);
-      if (!to) throw new ApiError(409, 'EMAIL_REQUIRED', 'Add an e-mail address to reset the pin code');
+      if (!to) throw new DomainError('EMAIL_REQUIRED', 'Add an e-mail address to reset the pin code');
       const code = newVerificationCode();
       // A new day of codes starts once the last one began more than a day ago.
       const result = await pool.query(
@@ -136,27 +137,27 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
           [userId, MAX_RESET_CODES_PER_DAY],
         );
         const row = state.rows[0];
-        if (!row) throw new ApiError(409, 'PINCODE_NOT_BLOCKED', 'The pin code is not blocked');
-        if (row.capped) throw new ApiError(429, 'TOO_MANY_CODES', `${MAX_RESET_CODES_PER_DAY} codes were sent in the last 24 hours; try again later`);
-        throw new ApiError(429, 'RESEND_TOO_SOON', `A code was sent less than ${RESEND_AFTER_SECONDS} s ago`);
+        if (!row) throw new DomainError('PINCODE_NOT_BLOCKED', 'The pin code is not blocked');
+        if (row.capped) throw new DomainError('TOO_MANY_CODES', `${MAX_RESET_CODES_PER_DAY} codes were sent in the last 24 hours; try again later`);
+        throw new DomainError('RESEND_TOO_SOON', `A code was sent less than ${RESEND_AFTER_SECONDS} s ago`);
       }
       await mailCode(to, 'pincode_reset', language, code);
     },
 
     /** POST /user/pinCode/reset/confirm: the mailed code turns the blocked passcode off. */
     async confirmReset(userId: string, code: string): Promise<void> {
-      const tried = await pool.query<{ reset_code_hash: string }>(
+      const tried = await pool.query<{ resetCodeHash: NonNullable<(typeof userPincodes.$inferSelect)['resetCodeHash']> }>(
         `UPDATE user_pincodes SET reset_attempts = reset_attempts + 1
           WHERE user_id = $1 AND reset_code_hash IS NOT NULL AND reset_expires_at > now() AND reset_attempts < $2
-          RETURNING reset_code_hash`,
+          RETURNING reset_code_hash AS "resetCodeHash"`,
         [userId, CODE_ATTEMPTS],
       );
       const row = tried.rows[0];
-      if (!row || !sameHash(row.reset_code_hash, hashVerificationCode(code))) throw new ApiError(400, 'CONFIRMATION_INVALID', 'The code is wrong or has expired');
+      if (!row || !sameHash(row.resetCodeHash, hashVerificationCode(code))) throw new DomainError('CONFIRMATION_INVALID', 'The code is wrong or has expired');
       await pool.query(
         `UPDATE user_pincodes SET pin_hash = NULL, failures = 0, locked_until = NULL, blocked_at = NULL, reset_code_hash = NULL, reset_expires_at = NULL, reset_attempts = 0, updated_at = now()
           WHERE user_id = $1 AND reset_code_hash = $2`,
-        [userId, row.reset_code_hash],
+        [userId, row.resetCodeHash],
       );
     },
 
@@ -167,12 +168,12 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
     async startEmailChange(userId: string, rawEmail: string, pincode: string | undefined): Promise<{ stage: EmailChangeStage }> {
       await guardPincode(pool, userId, pincode);
       const newEmail = normalizeEmail(rawEmail);
-      if (realEmail(newEmail) === null) throw new ApiError(400, 'VALIDATION', 'This address cannot receive mail; give another one');
+      if (realEmail(newEmail) === null) throw new DomainError('VALIDATION', 'This address cannot receive mail; give another one');
       const { email, language } = await user(userId);
       const current = realEmail(email);
-      if (current === newEmail) throw new ApiError(400, 'EMAIL_SAME', 'This is already your e-mail address');
+      if (current === newEmail) throw new DomainError('EMAIL_SAME', 'This is already your e-mail address');
       const taken = await pool.query('SELECT 1 FROM users WHERE email = $1 AND id <> $2', [newEmail, userId]);
-      if (taken.rowCount) throw new ApiError(409, 'EMAIL_TAKEN', 'An account with this e-mail already exists');
+      if (taken.rowCount) throw new DomainError('EMAIL_TAKEN', 'An account with this e-mail already exists');
       const stage: EmailChangeStage = current ? 'old' : 'new';
       const code = newVerificationCode();
       await pool.query(
@@ -188,14 +189,14 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
 
     /** POST /user/email-change/confirm: the old address's code moves on to the new one; the new one's sets the e-mail. */
     async confirmEmailChange(userId: string, code: string): Promise<{ stage: 'new' | 'done'; email?: string }> {
-      const tried = await pool.query<{ stage: EmailChangeStage; code_hash: string; new_email: string }>(
+      const tried = await pool.query<Pick<EmailChange, 'stage' | 'codeHash' | 'newEmail'>>(
         `UPDATE email_changes SET attempts = attempts + 1 WHERE user_id = $1 AND expires_at > now() AND attempts < $2
-         RETURNING stage, code_hash, new_email`,
+         RETURNING stage, code_hash AS "codeHash", new_email AS "newEmail"`,
         [userId, CODE_ATTEMPTS],
       );
       const row = tried.rows[0];
-      if (!row) throw new ApiError(400, 'CONFIRMATION_INVALID', 'The code has expired or was tried too often; ask for a new one');
-      if (!sameHash(row.code_hash, hashVerificationCode(code))) throw new ApiError(400, 'CONFIRMATION_INVALID', 'The code is wrong');
+      if (!row) throw new DomainError('CONFIRMATION_INVALID', 'The code has expired or was tried too often; ask for a new one');
+      if (!sameHash(row.codeHash, hashVerificationCode(code))) throw new DomainError('CONFIRMATION_INVALID', 'The code is wrong');
       const { language } = await user(userId);
       if (row.stage === 'old') {
         const next = newVerificationCode();
@@ -203,27 +204,27 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
         const moved = await pool.query(
           `UPDATE email_changes SET stage = 'new', code_hash = $3, attempts = 0, sends = 1, sent_at = now(), expires_at = now() + make_interval(mins => $4)
             WHERE user_id = $1 AND stage = 'old' AND code_hash = $2`,
-          [userId, row.code_hash, hashVerificationCode(next), CODE_TTL_MINUTES],
+          [userId, row.codeHash, hashVerificationCode(next), CODE_TTL_MINUTES],
         );
-        if (moved.rowCount === 0) throw new ApiError(409, 'CONFIRMATION_USED', 'This code was already used');
-        await mailCode(row.new_email, 'email_change_new', language, next);
+        if (moved.rowCount === 0) throw new DomainError('CONFIRMATION_USED', 'This code was already used');
+        await mailCode(row.newEmail, 'email_change_new', language, next);
         return { stage: 'new' };
       }
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const done = await client.query<{ new_email: string }>(`DELETE FROM email_changes WHERE user_id = $1 AND stage = 'new' AND code_hash = $2 RETURNING new_email`, [
+        const done = await client.query<Pick<EmailChange, 'newEmail'>>(`DELETE FROM email_changes WHERE user_id = $1 AND stage = 'new' AND code_hash = $2 RETURNING new_email AS "newEmail"`, [
           userId,
-          row.code_hash,
+          row.codeHash,
         ]);
-        const email = done.rows[0]?.new_email;
-        if (!email) throw new ApiError(409, 'CONFIRMATION_USED', 'This code was already used');
+        const email = done.rows[0]?.newEmail;
+        if (!email) throw new DomainError('CONFIRMATION_USED', 'This code was already used');
         await client.query('UPDATE users SET email = $2, email_confirmed_at = coalesce(email_confirmed_at, now()) WHERE id = $1', [userId, email]);
         await client.query('COMMIT');
         return { stage: 'done', email };
       } catch (error) {
         await client.query('ROLLBACK').catch(() => {});
-        if ((error as { code?: string }).code === '23505') throw new ApiError(409, 'EMAIL_TAKEN', 'An account with this e-mail already exists', { cause: error });
+        if ((error as { code?: string }).code === '23505') throw new DomainError('EMAIL_TAKEN', 'An account with this e-mail already exists', { cause: error });
         throw error;
       } finally {
         client.release();
@@ -236,21 +237,21 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
      */
     async resendEmailChange(userId: string): Promise<{ stage: EmailChangeStage }> {
       const code = newVerificationCode();
-      const result = await pool.query<{ stage: EmailChangeStage; new_email: string }>(
+      const result = await pool.query<Pick<EmailChange, 'stage' | 'newEmail'>>(
         `UPDATE email_changes SET code_hash = $2, attempts = 0, sends = sends + 1, sent_at = now(), expires_at = now() + make_interval(mins => $3)
           WHERE user_id = $1 AND sends < $4
-          RETURNING stage, new_email`,
+          RETURNING stage, new_email AS "newEmail"`,
         [userId, hashVerificationCode(code), CODE_TTL_MINUTES, MAX_SENDS],
       );
       const row = result.rows[0];
       if (!row) {
         const pending = await pool.query('SELECT 1 FROM email_changes WHERE user_id = $1', [userId]);
-        if (pending.rowCount === 0) throw new ApiError(409, 'NO_EMAIL_CHANGE', 'No e-mail change is in progress');
-        throw new ApiError(429, 'TOO_MANY_CODES', 'Too many codes were sent for this change; start it again');
+        if (pending.rowCount === 0) throw new DomainError('NO_EMAIL_CHANGE', 'No e-mail change is in progress');
+        throw new DomainError('TOO_MANY_CODES', 'Too many codes were sent for this change; start it again');
       }
       const { email, language } = await user(userId);
       const current = realEmail(email);
-      await mailCode(row.stage === 'old' && current ? current : row.new_email, row.stage === 'old' ? 'email_change_old' : 'email_change_new', language, code);
+      await mailCode(row.stage === 'old' && current ? current : row.newEmail, row.stage === 'old' ? 'email_change_old' : 'email_change_new', language, code);
       return { stage: row.stage };
     },
   };

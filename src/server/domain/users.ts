@@ -6,6 +6,7 @@ import type { Mailer } from '../adapters/mail/mailer.ts';
 import { codeExpiry, newCode, storedCode, type CodePurpose } from './codes.ts';
 import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
 import { TooManyMailsError } from './limits.ts';
+import { DomainError } from './errors.ts';
 import { HasherBusyError, PASSWORD_MESSAGES, passwordProblem, type PasswordHasher } from './passwords.ts';
 import { ACCOUNT_POLICY, ADDRESS_POLICY, PAIR_POLICY, afterFailure, retryAfterMs, throttleKeys, tripped, type ThrottlePolicy, type ThrottleState } from './throttle.ts';
 
@@ -16,14 +17,8 @@ export type FiatCurrency = (typeof FIAT_CURRENCIES)[number];
 
 export type UserErrorCode = 'WEAK_PASSWORD' | 'CONFIRMATION_INVALID' | 'NOT_FOUND';
 
-/** A refused user operation; the HTTP layer maps the code to a status. */
-export class UserError extends Error {
-  readonly code: UserErrorCode;
-  constructor(code: UserErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
+/** A refused user operation; its code is the wire's exceptionCode. */
+export class UserError extends DomainError<UserErrorCode> {}
 
 /** SPEC §3 User/profile, as GET /user answers it. */
 export type Profile = {

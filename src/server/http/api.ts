@@ -23,6 +23,7 @@ import { createBuyApi } from './buy.ts';
 import type { Mailer } from '../adapters/mail/mailer.ts';
 import { createProtectionService } from '../domain/protection.ts';
 import { createProtectionApi } from './protection.ts';
+import { createAccountOwners } from './account-owner.ts';
 import { createTelegramArea } from './telegram.ts';
 import type { Accounts } from '../accounts.ts';
 import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
@@ -60,6 +61,8 @@ export function createApi(deps: ApiDeps): ApiHandler {
     const database = await databaseStatus(deps.pool);
     return c.json({ status: database === 'up' ? 'ok' : 'degraded', version: deps.config.version, database }, database === 'up' ? 200 : 503);
   });
+  // The one guard of every /{account}/… route (and of the purchase family's account): signed in, and the owner.
+  const owners = createAccountOwners({ pool: deps.pool, auth: deps.auth });
   api.route('/', createUserApi({ config: deps.config, users: deps.users, auth: deps.auth, limits: deps.limits }));
   api.route('/', createProtectionApi({ protection: createProtectionService({ pool: deps.pool, mailer: deps.mailer, log: deps.log, secrets: deps.secrets }), auth: deps.auth, limits: deps.limits, trustProxy: deps.config.trustProxy }));
   // Telegram: authTg/linkTg, /user/tg…, the bot's webhook (telegram.ts); its Bot API stand-in goes under /sandbox.
@@ -67,9 +70,9 @@ export function createApi(deps: ApiDeps): ApiHandler {
   api.route('/', telegram.api);
   api.route('/', createCatalogueApi({ catalogue: deps.custody.catalogue, rates: deps.custody.rates }));
   // /c2f/{account}/… starts with a fixed segment, so it stays on `api`.
-  api.route('/', createSellApi({ pool: deps.pool, desk: deps.custody.sell, provider: deps.custody.payouts.provider, auth: deps.auth, log: deps.log }));
+  api.route('/', createSellApi({ pool: deps.pool, desk: deps.custody.sell, provider: deps.custody.payouts.provider, auth: deps.auth, owners, log: deps.log }));
   // /b2c/…, /fiatDeposit/… and the card provider's webhook: fixed first segments, so on `api` too.
-  api.route('/', createBuyApi({ pool: deps.pool, desk: deps.custody.buy, provider: deps.custody.cards.provider, auth: deps.auth, log: deps.log, limit: { limit: deps.limits.limit('public'), trustProxy: deps.config.trustProxy } }));
+  api.route('/', createBuyApi({ desk: deps.custody.buy, owners, provider: deps.custody.cards.provider, auth: deps.auth, log: deps.log, limit: { limit: deps.limits.limit('public'), trustProxy: deps.config.trustProxy } }));
 
   // Routes of SPEC §7 under /api/{account}/… go on `accounts`, not `api`: a parameter first, beside /api/user and
   // the like, makes Hono give up its RegExpRouter for a slower trie on every route. Requests whose first segment
@@ -77,11 +80,11 @@ export function createApi(deps: ApiDeps): ApiHandler {
   const accounts = new Hono().basePath('/api');
   accounts.onError((error, c) => errorResponse(error, c, deps.log));
   accounts.notFound(() => new Response(null, { status: 404, headers: { [FALL_THROUGH]: '1' } }));
-  accounts.route('/', createWalletApi({ pool: deps.pool, custody: deps.custody, auth: deps.auth }));
+  accounts.route('/', createWalletApi({ pool: deps.pool, custody: deps.custody, owners }));
   const swaps = createSwapService({ pool: deps.pool, catalogue: deps.custody.catalogue, rates: deps.custody.rates, settings: deps.config.swap });
-  accounts.route('/', createSwapApi({ pool: deps.pool, swaps, auth: deps.auth }));
+  accounts.route('/', createSwapApi({ pool: deps.pool, swaps, owners }));
   const withdrawals = createWithdrawalService({ pool: deps.pool, chain: deps.custody.chain, catalogue: deps.custody.catalogue, settings: deps.config.withdrawals, changed: (id) => deps.custody.assets.invalidate(id) });
-  accounts.route('/', createWithdrawalApi({ pool: deps.pool, withdrawals, auth: deps.auth }));
+  accounts.route('/', createWithdrawalApi({ pool: deps.pool, withdrawals, owners }));
 
   // /sandbox/* sits beside /api: the stand-ins for third parties, each on only where it stands in for one. Never in
   // production (config refuses them there; this is the second lock), and elsewhere only for direct loopback requests.

@@ -6,31 +6,26 @@
  * Confirming, which starts a payment and shows it in the history, is for the account's owner only.
  */
 import { Hono, type Context } from 'hono';
-import type pg from 'pg';
 import { z } from 'zod';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { checkWebhookSignature, SIGNATURE_HEADER } from '../adapters/webhooks/signature.ts';
 import type { CardProvider } from '../adapters/card/port.ts';
 import { BuyError, type BuyDesk, type BuyProblem } from '../domain/buy.ts';
 import type { Logger } from '../log.ts';
 import { rateLimit } from './rate-limit.ts';
 import type { Limit } from '../domain/limits.ts';
-import type { TrustProxy } from './client-address.ts';
+import type { TrustProxy } from '../net/client-address.ts';
 import { requireAuth, UnauthorizedError, type AccessTokenVerifier } from './auth-middleware.ts';
+import type { AccountOwners } from './account-owner.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
-import { readJsonBody } from './json-body.ts';
-import { jsonNumberAmount } from './json-amount.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { DomainError } from '../domain/errors.ts';
+import { decimalAmount, idempotencyKey, UUID } from './fields.ts';
+import { jsonInput } from './json-input.ts';
+import { signedWebhookBody } from './signed-webhook.ts';
 
 const account = z.string({ error: 'account is required' }).regex(UUID, 'account is a wallet account id');
 const currency = z.string({ error: 'currency is required' }).trim().min(1).max(32).regex(/^[A-Z0-9_]+$/, 'A currency code is upper-case letters, digits and _');
-const amount = (field: string) =>
-  z
-    .union([z.string(), jsonNumberAmount], { error: `${field} is an amount` })
-    .transform((value) => value.trim().replace(',', '.'))
-    .pipe(z.string().regex(/^\d{1,12}(?:\.\d{1,18})?$/, `${field} is an amount: digits with an optional decimal part`));
+const amount = (field: string) => decimalAmount(`${field} is an amount`, /^\d{1,12}(?:\.\d{1,18})?$/, `${field} is an amount: digits with an optional decimal part`);
 
 const methodFields = {
   currency,
@@ -44,15 +39,15 @@ const methodBody = z
   .refine((b) => b.geoId !== undefined || b.fiatCurrency !== undefined, { message: 'geoId (or fiatCurrency) is required', path: ['geoId'] })
   .refine((b) => (b.cryptoAmount === undefined) !== (b.fiatAmount === undefined), { message: 'Give either cryptoAmount or fiatAmount', path: ['fiatAmount'] });
 const rateBody = z.object({ currency, fiatCurrency: z.string().trim().regex(/^[A-Z]{3}$/, 'fiatCurrency is a 3-letter code') });
-const orderFields = {
+const orderBody = z.object({
   rateId: z.string({ error: 'rateId is required' }).regex(UUID, 'rateId is the fixedRateId of a rate quote'),
   itemId: z.string({ error: 'itemId is required' }).trim().min(1).max(100),
   description: z.string().trim().max(200).default('Crypto purchase'),
   returnUrl: z.string({ error: 'returnUrl is required' }).trim().min(1).max(2000),
-  idempotencyKey: z.string().trim().min(8, 'idempotencyKey is at least 8 characters').max(100).optional(),
+  idempotencyKey,
   fiatAmount: amount('fiatAmount'),
   account,
-};
+});
 const requestParams = z
   .object({
     email: z.string().trim().max(254).optional(),
@@ -101,21 +96,15 @@ const refusal = (error: unknown): never => {
   throw error;
 };
 
-export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: CardProvider | undefined; auth: AccessTokenVerifier; log: Logger; limit: { limit: Limit | undefined; trustProxy: TrustProxy } }): Hono<ApiEnv> {
-  const { pool, desk } = deps;
+export function createBuyApi(deps: { desk: BuyDesk; owners: AccountOwners; provider: CardProvider | undefined; auth: AccessTokenVerifier; log: Logger; limit: { limit: Limit | undefined; trustProxy: TrustProxy } }): Hono<ApiEnv> {
+  const { desk, owners } = deps;
   const app = new Hono<ApiEnv>();
   const auth = requireAuth(deps.auth);
   // Quotes and orders are public (SPEC §6) and each writes a row: one caller may not flood them.
   const limited = rateLimit(deps.limit);
 
-  const ownedBy = async (accountId: string, userId: string) => {
-    const found = await pool.query({ name: 'buy_account_owner', text: 'SELECT 1 FROM wallet_accounts WHERE id = $1 AND user_id = $2', values: [accountId, userId] });
-    return (found.rowCount ?? 0) > 0;
-  };
   /** Owner only: the signed-in caller's account. */
-  const requireOwner = async (c: Context<ApiEnv>, accountId: string) => {
-    if (!(await ownedBy(accountId, c.get('principal').userId))) throw new ApiError(403, 'FORBIDDEN', 'This account is not yours');
-  };
+  const requireOwner = (c: Context<ApiEnv>, accountId: string) => owners.ensure(accountId, c.get('principal').userId);
   /** Public calls: no token is fine; a token that is sent must be valid and own the account. */
   const optionalOwner = async (c: Context<ApiEnv>, accountId: string) => {
     const header = c.req.header('authorization');
@@ -129,41 +118,28 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
       if (error instanceof UnauthorizedError) throw new ApiError(401, 'UNAUTHORIZED', error.message);
       throw error;
     }
-    if (!(await ownedBy(accountId, userId))) throw new ApiError(403, 'FORBIDDEN', 'This account is not yours');
+    await owners.ensure(accountId, userId);
   };
   const queryAccount = (c: Context<ApiEnv>) => {
     const given = c.req.query('account');
     return given === undefined ? undefined : account.parse(given);
   };
 
-  /** The body as an object: `null`, an array or a bare value is the client's mistake (400), not a crash. */
-  const objectBody = async (c: Context<ApiEnv>): Promise<Record<string, unknown>> => {
-    const raw = await readJsonBody(c.req.raw, { empty: {} });
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ApiError(400, 'VALIDATION', 'The request body must be a JSON object');
-    return raw as Record<string, unknown>;
-  };
+  // The older family names the account in the query; the b2c family in the body.
+  const inQuery = { account: queryAccount };
 
-  const methods = async (c: Context<ApiEnv>, accountId: string | undefined) => {
-    const raw = await objectBody(c);
-    const body = methodBody.parse({ ...raw, account: accountId ?? raw.account });
+  const methods = async (c: Context<ApiEnv>, body: z.output<typeof methodBody>) => {
     await optionalOwner(c, body.account);
     const fiatCurrency = body.fiatCurrency ?? desk.fiatOfGeo(body.geoId ?? '');
     return c.json(await desk.quote({ account: body.account, currency: body.currency, fiatCurrency, fiatAmount: body.fiatAmount, cryptoAmount: body.cryptoAmount }));
   };
 
-  const order = async (c: Context<ApiEnv>, accountId: string | undefined) => {
-    const raw = await objectBody(c);
-    const body = z.object(orderFields).parse({ ...raw, account: accountId ?? raw.account });
-    const idempotencyKey = body.idempotencyKey ?? c.req.header('idempotency-key');
-    if (!idempotencyKey || idempotencyKey.length < 8 || idempotencyKey.length > 100) throw new ApiError(400, 'VALIDATION', 'idempotencyKey is required (8 to 100 characters)');
+  const order = async (c: Context<ApiEnv>, body: z.output<typeof orderBody>) => {
     await optionalOwner(c, body.account);
-    const created = await desk.createOrder({ ...body, idempotencyKey });
-    return c.json(created);
+    return c.json(await desk.createOrder(body));
   };
 
-  const confirm = async (c: Context<ApiEnv>, accountId: string | undefined) => {
-    const raw = await objectBody(c);
-    const body = confirmBody.parse({ ...raw, account: accountId ?? raw.account });
+  const confirm = async (c: Context<ApiEnv>, body: z.output<typeof confirmBody>) => {
     await requireOwner(c, body.account);
     return c.json(await desk.confirmOrder(body.account, body.id, body.requestParams));
   };
@@ -173,25 +149,25 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
   // SPEC §7, b2c family.
   app.get('/b2c/fiat/availability', async (c) => {
     const address = c.req.query('depositAddress');
-    if (address !== undefined && (address.length > 200 || !/^[\w:.-]*$/.test(address))) throw new ApiError(400, 'VALIDATION', 'depositAddress is not an address');
+    if (address !== undefined && (address.length > 200 || !/^[\w:.-]*$/.test(address))) throw new DomainError('VALIDATION', 'depositAddress is not an address');
     return guarded(async () => c.json(desk.availability()));
   });
-  app.post('/b2c/fiat/method', limited, (c) => guarded(() => methods(c, undefined)));
-  app.post('/b2c/rate', (c) =>
+  app.post('/b2c/fiat/method', limited, jsonInput(methodBody), (c) => guarded(() => methods(c, c.req.valid('json'))));
+  app.post('/b2c/rate', jsonInput(rateBody), (c) =>
     guarded(async () => {
-      const body = rateBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
+      const body = c.req.valid('json');
       return c.json(await desk.rate(body.currency, body.fiatCurrency));
     }),
   );
-  app.post('/b2c/order', limited, (c) => guarded(() => order(c, undefined)));
-  app.post('/b2c/order/confirm', auth, (c) => guarded(() => confirm(c, undefined)));
+  app.post('/b2c/order', limited, jsonInput(orderBody, { idempotencyKey: true }), (c) => guarded(() => order(c, c.req.valid('json'))));
+  app.post('/b2c/order/confirm', auth, jsonInput(confirmBody), (c) => guarded(() => confirm(c, c.req.valid('json'))));
   app.get('/b2c/order/:id', auth, (c) =>
     guarded(async () => {
       const accountId = queryAccount(c);
-      if (!accountId) throw new ApiError(400, 'VALIDATION', 'account is required');
+      if (!accountId) throw new DomainError('VALIDATION', 'account is required');
       await requireOwner(c, accountId);
       const id = c.req.param('id');
-      if (!UUID.test(id)) throw new ApiError(404, 'B2C_ORDER_NOT_FOUND', 'No such order in this account');
+      if (!UUID.test(id)) throw new DomainError('B2C_ORDER_NOT_FOUND', 'No such order in this account');
       return c.json(await desk.findOrder(accountId, id));
     }),
   );
@@ -201,23 +177,13 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
     queryAccount(c);
     return guarded(async () => c.json(desk.availability()));
   });
-  app.post('/fiatDeposit/methods', limited, (c) => guarded(() => methods(c, queryAccount(c))));
-  app.post('/fiatDeposit/order', limited, (c) => guarded(() => order(c, queryAccount(c))));
-  app.post('/fiatDeposit/order/confirm', auth, (c) => guarded(() => confirm(c, queryAccount(c))));
+  app.post('/fiatDeposit/methods', limited, jsonInput(methodBody, inQuery), (c) => guarded(() => methods(c, c.req.valid('json'))));
+  app.post('/fiatDeposit/order', limited, jsonInput(orderBody, { idempotencyKey: true, ...inQuery }), (c) => guarded(() => order(c, c.req.valid('json'))));
+  app.post('/fiatDeposit/order/confirm', auth, jsonInput(confirmBody, inQuery), (c) => guarded(() => confirm(c, c.req.valid('json'))));
 
   // The card provider's events: public, but only a body signed with the shared secret within 300 s is believed.
   app.post('/webhooks/card', async (c) => {
-    if (!deps.provider) throw new ApiError(404, 'NOT_FOUND', 'No card provider is configured on this wallet');
-    const raw = await c.req.text();
-    const problem = checkWebhookSignature(deps.provider.webhookSecret, c.req.header(SIGNATURE_HEADER), raw, Math.floor(Date.now() / 1000));
-    if (problem) throw new ApiError(401, 'WEBHOOK_SIGNATURE', `The webhook signature is not valid (${problem.toLowerCase()})`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      throw new ApiError(400, 'VALIDATION', 'The request body is not valid JSON');
-    }
-    const event = webhookBody.parse(parsed);
+    const event = await signedWebhookBody(c, deps.provider, 'card', webhookBody);
     const outcome = await desk.applyPaymentEvent(event);
     if (outcome === 'unknown') throw new ApiError(404, 'B2C_ORDER_NOT_FOUND', 'No open order has this reference');
     deps.log.info({ reference: event.reference, status: event.status, eventId: event.eventId, outcome }, 'card payment event');

@@ -4,13 +4,17 @@ import { z } from 'zod';
 import type { Logger } from '../log.ts';
 import { isDatabaseUnavailable, databaseCode } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
+import { userMessage } from './messages.ts';
 
-/** An answer to a client's mistake or a refused operation: status, a stable code and a readable message. */
-export class ApiError extends Error {
+/**
+ * A refusal of the gateway's own (a webhook's signature, an endpoint that is off, an answer relayed from the identity
+ * provider) whose status is not the code's alone. A DomainError like any other; the domain never throws it.
+ */
+export class ApiError extends DomainError {
   readonly status: ContentfulStatusCode;
   readonly exceptionCode: string;
   constructor(status: ContentfulStatusCode, exceptionCode: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(exceptionCode, message, options);
     this.status = status;
     this.exceptionCode = exceptionCode;
   }
@@ -38,6 +42,14 @@ export const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   TOO_MANY_MAILS: 429,
   WEBHOOK_SIGNATURE: 401,
   TG_DISABLED: 404,
+  // Telegram sign-in and linking (SPEC §8).
+  B2C_USM0022: 400,
+  B2C_USM0023: 401,
+  B2C_USM0024: 409,
+  B2C_USM0025: 401,
+  B2C_USM0026: 409,
+  B2C_USM0027: 503,
+  TG_UNLINK_LAST_SIGN_IN: 409,
   // Passcode and account protection (SPEC §8).
   B2C_USM0030: 429,
   B2C_USM0031: 403,
@@ -108,19 +120,21 @@ export const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   C2F_PAYOUT_CONFLICT: 409,
 };
 
+/** The status a domain error's code is answered with. */
+export function statusOf(code: string): ContentfulStatusCode {
+  return STATUS_OF_CODE[code] ?? 400;
+}
+
 export type ErrorBody = { exceptionCode: string; message: string };
 
 /** The one place that turns any thrown value into the gateway's error shape; only our own faults are 500. */
 export function errorResponse(error: unknown, c: Context, log: Logger): Response {
-  if (error instanceof ApiError) {
-    // A refusal that knows when to come back (limits.ts) says so the standard way.
-    if ('retryAfterSeconds' in error && typeof error.retryAfterSeconds === 'number') c.header('Retry-After', String(error.retryAfterSeconds));
-    return c.json<ErrorBody>({ exceptionCode: error.exceptionCode, message: error.message }, error.status);
-  }
   if (error instanceof DomainError) {
+    // A refusal that knows when to come back (limits.ts) says so the standard way.
     const wait = error.details['retryAfterSeconds'];
     if (typeof wait === 'number') c.header('Retry-After', String(wait));
-    return c.json<ErrorBody>({ exceptionCode: error.code, message: error.message }, STATUS_OF_CODE[error.code] ?? 400);
+    const status = error instanceof ApiError ? error.status : statusOf(error.code);
+    return c.json<ErrorBody>({ exceptionCode: error.code, message: userMessage(error) }, status);
   }
   if (error instanceof z.ZodError) {
     const issue = error.issues[0];

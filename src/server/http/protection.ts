@@ -11,8 +11,9 @@ import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { payloadTooLarge } from './body-limit.ts';
 import { readJsonBody } from './json-body.ts';
+import { jsonInput } from './json-input.ts';
 import type { Limits } from '../domain/limits.ts';
-import { addressBucket, type TrustProxy } from './client-address.ts';
+import { addressBucket, type TrustProxy } from '../net/client-address.ts';
 import { requestAddress } from './rate-limit.ts';
 
 const pinCode = z.string({ error: 'The pin code is required' }).regex(/^\d{4}$/, 'The pin code must be exactly 4 digits');
@@ -47,14 +48,14 @@ export function createProtectionApi(deps: { protection: ProtectionService; auth:
     return c.json({ valid: true });
   });
 
-  app.post('/user/pinCode/enable', auth, limit, async (c) => {
-    const body = pinBody.parse(await jsonBody(c));
+  app.post('/user/pinCode/enable', auth, limit, jsonInput(pinBody), async (c) => {
+    const body = c.req.valid('json');
     await protection.enable(userId(c), body.pinCode);
     return c.json({ pinCodeActive: true });
   });
 
-  app.post('/user/pinCode/change', auth, limit, async (c) => {
-    const body = pinBody.parse(await jsonBody(c));
+  app.post('/user/pinCode/change', auth, limit, jsonInput(pinBody), async (c) => {
+    const body = c.req.valid('json');
     await protection.change(userId(c), pincodeHeader(c), body.pinCode);
     return c.json({ pinCodeActive: true });
   });
@@ -70,20 +71,20 @@ export function createProtectionApi(deps: { protection: ProtectionService; auth:
     return c.json({ sent: true });
   });
 
-  app.post('/user/pinCode/reset/confirm', auth, limit, async (c) => {
-    const body = confirmBody.parse(await jsonBody(c));
+  app.post('/user/pinCode/reset/confirm', auth, limit, jsonInput(confirmBody), async (c) => {
+    const body = c.req.valid('json');
     await protection.confirmReset(userId(c), body.confirmationCode);
     return c.json({ pinCodeActive: false });
   });
 
-  app.post('/user/email-change', auth, limit, async (c) => {
-    const body = emailChangeBody.parse(await jsonBody(c));
+  app.post('/user/email-change', auth, limit, jsonInput(emailChangeBody), async (c) => {
+    const body = c.req.valid('json');
     await mailsCode(c);
     return c.json(await protection.startEmailChange(userId(c), body.newEmail, pincodeHeader(c) ?? (body.pinCode || undefined)));
   });
 
-  app.post('/user/email-change/confirm', auth, limit, async (c) => {
-    const body = confirmBody.parse(await jsonBody(c));
+  app.post('/user/email-change/confirm', auth, limit, jsonInput(confirmBody), async (c) => {
+    const body = c.req.valid('json');
     return c.json(await protection.confirmEmailChange(userId(c), body.confirmationCode));
   });
 

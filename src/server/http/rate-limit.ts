@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { MiddlewareHandler } from 'hono';
 import type { Limit } from '../domain/limits.ts';
-import { addressBucket, clientAddress, type TrustProxy } from './client-address.ts';
+import { addressBucket, clientAddress, type TrustProxy } from '../net/client-address.ts';
 
 /** The client address of a request served by @hono/node-server (the socket's, or the proxies' say: TRUST_PROXY). */
 export function requestAddress(c: { env: unknown }, trust: TrustProxy): string {

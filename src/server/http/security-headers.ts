@@ -1,14 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeader, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Config } from '../config.ts';
 import { ROUTES } from '../../lib/routes.ts';
+import { CSP, parsePolicy } from '../net/content-security-policy.ts';
 
 /** Telegram's web clients (web.telegram.org/k/, /a/, /z/) frame the mini app; frame-ancestors matches origins only. */
 export const TELEGRAM_WEB_ORIGIN = 'https://web.telegram.org';
 
 type Framing = 'none' | 'self' | 'telegram';
-
-const CSP = 'content-security-policy';
 
 function pathOf(url: string | undefined): string {
   return (url ?? '/').split(/[?#]/)[0] ?? '/';
@@ -30,35 +28,6 @@ const ISLAND_ROOTS = new Set(Object.values(ROUTES).map((route) => route.split('/
 /** The camera only for the documents that host the scanner: the wallet island's paths and the mini app. */
 export function hostsScanner(path: string): boolean {
   return under(path, '/tg') || ISLAND_ROOTS.has(path.split('/')[1]);
-}
-
-/** The `'sha256-…'` source of an inline script, for a page that carries one the server wrote itself. */
-export function scriptHash(script: string): string {
-  return `'sha256-${createHash('sha256').update(script).digest('base64')}'`;
-}
-
-type Directives = Map<string, string[]>;
-
-function parsePolicy(policy: string): Directives {
-  const directives: Directives = new Map();
-  for (const part of policy.split(';')) {
-    const [name, ...sources] = part.trim().split(/\s+/);
-    if (name && !directives.has(name.toLowerCase())) directives.set(name.toLowerCase(), sources);
-  }
-  return directives;
-}
-
-function printPolicy(directives: Directives): string {
-  return [...directives].map(([name, sources]) => [name, ...sources].join(' ')).join('; ');
-}
-
-/** Adds an inline script's hash to the script-src of the policy the response carries so far. */
-export function allowInlineScript(res: ServerResponse, script: string): void {
-  const current = res.getHeader(CSP);
-  if (typeof current !== 'string') return;
-  const directives = parsePolicy(current);
-  directives.set('script-src', [...(directives.get('script-src') ?? ["'self'"]), scriptHash(script)]);
-  res.setHeader(CSP, printPolicy(directives));
 }
 
 const withSecure = (cookie: string) => (/;\s*secure\s*(;|$)/i.test(cookie) ? cookie : `${cookie}; Secure`);

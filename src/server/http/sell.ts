@@ -3,28 +3,24 @@
  * provider's signed webhook at /api/webhooks/payout. Account routes are for the account's owner only. A card number
  * arrives in one body (order/byCard), goes to the provider's tokeniser and is never logged, stored or echoed.
  */
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
+import { Hono, type Context } from 'hono';
 import type pg from 'pg';
 import { z } from 'zod';
-import { checkWebhookSignature, SIGNATURE_HEADER } from '../adapters/webhooks/signature.ts';
 import type { PayoutProvider } from '../adapters/payout/port.ts';
 import { SellError, type SellDesk, type SellProblem } from '../domain/sell.ts';
 import { guardPincode } from '../domain/pincode.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
+import type { AccountOwners } from './account-owner.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
-import { readJsonBody } from './json-body.ts';
+import { DomainError } from '../domain/errors.ts';
+import { currency, decimalAmount, idempotencyKey, UUID } from './fields.ts';
+import { jsonInput } from './json-input.ts';
+import { signedWebhookBody } from './signed-webhook.ts';
 import type { Logger } from '../log.ts';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-const currency = z.string({ error: 'The currency is required' }).trim().min(1).max(32).regex(/^[A-Z0-9_]+$/, 'A currency code is upper-case letters, digits and _');
-const fiatAmount = z
-  .union([z.string(), z.number().nonnegative()], { error: 'fiatAmount is required' })
-  .transform((value) => String(value).trim())
-  .pipe(z.string().regex(/^\d{1,12}(?:\.\d{1,2})?$/, 'fiatAmount is an amount in roubles with at most 2 decimals'));
-const idempotencyKey = z.string({ error: 'idempotencyKey is required' }).trim().min(8, 'idempotencyKey is at least 8 characters').max(100);
+const fiatAmount = decimalAmount('fiatAmount is required', /^\d{1,12}(?:\.\d{1,2})?$/, 'fiatAmount is an amount in roubles with at most 2 decimals');
 const orderBase = {
   currency,
   fiatCurrency: currency,
@@ -72,30 +68,21 @@ const refusal = (error: unknown): never => {
   throw error;
 };
 
-export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: PayoutProvider | undefined; auth: AccessTokenVerifier; log: Logger }): Hono<ApiEnv> {
+export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: PayoutProvider | undefined; auth: AccessTokenVerifier; owners: AccountOwners; log: Logger }): Hono<ApiEnv> {
   const { pool, desk } = deps;
   const app = new Hono<ApiEnv>();
   const auth = requireAuth(deps.auth);
-
-  const owner: MiddlewareHandler<ApiEnv> = async (c, next) => {
-    const account = c.req.param('account') ?? '';
-    const { userId } = c.get('principal');
-    const found = UUID.test(account)
-      ? await pool.query({ name: 'sell_account_owner', text: 'SELECT 1 FROM wallet_accounts WHERE id = $1 AND user_id = $2', values: [account, userId] })
-      : undefined;
-    if (!found?.rowCount) throw new ApiError(403, 'FORBIDDEN', 'This account is not yours');
-    await next();
-  };
+  const account = deps.owners.route;
 
   app.get('/c2f/bin/:bin', auth, async (c) => {
     const bin = c.req.param('bin');
-    if (!/^\d{6}$/.test(bin)) throw new ApiError(400, 'VALIDATION', 'bin: the first 6 digits of a card number');
+    if (!/^\d{6}$/.test(bin)) throw new DomainError('VALIDATION', 'bin: the first 6 digits of a card number');
     return c.json(await desk.lookupBin(bin).catch(refusal));
   });
 
-  app.get('/c2f/:account/cards/:fiatCurrency', auth, owner, async (c) => c.json(await desk.savedCards(c.req.param('account'), c.req.param('fiatCurrency')).catch(refusal)));
+  app.get('/c2f/:account/cards/:fiatCurrency', account, async (c) => c.json(await desk.savedCards(c.req.param('account'), c.req.param('fiatCurrency')).catch(refusal)));
 
-  app.get('/c2f/:account/limit/:fiatCurrency', auth, owner, (c) => {
+  app.get('/c2f/:account/limit/:fiatCurrency', account, (c) => {
     try {
       return c.json(desk.limits(c.req.param('fiatCurrency')));
     } catch (error) {
@@ -103,7 +90,7 @@ export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: P
     }
   });
 
-  app.post('/c2f/:account/rate/:fiatCurrency/:currency', auth, owner, async (c) =>
+  app.post('/c2f/:account/rate/:fiatCurrency/:currency', account, async (c) =>
     c.json(await desk.quote(c.req.param('account'), c.req.param('fiatCurrency'), c.req.param('currency')).catch(refusal)),
   );
 
@@ -111,37 +98,25 @@ export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: P
   // (SPEC §6). Checked before anything moves, outside the order's transaction (its tries are counted on their own).
   const passcode = (c: Context<ApiEnv>) => guardPincode(pool, c.get('principal').userId, c.req.header('pincode') || undefined);
 
-  app.post('/c2f/:account/order/byCard', auth, owner, async (c) => {
-    const body = byCardBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
+  app.post('/c2f/:account/order/byCard', account, jsonInput(byCardBody, { idempotencyKey: true }), async (c) => {
     await passcode(c);
-    return c.json(await desk.orderByCard(c.req.param('account'), body).catch(refusal));
+    return c.json(await desk.orderByCard(c.req.param('account'), c.req.valid('json')).catch(refusal));
   });
 
-  app.post('/c2f/:account/order/bySavedCard', auth, owner, async (c) => {
-    const body = bySavedCardBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
+  app.post('/c2f/:account/order/bySavedCard', account, jsonInput(bySavedCardBody, { idempotencyKey: true }), async (c) => {
     await passcode(c);
-    return c.json(await desk.orderBySavedCard(c.req.param('account'), body).catch(refusal));
+    return c.json(await desk.orderBySavedCard(c.req.param('account'), c.req.valid('json')).catch(refusal));
   });
 
-  app.get('/c2f/:account/order/:id', auth, owner, async (c) => {
+  app.get('/c2f/:account/order/:id', account, async (c) => {
     const id = c.req.param('id');
-    if (!UUID.test(id)) throw new ApiError(404, 'C2F_ORDER_NOT_FOUND', 'No such order in this account');
+    if (!UUID.test(id)) throw new DomainError('C2F_ORDER_NOT_FOUND', 'No such order in this account');
     return c.json(await desk.findOrder(c.req.param('account'), id).catch(refusal));
   });
 
   // The payout provider's report: public, but only a body signed with the shared secret is believed.
   app.post('/webhooks/payout', async (c) => {
-    if (!deps.provider) throw new ApiError(404, 'NOT_FOUND', 'No payout provider is configured on this wallet');
-    const raw = await c.req.text();
-    const problem = checkWebhookSignature(deps.provider.webhookSecret, c.req.header(SIGNATURE_HEADER), raw, Math.floor(Date.now() / 1000));
-    if (problem) throw new ApiError(401, 'WEBHOOK_SIGNATURE', `The webhook signature is not valid (${problem.toLowerCase()})`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      throw new ApiError(400, 'VALIDATION', 'The request body is not valid JSON');
-    }
-    const report = webhookBody.parse(parsed);
+    const report = await signedWebhookBody(c, deps.provider, 'payout', webhookBody);
     const outcome = await desk.applyPayoutReport(report);
     if (outcome === 'unknown') throw new ApiError(404, 'C2F_ORDER_NOT_FOUND', 'No order has this reference');
     if (outcome === 'conflict') throw new ApiError(409, 'C2F_PAYOUT_CONFLICT', 'The order already ended the other way');

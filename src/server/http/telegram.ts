@@ -2,20 +2,20 @@ import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { payloadTooLarge } from './body-limit.ts';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { MESSENGER_CODES, MessengerError, type MessengerService, type OwnerProof } from '../domain/messenger.ts';
+import { MESSENGER_CODES, type MessengerService, type OwnerProof } from '../domain/messenger.ts';
 import { signInitData } from '../domain/telegram-init-data.ts';
 import { MESSENGER_GRANT, type TokenEndpointAnswer } from '../idp/messenger-grant.ts';
 import { createWalletBot, type WalletBot } from '../adapters/telegram/bot.ts';
 import { TELEGRAM_SANDBOX_PATH } from '../config-telegram.ts';
 import { createTelegramSandbox } from './sandbox-telegram.ts';
 import { FIRST_PARTY_SCOPE, API_SCOPE } from '../idp/provider.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, statusOf } from './errors.ts';
 import { loopbackOnly } from './loopback-only.ts';
 import { readJsonBody } from './json-body.ts';
+import { jsonInput } from './json-input.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 
@@ -44,25 +44,7 @@ export type TokenUser = {
   profile: Record<string, unknown> & { sub: string };
 };
 
-const STATUS: Partial<Record<MessengerError['code'], ContentfulStatusCode>> = {
-  B2C_USM0022: 400,
-  B2C_USM0023: 401,
-  B2C_USM0024: 409,
-  B2C_USM0025: 401,
-  B2C_USM0026: 409,
-  B2C_USM0027: 503,
-  TG_UNLINK_LAST_SIGN_IN: 409,
-  TG_DISABLED: 404,
-};
-
-async function run<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof MessengerError) throw new ApiError(STATUS[error.code] ?? 400, error.code, error.message, { cause: error });
-    throw error;
-  }
-}
+const MESSENGER_CODE_LIST: readonly string[] = Object.values(MESSENGER_CODES);
 
 const jsonBody = (c: { req: { text: () => Promise<string> } }) => readJsonBody(c.req);
 
@@ -117,7 +99,8 @@ export function createTelegramApi(deps: {
     if (answer.status !== 200) {
       const code = typeof body.error === 'string' ? body.error : '';
       const message = typeof body.error_description === 'string' ? body.error_description : 'The Telegram sign-in failed';
-      if (/^B2C_USM\d{4}$/.test(code)) throw new ApiError(STATUS[code as MessengerError['code']] ?? 400, code, message);
+      // The provider relays the messenger's refusals by their code; any other B2C_USM code is the client's.
+      if (/^B2C_USM\d{4}$/.test(code)) throw new ApiError(MESSENGER_CODE_LIST.includes(code) ? statusOf(code) : 400, code, message);
       log.warn({ status: answer.status, error: code, description: message }, 'telegram sign-in refused by the identity provider');
       throw new ApiError(answer.status >= 500 ? 503 : 400, answer.status >= 500 ? MESSENGER_CODES.support : MESSENGER_CODES.failed, message);
     }
@@ -133,37 +116,37 @@ export function createTelegramApi(deps: {
     };
   };
 
-  app.post('/auth/tg', limit, async (c) => {
-    const body = authBody.parse(await jsonBody(c));
+  app.post('/auth/tg', limit, jsonInput(authBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
     return c.json(await signIn({ initData: body.initData }));
   });
 
-  app.post('/auth/tg/link', limit, async (c) => {
-    const body = linkLoginBody.parse(await jsonBody(c));
+  app.post('/auth/tg/link', limit, jsonInput(linkLoginBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
     return c.json(await signIn({ initData: body.tgCode, oneTimeCode: body.oneTimeCode }));
   });
 
-  app.post('/user/tg', auth, async (c) => c.json(await run(() => messenger().state(c.get('principal').userId))));
+  app.post('/user/tg', auth, async (c) => c.json(await messenger().state(c.get('principal').userId)));
 
   app.post('/user/tg/code', auth, async (c) => {
     const userId = c.get('principal').userId;
-    const created = await run(() => messenger().createLinkCode(userId, proofOf(c)));
+    const created = await messenger().createLinkCode(userId, proofOf(c));
     // Without a bot, the development stand-in plays the bot's part for the development Telegram user.
     const url = config.telegram.devMode ? `${config.publicUrl}/sandbox/telegram/start?code=${encodeURIComponent(created.code)}` : created.url;
     return c.json({ code: created.code, url, expiresAt: created.expiresAt.toISOString() });
   });
 
-  app.post('/user/tg/link', auth, limit, async (c) => {
-    const body = linkBody.parse(await jsonBody(c));
+  app.post('/user/tg/link', auth, limit, jsonInput(linkBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
     const userId = c.get('principal').userId;
-    await run(() => messenger().linkWithInitData(userId, body.tgCode, proofOf(c)));
-    return c.json(await run(() => messenger().state(userId)));
+    await messenger().linkWithInitData(userId, body.tgCode, proofOf(c));
+    return c.json(await messenger().state(userId));
   });
 
   app.post('/user/tg/unlink', auth, async (c) => {
     const userId = c.get('principal').userId;
-    await run(() => messenger().unlink(userId, proofOf(c)));
-    return c.json(await run(() => messenger().state(userId)));
+    await messenger().unlink(userId, proofOf(c));
+    return c.json(await messenger().state(userId));
   });
 
   // Its body limit (1 MB, what Telegram sends) is the gateway's own for webhooks: http/body-limit.ts.

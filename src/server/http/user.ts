@@ -1,18 +1,15 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { EMAIL_PATTERN } from '../../lib/email.ts';
-import { FIAT_CURRENCIES, LANGUAGES, UserError, type UserErrorCode, type UserService } from '../domain/users.ts';
-import { ApiError } from './errors.ts';
+import { FIAT_CURRENCIES, LANGUAGES, type UserService } from '../domain/users.ts';
 import { payloadTooLarge } from './body-limit.ts';
-import { readJsonBody } from './json-body.ts';
+import { jsonInput } from './json-input.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
-import { HasherBusyError } from '../domain/passwords.ts';
 import type { Limits } from '../domain/limits.ts';
-import { addressBucket } from './client-address.ts';
+import { addressBucket } from '../net/client-address.ts';
 import { requestAddress } from './rate-limit.ts';
 
 const email = z
@@ -30,22 +27,6 @@ const resetBody = z.object({ email });
 const resetConfirmBody = z.object({ password, confirmationCode: code });
 const currencyParam = z.object({ currency: z.enum(FIAT_CURRENCIES, { error: `The currency must be one of ${FIAT_CURRENCIES.join(', ')}` }) });
 const languageParam = z.object({ language: z.enum(LANGUAGES, { error: `The language must be one of ${LANGUAGES.join(', ')}` }) });
-
-const STATUS: Record<UserErrorCode, ContentfulStatusCode> = { WEAK_PASSWORD: 400, CONFIRMATION_INVALID: 400, NOT_FOUND: 404 };
-
-/** Domain refusals become the gateway's error shape. */
-async function run<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (error instanceof UserError) throw new ApiError(STATUS[error.code], error.code, error.message, { cause: error });
-    // Sign-up hashing has a small budget of its own (passwords.ts) so logins keep theirs: past it, come back later.
-    if (error instanceof HasherBusyError) throw new ApiError(503, 'BUSY', 'The server is busy; try again in a moment', { cause: error });
-    throw error;
-  }
-}
-
-const jsonBody = (c: { req: { text: () => Promise<string> } }) => readJsonBody(c.req);
 
 /** What the browser needs to sign in against whichever issuer is configured (public). */
 export function clientConfig(config: Config) {
@@ -81,47 +62,47 @@ export function createUserApi(deps: { config: Config; users: UserService; auth: 
     return c.json(clientConfig(deps.config));
   });
 
-  app.post('/user', limit, async (c) => {
-    const body = signUpBody.parse(await jsonBody(c));
+  app.post('/user', limit, jsonInput(signUpBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
     await limits.enforce(['signUpPerClient', client(c)], ['signUpPerEmail', limits.emailKey(body.email)]);
-    await run(() => users.signUp(body));
+    await users.signUp(body);
     return c.json({ email: body.email.toLowerCase(), confirmationSent: true }, 201);
   });
 
-  app.get('/user', auth, async (c) => c.json(await run(() => users.profile(c.get('principal').userId))));
+  app.get('/user', auth, async (c) => c.json(await users.profile(c.get('principal').userId)));
 
   app.get('/user/auth', auth, async (c) => {
-    const profile = await run(() => users.profile(c.get('principal').userId));
+    const profile = await users.profile(c.get('principal').userId);
     return c.json({ tgAuth: profile.tgAuth });
   });
 
-  app.post('/confirmation/confirm', limit, async (c) => {
-    const body = confirmBody.parse(await jsonBody(c));
-    await run(() => users.confirmEmail(body.confirmationCode));
+  app.post('/confirmation/confirm', limit, jsonInput(confirmBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
+    await users.confirmEmail(body.confirmationCode);
     return c.json({ confirmed: true });
   });
 
-  app.post('/password-reset', limit, async (c) => {
-    const body = resetBody.parse(await jsonBody(c));
+  app.post('/password-reset', limit, jsonInput(resetBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
     await limits.enforce(['resetPerClient', client(c)], ['resetPerEmail', limits.emailKey(body.email)]);
-    await run(() => users.requestPasswordReset(body.email));
+    await users.requestPasswordReset(body.email);
     return c.json({ sent: true });
   });
 
-  app.post('/password-reset/confirm', limit, async (c) => {
-    const body = resetConfirmBody.parse(await jsonBody(c));
-    await run(() => users.resetPassword(body.confirmationCode, body.password));
+  app.post('/password-reset/confirm', limit, jsonInput(resetConfirmBody, { empty: undefined }), async (c) => {
+    const body = c.req.valid('json');
+    await users.resetPassword(body.confirmationCode, body.password);
     return c.json({ reset: true });
   });
 
   app.post('/user/default-fiat-currency/update/:currency', auth, async (c) => {
     const { currency } = currencyParam.parse(c.req.param());
-    return c.json(await run(() => users.setDefaultFiatCurrency(c.get('principal').userId, currency)));
+    return c.json(await users.setDefaultFiatCurrency(c.get('principal').userId, currency));
   });
 
   app.post('/user/language/:language', auth, async (c) => {
     const { language } = languageParam.parse(c.req.param());
-    return c.json(await run(() => users.setLanguage(c.get('principal').userId, language)));
+    return c.json(await users.setLanguage(c.get('principal').userId, language));
   });
 
   return app;

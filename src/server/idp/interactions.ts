@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { UserService } from '../domain/users.ts';
-import { addressBucket, clientAddress } from '../http/client-address.ts';
+import { addressBucket, clientAddress } from '../net/client-address.ts';
 
 type Deps = { provider: Provider; users: UserService; config: Config; log: Logger };
 

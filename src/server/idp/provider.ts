@@ -12,11 +12,11 @@ import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
 import { refuseNulIds } from './nul-guard.ts';
 import type { IdpSecrets } from './keys.ts';
 import { handleInteraction } from './interactions.ts';
-import { allowInlineScript } from '../http/security-headers.ts';
+import { allowInlineScript } from '../net/content-security-policy.ts';
 import { createUserinfoEndpoint } from './userinfo.ts';
 import { pruneRevokedGrants } from './revocations.ts';
 import { MESSENGER_GRANT, registerMessengerGrant, type MessengerSignIn } from './messenger-grant.ts';
-import { behindProxy } from '../http/client-address.ts';
+import { behindProxy } from '../net/client-address.ts';
 
 export const MOUNT = '/oidc';
 /** Everything a first-party client of ours is granted at once: no consent screen for our own app. */

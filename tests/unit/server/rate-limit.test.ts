@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { rateLimit } from '../../../src/server/http/rate-limit.ts';
 import { limitOf } from '../../../src/server/domain/limits.ts';
-import { parseTrustProxy, type TrustProxy } from '../../../src/server/http/client-address.ts';
+import { parseTrustProxy, type TrustProxy } from '../../../src/server/net/client-address.ts';
 
 /**
  * The public endpoints' limiter: per client address, a fixed window of one minute, 429 with Retry-After beyond it.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
-import { addressBucket, clientAddress, normalizeAddress, parseTrustProxy, type TrustProxy } from '../../../../src/server/http/client-address.ts';
+import { addressBucket, clientAddress, normalizeAddress, parseTrustProxy, type TrustProxy } from '../../../../src/server/net/client-address.ts';
 import { ConfigError, loadConfig } from '../../../../src/server/config.ts';
 
 const request = (socket: string, forwarded?: string | string[]) =>

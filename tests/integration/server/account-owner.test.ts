@@ -1,0 +1,80 @@
+/**
+ * The one account-owner guard on every /{account} route the gateway registers (walked from the app itself): another
+ * user's token, or an account that does not exist, is 403 FORBIDDEN; no token is 401. Sell honours the
+ * Idempotency-Key header like the other flows.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
+import { TEST_MNEMONIC } from '../../support/custody.ts';
+import { startInProcess, type InProcessServer } from '../../support/in-process.ts';
+
+const PASSWORD = 'a long enough passphrase 42';
+
+describe('the account-owner guard', () => {
+  let database: TestDatabase;
+  let server: InProcessServer;
+  let alice: SignedInUser;
+  let bob: SignedInUser;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(inject('adminDatabaseUrl'));
+    server = await startInProcess({ DATABASE_URL: database.url, WALLET_SEED: TEST_MNEMONIC, RATES_WALK_MS: '0', PUBLIC_RATE_LIMIT: '0', WORKERS: 'off', SELL_ENABLED: 'on' });
+    alice = await signUpAndSignIn(server.url, { email: `owner-alice-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
+    bob = await signUpAndSignIn(server.url, { email: `owner-bob-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
+  }, 120_000);
+  afterAll(async () => {
+    await server?.close();
+    await database?.drop();
+  });
+
+  const fill = (path: string, account: string) =>
+    path.replace(/:(\w+)/g, (_match, name: string) => {
+      if (name === 'account') return account;
+      if (/currency$/i.test(name)) return name.toLowerCase().includes('fiat') ? 'RUB' : 'BTC';
+      return randomUUID();
+    });
+  const send = async (method: string, path: string, token: string | undefined, body?: unknown, headers: Record<string, string> = {}) => {
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), 'content-type': 'application/json', ...headers },
+      body: method === 'GET' ? undefined : JSON.stringify(body ?? { currency: 'BTC', amount: '0.001', idempotencyKey: randomUUID() }),
+    });
+    return { status: response.status, body: (await response.json()) as { exceptionCode?: string; message?: string } };
+  };
+  const accountRoutes = () => server.routes.filter((route) => route.path.includes('/:account'));
+
+  it('guards every account route: a foreign or unknown account is 403 FORBIDDEN, no token 401', async () => {
+    const routes = accountRoutes();
+    expect(routes.length).toBeGreaterThan(20);
+    expect(routes.map((r) => r.path)).toContain('/api/c2f/:account/order/byCard');
+    const refused: string[] = [];
+    for (const route of routes) {
+      const method = route.method === 'ALL' ? 'GET' : route.method;
+      for (const [who, token, account, status, code] of [
+        ['bob on alice', bob.accessToken, alice.accountId, 403, 'FORBIDDEN'],
+        ['alice on nobody', alice.accessToken, randomUUID(), 403, 'FORBIDDEN'],
+        ['no token', undefined, alice.accountId, 401, 'UNAUTHORIZED'],
+      ] as const) {
+        const answer = await send(method, fill(route.path, account), token);
+        if (answer.status !== status || answer.body.exceptionCode !== code) refused.push(`${who}: ${method} ${route.path} → ${answer.status} ${JSON.stringify(answer.body)}`);
+      }
+    }
+    expect(refused).toEqual([]);
+  }, 120_000);
+
+  it('lets the owner through the same guard', async () => {
+    expect(await send('GET', `/api/${alice.accountId}/asset`, alice.accessToken)).toMatchObject({ status: 200 });
+    expect(await send('GET', `/api/c2f/${alice.accountId}/limit/RUB`, alice.accessToken)).toMatchObject({ status: 200 });
+  });
+
+  it('reads the idempotency key of a sale from the Idempotency-Key header when the body has none', async () => {
+    const body = { card: '4276380000000001', currency: 'BTC', fiatCurrency: 'RUB', fixedRateId: randomUUID(), fiatAmount: '5000', saveCard: false };
+    const withoutKey = await send('POST', `/api/c2f/${alice.accountId}/order/byCard`, alice.accessToken, body);
+    expect(withoutKey).toMatchObject({ status: 400, body: { exceptionCode: 'VALIDATION', message: 'idempotencyKey: give 8 to 100 characters in the body or the Idempotency-Key header' } });
+    // With the header the key is taken: the order gets as far as its (unknown) rate.
+    const withHeader = await send('POST', `/api/c2f/${alice.accountId}/order/byCard`, alice.accessToken, body, { 'idempotency-key': randomUUID() });
+    expect(withHeader).toMatchObject({ status: 400, body: { exceptionCode: 'C2F_RATE_NOT_FOUND' } });
+  });
+});
