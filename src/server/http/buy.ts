@@ -8,10 +8,9 @@
 import { Hono, type Context } from 'hono';
 import type pg from 'pg';
 import { z } from 'zod';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { checkWebhookSignature, SIGNATURE_HEADER } from '../adapters/webhooks/signature.ts';
 import type { CardProvider } from '../adapters/card/port.ts';
-import { BuyError, type BuyDesk, type BuyProblem } from '../domain/buy.ts';
+import type { BuyDesk } from '../domain/buy/desk.ts';
 import type { Logger } from '../log.ts';
 import { rateLimit } from './rate-limit.ts';
 import type { Limit } from '../domain/limits.ts';
@@ -76,30 +75,6 @@ const webhookBody = z.object({
   reason: z.string().max(500).nullish(),
   occurredAt: z.string().max(40),
 });
-
-const STATUS: Record<BuyProblem, [ContentfulStatusCode, string]> = {
-  UNKNOWN_CURRENCY: [400, 'UNKNOWN_CURRENCY'],
-  UNSUPPORTED_FIAT: [400, 'B2C_FIAT_UNSUPPORTED'],
-  ACCOUNT_NOT_FOUND: [404, 'ACCOUNT_NOT_FOUND'],
-  AMOUNT: [400, 'VALIDATION'],
-  RATE_NOT_FOUND: [400, 'B2C_RATE_NOT_FOUND'],
-  RATE_EXPIRED: [400, 'B2C_RATE_EXPIRED'],
-  ITEM_NOT_FOUND: [400, 'B2C_METHOD_NOT_FOUND'],
-  LIMIT: [400, 'B2C_LIMIT'],
-  RETURN_URL: [400, 'B2C_RETURN_URL'],
-  KEY_REUSED: [422, 'IDEMPOTENCY_KEY_REUSED'],
-  ORDER_NOT_FOUND: [404, 'B2C_ORDER_NOT_FOUND'],
-  ORDER_EXPIRED: [400, 'B2C_ORDER_EXPIRED'],
-  UNAVAILABLE: [503, 'B2C_UNAVAILABLE'],
-};
-
-const refusal = (error: unknown): never => {
-  if (error instanceof BuyError) {
-    const [status, code] = STATUS[error.problem];
-    throw new ApiError(status, code, error.message, { cause: error });
-  }
-  throw error;
-};
 
 export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: CardProvider | undefined; auth: AccessTokenVerifier; log: Logger; limit: { limit: Limit | undefined; trustProxy: TrustProxy } }): Hono<ApiEnv> {
   const { pool, desk } = deps;
@@ -168,42 +143,36 @@ export function createBuyApi(deps: { pool: pg.Pool; desk: BuyDesk; provider: Car
     return c.json(await desk.confirmOrder(body.account, body.id, body.requestParams));
   };
 
-  const guarded = <T>(work: () => Promise<T>) => work().catch(refusal);
-
   // SPEC §7, b2c family.
   app.get('/b2c/fiat/availability', async (c) => {
     const address = c.req.query('depositAddress');
     if (address !== undefined && (address.length > 200 || !/^[\w:.-]*$/.test(address))) throw new ApiError(400, 'VALIDATION', 'depositAddress is not an address');
-    return guarded(async () => c.json(desk.availability()));
+    return c.json(desk.availability());
   });
-  app.post('/b2c/fiat/method', limited, (c) => guarded(() => methods(c, undefined)));
-  app.post('/b2c/rate', (c) =>
-    guarded(async () => {
-      const body = rateBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
-      return c.json(await desk.rate(body.currency, body.fiatCurrency));
-    }),
-  );
-  app.post('/b2c/order', limited, (c) => guarded(() => order(c, undefined)));
-  app.post('/b2c/order/confirm', auth, (c) => guarded(() => confirm(c, undefined)));
-  app.get('/b2c/order/:id', auth, (c) =>
-    guarded(async () => {
-      const accountId = queryAccount(c);
-      if (!accountId) throw new ApiError(400, 'VALIDATION', 'account is required');
-      await requireOwner(c, accountId);
-      const id = c.req.param('id');
-      if (!UUID.test(id)) throw new ApiError(404, 'B2C_ORDER_NOT_FOUND', 'No such order in this account');
-      return c.json(await desk.findOrder(accountId, id));
-    }),
-  );
+  app.post('/b2c/fiat/method', limited, (c) => methods(c, undefined));
+  app.post('/b2c/rate', async (c) => {
+    const body = rateBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
+    return c.json(await desk.rate(body.currency, body.fiatCurrency));
+  });
+  app.post('/b2c/order', limited, (c) => order(c, undefined));
+  app.post('/b2c/order/confirm', auth, (c) => confirm(c, undefined));
+  app.get('/b2c/order/:id', auth, async (c) => {
+    const accountId = queryAccount(c);
+    if (!accountId) throw new ApiError(400, 'VALIDATION', 'account is required');
+    await requireOwner(c, accountId);
+    const id = c.req.param('id');
+    if (!UUID.test(id)) throw new ApiError(404, 'B2C_ORDER_NOT_FOUND', 'No such order in this account');
+    return c.json(await desk.findOrder(accountId, id));
+  });
 
   // SPEC §7, the older fiatDeposit family: the account comes as ?account=.
   app.get('/fiatDeposit/geo', (c) => {
     queryAccount(c);
-    return guarded(async () => c.json(desk.availability()));
+    return c.json(desk.availability());
   });
-  app.post('/fiatDeposit/methods', limited, (c) => guarded(() => methods(c, queryAccount(c))));
-  app.post('/fiatDeposit/order', limited, (c) => guarded(() => order(c, queryAccount(c))));
-  app.post('/fiatDeposit/order/confirm', auth, (c) => guarded(() => confirm(c, queryAccount(c))));
+  app.post('/fiatDeposit/methods', limited, (c) => methods(c, queryAccount(c)));
+  app.post('/fiatDeposit/order', limited, (c) => order(c, queryAccount(c)));
+  app.post('/fiatDeposit/order/confirm', auth, (c) => confirm(c, queryAccount(c)));
 
   // The card provider's events: public, but only a body signed with the shared secret within 300 s is believed.
   app.post('/webhooks/card', async (c) => {

@@ -8,14 +8,13 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { checkWebhookSignature, SIGNATURE_HEADER } from '../adapters/webhooks/signature.ts';
 import type { PayoutProvider } from '../adapters/payout/port.ts';
-import { SellError, type SellDesk, type SellProblem } from '../domain/sell.ts';
+import type { SellDesk } from '../domain/sell/desk.ts';
 import { guardPincode } from '../domain/pincode.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
 import { readJsonBody } from './json-body.ts';
 import type { Logger } from '../log.ts';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -48,30 +47,6 @@ const webhookBody = z.object({
   reason: z.string().max(500).nullish(),
 });
 
-const STATUS: Record<SellProblem, [ContentfulStatusCode, string]> = {
-  UNSUPPORTED_FIAT: [400, 'C2F_FIAT_UNSUPPORTED'],
-  UNKNOWN_CURRENCY: [400, 'UNKNOWN_CURRENCY'],
-  BIN_NOT_FOUND: [404, 'C2F_BIN_NOT_FOUND'],
-  ONLY_SBER: [400, 'C2F_ONLY_SBER'],
-  RATE_NOT_FOUND: [400, 'C2F_RATE_NOT_FOUND'],
-  RATE_EXPIRED: [400, 'C2F_RATE_EXPIRED'],
-  LIMIT: [400, 'C2F_LIMIT'],
-  AMOUNT_TOO_SMALL: [400, 'C2F_LIMIT'],
-  NOT_ENOUGH_FUNDS: [400, 'C2F_NOT_ENOUGH_FUNDS'],
-  CARD_NOT_FOUND: [404, 'C2F_CARD_NOT_FOUND'],
-  ORDER_NOT_FOUND: [404, 'C2F_ORDER_NOT_FOUND'],
-  KEY_REUSED: [422, 'IDEMPOTENCY_KEY_REUSED'],
-  UNAVAILABLE: [503, 'C2F_PAYOUTS_UNAVAILABLE'],
-};
-
-const refusal = (error: unknown): never => {
-  if (error instanceof SellError) {
-    const [status, code] = STATUS[error.problem];
-    throw new ApiError(status, code, error.message, { cause: error });
-  }
-  throw error;
-};
-
 export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: PayoutProvider | undefined; auth: AccessTokenVerifier; log: Logger }): Hono<ApiEnv> {
   const { pool, desk } = deps;
   const app = new Hono<ApiEnv>();
@@ -90,21 +65,15 @@ export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: P
   app.get('/c2f/bin/:bin', auth, async (c) => {
     const bin = c.req.param('bin');
     if (!/^\d{6}$/.test(bin)) throw new ApiError(400, 'VALIDATION', 'bin: the first 6 digits of a card number');
-    return c.json(await desk.lookupBin(bin).catch(refusal));
+    return c.json(await desk.lookupBin(bin));
   });
 
-  app.get('/c2f/:account/cards/:fiatCurrency', auth, owner, async (c) => c.json(await desk.savedCards(c.req.param('account'), c.req.param('fiatCurrency')).catch(refusal)));
+  app.get('/c2f/:account/cards/:fiatCurrency', auth, owner, async (c) => c.json(await desk.savedCards(c.req.param('account'), c.req.param('fiatCurrency'))));
 
-  app.get('/c2f/:account/limit/:fiatCurrency', auth, owner, (c) => {
-    try {
-      return c.json(desk.limits(c.req.param('fiatCurrency')));
-    } catch (error) {
-      return refusal(error);
-    }
-  });
+  app.get('/c2f/:account/limit/:fiatCurrency', auth, owner, (c) => c.json(desk.limits(c.req.param('fiatCurrency'))));
 
   app.post('/c2f/:account/rate/:fiatCurrency/:currency', auth, owner, async (c) =>
-    c.json(await desk.quote(c.req.param('account'), c.req.param('fiatCurrency'), c.req.param('currency')).catch(refusal)),
+    c.json(await desk.quote(c.req.param('account'), c.req.param('fiatCurrency'), c.req.param('currency'))),
   );
 
   // A sale sends crypto out of the wallet like a withdrawal: with the passcode on, the pincode header must carry it
@@ -114,19 +83,19 @@ export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: P
   app.post('/c2f/:account/order/byCard', auth, owner, async (c) => {
     const body = byCardBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     await passcode(c);
-    return c.json(await desk.orderByCard(c.req.param('account'), body).catch(refusal));
+    return c.json(await desk.orderByCard(c.req.param('account'), body));
   });
 
   app.post('/c2f/:account/order/bySavedCard', auth, owner, async (c) => {
     const body = bySavedCardBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     await passcode(c);
-    return c.json(await desk.orderBySavedCard(c.req.param('account'), body).catch(refusal));
+    return c.json(await desk.orderBySavedCard(c.req.param('account'), body));
   });
 
   app.get('/c2f/:account/order/:id', auth, owner, async (c) => {
     const id = c.req.param('id');
     if (!UUID.test(id)) throw new ApiError(404, 'C2F_ORDER_NOT_FOUND', 'No such order in this account');
-    return c.json(await desk.findOrder(c.req.param('account'), id).catch(refusal));
+    return c.json(await desk.findOrder(c.req.param('account'), id));
   });
 
   // The payout provider's report: public, but only a body signed with the shared secret is believed.

@@ -8,7 +8,7 @@ import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts'
 import { signWebhook } from '../../../src/server/adapters/webhooks/signature.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
-import type { SellOrderView } from '../../../src/server/domain/sell.ts';
+import type { SellOrderView } from '../../../src/server/domain/sell/view.ts';
 import { ALERT_AFTER_ATTEMPTS } from '../../../src/server/log.ts';
 import { parseDecimal } from '../../../src/lib/amount.ts';
 
