@@ -26,7 +26,7 @@ import { expireSwapOrders } from './domain/swaps.ts';
 import { openCards, type Cards } from './adapters/card/open.ts';
 import { createBuyDesk, type BuyDesk } from './domain/buy/desk.ts';
 import { DEFAULT_BUY_CONFIG } from './config-buy.ts';
-import { processWithdrawals } from './domain/withdrawals.ts';
+import { processWithdrawals } from './domain/withdrawals/worker.ts';
 
 export type CustodyConfig = Pick<Config, 'production' | 'publicUrl' | 'dataDir' | 'walletSeed' | 'chains' | 'workerPollMs' | 'ratesWalkMs'> &
   Partial<Pick<Config, 'payout' | 'sell' | 'buy' | 'secretsKey'>>;

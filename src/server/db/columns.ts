@@ -1,13 +1,16 @@
 import { getTableColumns, type Table } from 'drizzle-orm';
 
 /**
- * The select list of a Drizzle table for raw SQL: every column aliased to its key in the schema, so a row read with
- * `pool.query` has the type `typeof table.$inferSelect` (no hand-typed row, no `SELECT *`). `qualifier` prefixes
- * each column with a table alias for joins.
+ * A select list for raw SQL whose rows have the Drizzle row type: `w.wallet_account_id AS "walletAccountId", …`, so a
+ * hot path can stay one `pool.query` and still type its rows as `Pick<typeof table.$inferSelect, …>`.
  */
-export function selectList(table: Table, qualifier?: string): string {
-  const prefix = qualifier ? `${qualifier}.` : '';
-  return Object.entries(getTableColumns(table))
-    .map(([key, column]) => `${prefix}"${column.name}" AS "${key}"`)
+export function selectColumns<T extends Table, K extends keyof T['$inferSelect'] & string>(table: T, alias: string, fields: readonly K[]): string {
+  const columns = getTableColumns(table) as Record<string, { name: string }>;
+  return fields
+    .map((field) => {
+      const column = columns[field];
+      if (!column) throw new Error(`no column for ${field}`);
+      return `${alias}.${column.name} AS "${field}"`;
+    })
     .join(', ');
 }

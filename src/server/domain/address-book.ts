@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import { isNetwork, type Network } from '../../lib/currencies.ts';
 import { isValidAddress } from './addresses.ts';
-import { canonicalAddress } from './withdrawals.ts';
+import { canonicalAddress } from './withdrawals/rules.ts';
 
 /** SPEC §9: the address book is read as one page of 1000; an account keeps at most that many entries. */
 export const ADDRESS_BOOK_LIMIT = 1000;

@@ -10,14 +10,10 @@ import { transferKey } from '../adapters/chains/port.ts';
 import { ensureUserLedgerAccount, post, SYSTEM_ACCOUNTS, systemAccountId } from './ledger.ts';
 import type { Logger } from '../log.ts';
 import { notifyAccountChanged } from './account-changes.ts';
+import { depositEntryKey } from './orders/entry-keys.ts';
 
 const SCAN_BATCH = 500;
 const CONFIRM_BATCH = 200;
-
-/** The ledger entry of a deposit is keyed by the chain output, whichever worker or scan credits it. */
-export function depositEntryKey(network: string, txHash: string, outputIndex: number): string {
-  return `deposit:${network}:${txHash}:${outputIndex}`;
-}
 
 /** Reads the chain after the saved cursor and records the transfers to our addresses; returns how many were new. */
 export async function scanDeposits(pool: pg.Pool, chain: ChainPort, network: Network): Promise<number> {

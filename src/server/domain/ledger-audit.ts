@@ -5,6 +5,7 @@
  */
 import type pg from 'pg';
 import { WITHDRAWAL_CHECKS } from './withdrawal-audit.ts';
+import { depositEntryKeySql, orderEntryKeySql } from './orders/entry-keys.ts';
 
 export type AuditCheck = { name: string; sql: string };
 
@@ -48,7 +49,7 @@ export const LEDGER_CHECKS: AuditCheck[] = [
     name: 'each credited deposit has exactly its entry: world to the user, its amount',
     sql: `SELECT d.id AS deposit, d.state, d.amount::text, e.id AS entry_id
             FROM chain_deposits d
-            LEFT JOIN ledger_entries e ON e.idempotency_key = 'deposit:' || d.network || ':' || d.tx_hash || ':' || d.output_index
+            LEFT JOIN ledger_entries e ON e.idempotency_key = ${depositEntryKeySql('d')}
            WHERE (d.state = 'CREDITED') <> (e.id IS NOT NULL)
               OR (e.id IS NOT NULL AND NOT EXISTS (
                     SELECT 1 FROM ledger_postings p
@@ -68,9 +69,9 @@ export const LEDGER_CHECKS: AuditCheck[] = [
     name: "each sell order's entries match its state: held, then paid out or returned, never both",
     sql: `SELECT o.id AS sell_order, o.state, h.id AS hold_entry, s.id AS settle_entry, r.id AS release_entry
             FROM sell_orders o
-            LEFT JOIN ledger_entries h ON h.idempotency_key = 'sell:hold:' || o.id
-            LEFT JOIN ledger_entries s ON s.idempotency_key = 'sell:settle:' || o.id
-            LEFT JOIN ledger_entries r ON r.idempotency_key = 'sell:release:' || o.id
+            LEFT JOIN ledger_entries h ON h.idempotency_key = ${orderEntryKeySql('sell', 'hold', 'o.id')}
+            LEFT JOIN ledger_entries s ON s.idempotency_key = ${orderEntryKeySql('sell', 'settle', 'o.id')}
+            LEFT JOIN ledger_entries r ON r.idempotency_key = ${orderEntryKeySql('sell', 'release', 'o.id')}
            WHERE h.id IS NULL
               OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = h.id AND p.ledger_account_id = o.wallet_account_id
                                 AND p.currency = o.currency AND p.bucket = 'ON_HOLD' AND p.amount = o.amount)
@@ -88,9 +89,9 @@ export const LEDGER_CHECKS: AuditCheck[] = [
     name: "each swap order's entries match its state: held, then exchanged once or released, never both",
     sql: `SELECT o.id AS swap_order, o.state, h.id AS hold_entry, c.id AS confirm_entry, r.id AS release_entry
             FROM swap_orders o
-            LEFT JOIN ledger_entries h ON h.idempotency_key = 'swap:hold:' || o.id
-            LEFT JOIN ledger_entries c ON c.idempotency_key = 'swap:confirm:' || o.id
-            LEFT JOIN ledger_entries r ON r.idempotency_key = 'swap:release:' || o.id
+            LEFT JOIN ledger_entries h ON h.idempotency_key = ${orderEntryKeySql('swap', 'hold', 'o.id')}
+            LEFT JOIN ledger_entries c ON c.idempotency_key = ${orderEntryKeySql('swap', 'confirm', 'o.id')}
+            LEFT JOIN ledger_entries r ON r.idempotency_key = ${orderEntryKeySql('swap', 'release', 'o.id')}
            WHERE h.id IS NULL
               OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = h.id AND p.ledger_account_id = o.wallet_account_id
                                 AND p.currency = o.source_currency AND p.bucket = 'ON_HOLD' AND p.amount = o.source_amount)
@@ -104,7 +105,7 @@ export const LEDGER_CHECKS: AuditCheck[] = [
   {
     name: "each buy order is credited once when paid, from card settlement, its fixed amount, and never otherwise",
     sql: `SELECT o.id AS buy_order, o.state, e.id AS credit_entry
-            FROM buy_orders o LEFT JOIN ledger_entries e ON e.idempotency_key = 'buy:credit:' || o.id
+            FROM buy_orders o LEFT JOIN ledger_entries e ON e.idempotency_key = ${orderEntryKeySql('buy', 'credit', 'o.id')}
            WHERE (o.state = 'COMPLETED') <> (e.id IS NOT NULL)
               OR (e.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id AND p.ledger_account_id = o.wallet_account_id
                                                     AND p.currency = o.currency AND p.bucket = 'AVAILABLE' AND p.amount = o.amount))`,

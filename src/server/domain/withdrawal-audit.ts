@@ -1,4 +1,5 @@
 import type { AuditCheck } from './ledger-audit.ts';
+import { orderEntryKeySql } from './orders/entry-keys.ts';
 
 /** ledger:audit's checks of withdrawals: each one's entries match its state, and so do its history items. */
 export const WITHDRAWAL_CHECKS: AuditCheck[] = [
@@ -6,9 +7,9 @@ export const WITHDRAWAL_CHECKS: AuditCheck[] = [
     name: "each outside withdrawal's entries match its state: held, then settled or returned, never both",
     sql: `SELECT w.id AS withdrawal, w.state, h.id AS hold_entry, s.id AS settle_entry, r.id AS release_entry
             FROM withdrawals w
-            LEFT JOIN ledger_entries h ON h.idempotency_key = 'withdrawal:hold:' || w.id
-            LEFT JOIN ledger_entries s ON s.idempotency_key = 'withdrawal:settle:' || w.id
-            LEFT JOIN ledger_entries r ON r.idempotency_key = 'withdrawal:release:' || w.id
+            LEFT JOIN ledger_entries h ON h.idempotency_key = ${orderEntryKeySql('withdrawal', 'hold', 'w.id')}
+            LEFT JOIN ledger_entries s ON s.idempotency_key = ${orderEntryKeySql('withdrawal', 'settle', 'w.id')}
+            LEFT JOIN ledger_entries r ON r.idempotency_key = ${orderEntryKeySql('withdrawal', 'release', 'w.id')}
            WHERE w.kind = 'EXTERNAL' AND (
                  h.id IS NULL
               OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = h.id AND p.ledger_account_id = w.wallet_account_id
@@ -20,7 +21,7 @@ export const WITHDRAWAL_CHECKS: AuditCheck[] = [
   {
     name: 'each completed outside withdrawal paid the recipient the amount less the fee, and the fee to fee income',
     sql: `SELECT w.id AS withdrawal, w.amount::text, w.fee::text
-            FROM withdrawals w JOIN ledger_entries s ON s.idempotency_key = 'withdrawal:settle:' || w.id
+            FROM withdrawals w JOIN ledger_entries s ON s.idempotency_key = ${orderEntryKeySql('withdrawal', 'settle', 'w.id')}
            WHERE w.kind = 'EXTERNAL' AND (
                  NOT EXISTS (SELECT 1 FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
                               WHERE p.entry_id = s.id AND a.code = 'WORLD:' || w.network AND p.amount = w.amount - w.fee)
@@ -30,7 +31,7 @@ export const WITHDRAWAL_CHECKS: AuditCheck[] = [
   {
     name: 'each transfer to another user is one entry from the sender to the recipient, completed, without a fee',
     sql: `SELECT w.id AS withdrawal, w.state, e.id AS entry_id
-            FROM withdrawals w LEFT JOIN ledger_entries e ON e.idempotency_key = 'withdrawal:internal:' || w.id
+            FROM withdrawals w LEFT JOIN ledger_entries e ON e.idempotency_key = ${orderEntryKeySql('withdrawal', 'internal', 'w.id')}
            WHERE w.kind = 'INTERNAL' AND (
                  w.state <> 'COMPLETED' OR w.fee <> 0 OR e.id IS NULL
               OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id AND p.ledger_account_id = w.wallet_account_id

@@ -14,7 +14,7 @@ import { createCatalogueApi } from './catalogue.ts';
 import { createWalletApi } from './wallet.ts';
 import { createSwapApi } from './swap.ts';
 import { createWithdrawalApi } from './withdrawal.ts';
-import { createWithdrawalService } from '../domain/withdrawals.ts';
+import { createWithdrawalService } from '../domain/withdrawals/requests.ts';
 import { createSwapService } from '../domain/swaps.ts';
 import { createDevnetSandbox } from './sandbox-devnet.ts';
 import { loopbackOnly } from './loopback-only.ts';

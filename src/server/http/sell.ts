@@ -29,7 +29,8 @@ const orderBase = {
   fiatCurrency: currency,
   fixedRateId: z.string({ error: 'fixedRateId is required' }).regex(UUID, 'fixedRateId is a rate id from the rate call'),
   fiatAmount,
-  idempotencyKey,
+  // Or the Idempotency-Key header (ARCHITECTURE.md: the body field or the header), checked by the same rule.
+  idempotencyKey: idempotencyKey.optional(),
 };
 // The card number's own messages never repeat what was sent.
 const byCardBody = z.object({
@@ -79,15 +80,18 @@ export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: P
   // A sale sends crypto out of the wallet like a withdrawal: with the passcode on, the pincode header must carry it
   // (SPEC §6). Checked before anything moves, outside the order's transaction (its tries are counted on their own).
   const passcode = (c: Context<ApiEnv>) => guardPincode(pool, c.get('principal').userId, c.req.header('pincode') || undefined);
+  const keyOf = (c: Context<ApiEnv>, given: string | undefined) => z.object({ idempotencyKey }).parse({ idempotencyKey: given ?? c.req.header('idempotency-key') }).idempotencyKey;
 
   app.post('/c2f/:account/order/byCard', auth, owner, async (c) => {
-    const body = byCardBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
+    const parsed = byCardBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
+    const body = { ...parsed, idempotencyKey: keyOf(c, parsed.idempotencyKey) };
     await passcode(c);
     return c.json(await desk.orderByCard(c.req.param('account'), body));
   });
 
   app.post('/c2f/:account/order/bySavedCard', auth, owner, async (c) => {
-    const body = bySavedCardBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
+    const parsed = bySavedCardBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
+    const body = { ...parsed, idempotencyKey: keyOf(c, parsed.idempotencyKey) };
     await passcode(c);
     return c.json(await desk.orderBySavedCard(c.req.param('account'), body));
   });

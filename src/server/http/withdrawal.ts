@@ -17,7 +17,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type pg from 'pg';
 import { z } from 'zod';
 import { guardPincode } from '../domain/pincode.ts';
-import { WithdrawalError, type WithdrawalProblem, type WithdrawalService } from '../domain/withdrawals.ts';
+import type { WithdrawalService } from '../domain/withdrawals/requests.ts';
 import { addAddress, ADDRESS_BOOK_LIMIT, ADDRESS_BOOK_NAME_MAX, AddressBookError, deleteAddress, getAddress, listAddresses, type AddressBookProblem } from '../domain/address-book.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
@@ -58,18 +58,6 @@ const pageBody = z.object({
   pageSize: z.coerce.number().int().min(1).max(ADDRESS_BOOK_LIMIT, `pageSize is at most ${ADDRESS_BOOK_LIMIT}`).default(ADDRESS_BOOK_LIMIT),
 });
 
-const WITHDRAWAL_REFUSALS: Record<WithdrawalProblem, [ContentfulStatusCode, string]> = {
-  UNKNOWN_CURRENCY: [400, 'UNKNOWN_CURRENCY'],
-  WRONG_ADDRESS: [400, 'WITHDRAWAL_WRONG_ADDRESS'],
-  ADDRESS_NOT_USED: [400, 'WITHDRAWAL_ADDRESS_NOT_USED'],
-  SAME_USER: [400, 'WITHDRAWAL_SAME_USER'],
-  NOT_ENOUGH_FUNDS: [400, 'WITHDRAWAL_NOT_ENOUGH_FUNDS'],
-  AMOUNT_PRECISION: [400, 'WITHDRAWAL_AMOUNT_PRECISION'],
-  AMOUNT_TOO_SMALL: [400, 'WITHDRAWAL_AMOUNT_TOO_SMALL'],
-  KEY_REUSED: [422, 'IDEMPOTENCY_KEY_REUSED'],
-  NOT_FOUND: [404, 'WITHDRAWAL_NOT_FOUND'],
-};
-
 const ADDRESS_BOOK_REFUSALS: Record<AddressBookProblem, [ContentfulStatusCode, string]> = {
   WRONG_ADDRESS: [400, 'ADDRESS_BOOK_WRONG_ADDRESS'],
   UNKNOWN_NETWORK: [400, 'ADDRESS_BOOK_UNKNOWN_NETWORK'],
@@ -79,10 +67,6 @@ const ADDRESS_BOOK_REFUSALS: Record<AddressBookProblem, [ContentfulStatusCode, s
 };
 
 function refusal(error: unknown): never {
-  if (error instanceof WithdrawalError) {
-    const [status, code] = WITHDRAWAL_REFUSALS[error.problem];
-    throw new ApiError(status, code, error.message, { cause: error });
-  }
   if (error instanceof AddressBookError) {
     const [status, code] = ADDRESS_BOOK_REFUSALS[error.problem];
     throw new ApiError(status, code, error.message, { cause: error });

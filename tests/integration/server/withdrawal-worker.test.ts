@@ -11,7 +11,8 @@ import type { WithdrawalChainPort } from '../../../src/server/adapters/chains/po
 import { deriveAddress } from '../../../src/server/domain/addresses.ts';
 import { addAssets, listAssets } from '../../../src/server/domain/assets.ts';
 import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposits.ts';
-import { broadcastWithdrawals, confirmWithdrawals, createWithdrawalService, signWithdrawals, type WithdrawalService } from '../../../src/server/domain/withdrawals.ts';
+import { createWithdrawalService, type WithdrawalService } from '../../../src/server/domain/withdrawals/requests.ts';
+import { broadcastWithdrawals, confirmWithdrawals, signWithdrawals } from '../../../src/server/domain/withdrawals/worker.ts';
 
 /**
  * The withdrawal worker against real PostgreSQL, ledger and devnet: one withdrawal the signer refuses, or whose

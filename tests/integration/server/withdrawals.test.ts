@@ -11,7 +11,7 @@ import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts'
 import { deriveAddress } from '../../../src/server/domain/addresses.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
-import type { WithdrawalView } from '../../../src/server/domain/withdrawals.ts';
+import type { WithdrawalView } from '../../../src/server/domain/withdrawals/view.ts';
 
 /**
  * Withdrawals through the real server, worker, ledger and PostgreSQL on the devnet: transfers between users, outside

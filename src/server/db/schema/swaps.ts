@@ -48,6 +48,8 @@ export const swapOrders = pgTable(
       .unique()
       .references(() => swapQuotes.id, { onDelete: 'restrict' }),
     idempotencyKey: text('idempotency_key').notNull(),
+    /** sha256 of the request's normalised fields (domain/orders/idempotency.ts); NULL on rows from before it, compared field by field. */
+    requestHash: text('request_hash'),
     state: text('state', { enum: ['PENDING', 'COMPLETED', 'EXPIRED', 'CANCELLED'] }).notNull(),
     sourceCurrency: text('source_currency').notNull(),
     destinationCurrency: text('destination_currency').notNull(),

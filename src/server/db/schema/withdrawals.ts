@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import type { Network } from '../../../lib/currencies.ts';
 import { walletAccounts } from './users.ts';
 import { walletTransactions } from './wallet.ts';
 
@@ -18,10 +19,12 @@ export const withdrawals = pgTable(
       .notNull()
       .references(() => walletAccounts.id, { onDelete: 'restrict' }),
     idempotencyKey: text('idempotency_key').notNull(),
+    /** sha256 of the request's normalised fields (domain/orders/idempotency.ts); NULL on rows from before it, compared field by field. */
+    requestHash: text('request_hash'),
     kind: text('kind', { enum: ['INTERNAL', 'EXTERNAL'] }).notNull(),
     state: text('state', { enum: ['PENDING', 'SIGNED', 'BROADCAST', 'COMPLETED', 'FAILED'] }).notNull(),
     currency: text('currency').notNull(),
-    network: text('network').notNull(),
+    network: text('network').$type<Network>().notNull(),
     amount: units('amount').notNull(),
     fee: units('fee').notNull(),
     toAddress: text('to_address').notNull(),

@@ -5,6 +5,8 @@
  */
 import type { buyOrders } from '../../db/schema/buy.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { NOW } from '../orders/sql-set.ts';
+import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import { paymentsOn, type BuyDeps } from './context.ts';
 import { settleBuyOrder } from './payments.ts';
 import { NOT_PAID_IN_TIME } from './rules.ts';
@@ -12,15 +14,25 @@ import { lockBuyOrder } from './store.ts';
 
 const CANCEL_BATCH = 20;
 
-type Unpaid = Pick<typeof buyOrders.$inferSelect, 'id' | 'providerPaymentId'>;
+type Due = Pick<typeof buyOrders.$inferSelect, 'id' | 'providerPaymentId'>;
+
+/** NEW orders past their time: never confirmed, so nothing was asked of the provider and nothing is shown. */
+async function expireUnconfirmed(deps: BuyDeps): Promise<number> {
+  const due = await deps.pool.query<Pick<Due, 'id'>>(`SELECT id FROM buy_orders WHERE state = 'NEW' AND expires_at <= now()`);
+  let expired = 0;
+  for (const { id } of due.rows) {
+    // A confirmation that took the order first wins; it is no longer NEW.
+    if (await moveOrder(deps.pool, ORDER_TABLES.buy, id, { from: 'NEW', to: 'EXPIRED', set: { updated_at: NOW }, ifMoved: 'skip' })) expired += 1;
+  }
+  return expired;
+}
 
 export async function expireOrders(deps: BuyDeps): Promise<number> {
   const { pool, log } = deps;
-  const fresh = await pool.query(`UPDATE buy_orders SET state = 'EXPIRED', updated_at = now() WHERE state = 'NEW' AND expires_at <= now()`);
-  let ended = fresh.rowCount ?? 0;
+  let ended = await expireUnconfirmed(deps);
   // Unpaid orders are cancelled at the provider; with buying off there is none to ask, so they wait.
   const due = deps.provider
-    ? await pool.query<Unpaid>(
+    ? await pool.query<Due>(
         `SELECT id, provider_payment_id AS "providerPaymentId" FROM buy_orders WHERE state = 'PENDING' AND expires_at <= now() ORDER BY expires_at LIMIT $1`,
         [CANCEL_BATCH],
       )

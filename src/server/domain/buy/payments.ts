@@ -8,16 +8,16 @@ import type { CardPaymentEvent, CardPaymentStatus } from '../../adapters/card/po
 import { inTransaction } from '../../db/transaction.ts';
 import type { Logger } from '../../log.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
-import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId, transfer } from '../ledger.ts';
+import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId } from '../ledger.ts';
+import { transferForOrder } from '../orders/entries.ts';
+import { orderIdOfReference } from '../orders/entry-keys.ts';
+import { NOW } from '../orders/sql-set.ts';
+import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import type { BuyDeps } from './context.ts';
 import { safeCents } from './rules.ts';
-import { lockBuyOrder } from './store.ts';
-import type { BuyOrderRow } from './view.ts';
+import { lockBuyOrder, type BuyOrderRow } from './store.ts';
 
 export type PaymentOutcome = 'applied' | 'duplicate' | 'ignored';
-
-/** The ledger key of an order's one credit (also read by the audit). */
-export const buyCreditKey = (orderId: string) => `buy:credit:${orderId}`;
 
 /**
  * Moves a PENDING order to its end, once: SUCCEEDED credits the fixed amount from card settlement, FAILED and
@@ -33,32 +33,23 @@ export async function settleBuyOrder(client: pg.PoolClient, log: Logger, order: 
   }
   if (target === 'COMPLETED') {
     const user = await ensureUserLedgerAccount(client, order.walletAccountId);
-    await transfer(client, {
-      key: buyCreditKey(order.id),
-      kind: 'BUY_CREDIT',
-      reference: `buy:${order.id}`,
-      from: systemAccountId(SYSTEM_ACCOUNTS.cardSettlement()),
-      to: user,
-      currency: order.currency,
-      amount: BigInt(order.amount),
-    });
+    const from = systemAccountId(SYSTEM_ACCOUNTS.cardSettlement());
+    await transferForOrder(client, { flow: 'buy', id: order.id }, 'credit', { from, to: user, currency: order.currency, amount: BigInt(order.amount) });
   }
   const failure = target === 'FAILED' ? (reason ?? 'The payment failed') : null;
-  await client.query(
-    `UPDATE buy_orders SET state = $2, failure_reason = $3, updated_at = now(), completed_at = CASE WHEN $2 = 'COMPLETED' THEN now() END WHERE id = $1`,
-    [order.id, target, failure],
-  );
-  await client.query(
-    `UPDATE wallet_transactions SET state = $2, failure_reason = $3, updated_at = now(), completed_at = CASE WHEN $2 = 'COMPLETED' THEN now() END WHERE id = $1`,
-    [order.walletTransactionId, target, failure],
-  );
+  await moveOrder(client, ORDER_TABLES.buy, order.id, {
+    from: 'PENDING',
+    to: target,
+    set: { failure_reason: failure, updated_at: NOW, ...(target === 'COMPLETED' ? { completed_at: NOW } : {}) },
+    history: { state: target, set: { failure_reason: failure } },
+  });
   await notifyAccountChanged(client, order.walletAccountId);
   return 'applied';
 }
 
 /** The provider's webhook, already verified: each event id is taken once; the order moves at most once. */
 export async function applyPaymentEvent(deps: Pick<BuyDeps, 'pool' | 'log'>, event: CardPaymentEvent): Promise<PaymentOutcome | 'unknown'> {
-  const orderId = /^buy:([0-9a-f-]{36})$/i.exec(event.reference)?.[1];
+  const orderId = orderIdOfReference('buy', event.reference);
   return inTransaction(deps.pool, async (client) => {
     const order = orderId ? await lockBuyOrder(client, orderId) : undefined;
     // Not yet handed to the provider (cannot have been paid): refused, so the provider tries again later.

@@ -1,10 +1,9 @@
 /** A buy order as the gateway shows it (SPEC §3 buy order), and how it is read from its row. */
 import { formatUnits } from '../../../lib/amount.ts';
 import { decimalsOf } from '../../../lib/currencies.ts';
-import type { buyOrders } from '../../db/schema/buy.ts';
+import type { BuyOrderRow } from './store.ts';
 import { FIAT_DECIMALS } from './rules.ts';
 
-export type BuyOrderRow = typeof buyOrders.$inferSelect;
 export type BuyOrderState = BuyOrderRow['state'];
 export type BuyOrderView = {
   id: string;

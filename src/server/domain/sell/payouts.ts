@@ -1,23 +1,24 @@
 /**
  * The payout provider's signed report applied to a sell order, once: paid moves the held crypto to the payout
- * settlement account, failed gives it back. Each step is one ledger entry under its own key, so it happens once
- * whoever delivers the report and however often.
+ * settlement account (the order's settle entry), failed gives it back (its release entry). Each step is one ledger
+ * entry under its own key (orders/entry-keys.ts), so it happens once whoever delivers the report and however often.
  */
 import type { PayoutReport } from '../../adapters/payout/port.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
-import { release, settle, SYSTEM_ACCOUNTS, systemAccountId } from '../ledger.ts';
+import { SYSTEM_ACCOUNTS, systemAccountId } from '../ledger.ts';
+import { releaseOrder, settleOrder } from '../orders/entries.ts';
+import { orderIdOfReference } from '../orders/entry-keys.ts';
+import { NOW } from '../orders/sql-set.ts';
+import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import type { SellDeps } from './context.ts';
 import { lockSellOrder } from './store.ts';
 
 export type PayoutOutcome = 'applied' | 'duplicate' | 'conflict' | 'unknown';
 
-/** The ledger keys of an order's three possible steps (also read by the audit). */
-export const sellEntryKeys = (orderId: string) => ({ hold: `sell:hold:${orderId}`, settle: `sell:settle:${orderId}`, release: `sell:release:${orderId}` });
-
 /** 'applied', 'duplicate' (already in that state), 'conflict' (already in the other, or another payout) or 'unknown'. */
 export async function applyPayoutReport(deps: Pick<SellDeps, 'pool' | 'log'>, report: PayoutReport): Promise<PayoutOutcome> {
-  const orderId = /^sell:([0-9a-f-]{36})$/i.exec(report.reference)?.[1];
+  const orderId = orderIdOfReference('sell', report.reference);
   if (!orderId) return 'unknown';
   const { log } = deps;
   return inTransaction(deps.pool, async (client) => {
@@ -32,30 +33,18 @@ export async function applyPayoutReport(deps: Pick<SellDeps, 'pool' | 'log'>, re
       if (order.state !== target) log.error({ order: orderId, state: order.state, report: report.status }, "a payout report contradicts the order's final state");
       return order.state === target ? 'duplicate' : 'conflict';
     }
+    const ref = { flow: 'sell', id: orderId } as const;
+    const held = { account: order.walletAccountId, currency: order.currency };
     const amount = BigInt(order.amount);
-    const keys = sellEntryKeys(orderId);
+    if (target === 'COMPLETED') await settleOrder(client, ref, { ...held, to: [{ account: systemAccountId(SYSTEM_ACCOUNTS.payoutSettlement()), amount }] });
+    else await releaseOrder(client, ref, { ...held, amount });
     const reason = report.status === 'FAILED' ? (report.reason ?? 'The payout failed') : null;
-    if (target === 'COMPLETED') {
-      await settle(client, {
-        key: keys.settle,
-        kind: 'SELL_PAYOUT',
-        reference: `sell:${orderId}`,
-        account: order.walletAccountId,
-        currency: order.currency,
-        to: [{ account: systemAccountId(SYSTEM_ACCOUNTS.payoutSettlement()), amount }],
-      });
-    } else {
-      await release(client, { key: keys.release, kind: 'SELL_RETURN', reference: `sell:${orderId}`, account: order.walletAccountId, currency: order.currency, amount });
-    }
-    await client.query(
-      `UPDATE sell_orders SET state = $2, failure_reason = $3, provider_payout_id = coalesce(provider_payout_id, $4), updated_at = now(),
-              completed_at = CASE WHEN $2 = 'COMPLETED' THEN now() END WHERE id = $1`,
-      [orderId, target, reason, report.payoutId],
-    );
-    await client.query(
-      `UPDATE wallet_transactions SET state = $2, failure_reason = $3, updated_at = now(), completed_at = CASE WHEN $2 = 'COMPLETED' THEN now() END WHERE id = $1`,
-      [order.walletTransactionId, target, reason],
-    );
+    await moveOrder(client, ORDER_TABLES.sell, orderId, {
+      from: 'PROCESSING',
+      to: target,
+      set: { failure_reason: reason, provider_payout_id: { ifNull: report.payoutId }, updated_at: NOW, ...(target === 'COMPLETED' ? { completed_at: NOW } : {}) },
+      history: { state: target, set: { failure_reason: reason } },
+    });
     await notifyAccountChanged(client, order.walletAccountId);
     return 'applied';
   });

@@ -4,16 +4,16 @@
  */
 import { ALERT_AFTER_ATTEMPTS } from '../../log.ts';
 import { PayoutUnavailableError } from '../../adapters/payout/port.ts';
+import { orderReference } from '../orders/entry-keys.ts';
 import { payoutsOn, type SellDeps } from './context.ts';
-import { SELL_ORDER_COLUMNS } from './store.ts';
-import type { SellOrderRow } from './view.ts';
+import { SELL_ORDER_COLUMNS, type SellOrderRow } from './store.ts';
 
 const QUOTE_SWEEP_MS = 10 * 60_000;
 const SUBMIT_BATCH = 20;
 
 export async function submitOrder(deps: Pick<SellDeps, 'pool' | 'provider'>, order: Pick<SellOrderRow, 'id' | 'providerToken' | 'fiatAmount' | 'fiatCurrency'>): Promise<void> {
   await deps.pool.query('UPDATE sell_orders SET submit_attempts = submit_attempts + 1 WHERE id = $1', [order.id]);
-  const accepted = await payoutsOn(deps).createPayout({ reference: `sell:${order.id}`, token: order.providerToken, amount: BigInt(order.fiatAmount), currency: order.fiatCurrency });
+  const accepted = await payoutsOn(deps).createPayout({ reference: orderReference('sell', order.id), token: order.providerToken, amount: BigInt(order.fiatAmount), currency: order.fiatCurrency });
   await deps.pool.query('UPDATE sell_orders SET provider_payout_id = $2, updated_at = now() WHERE id = $1 AND provider_payout_id IS NULL', [order.id, accepted.payoutId]);
 }
 
@@ -31,8 +31,8 @@ export async function submitPending(deps: SellDeps, sweep: QuoteSweep): Promise<
     await pool.query(`DELETE FROM sell_rate_quotes WHERE expires_at < now() - interval '1 day'`);
   }
   const pending = await pool.query<SellOrderRow>(
-    `SELECT ${SELL_ORDER_COLUMNS} FROM sell_orders WHERE state = 'PROCESSING' AND provider_payout_id IS NULL AND updated_at < now() - interval '3 seconds'
-      ORDER BY created_at LIMIT $1`,
+    `SELECT ${SELL_ORDER_COLUMNS} FROM sell_orders o WHERE o.state = 'PROCESSING' AND o.provider_payout_id IS NULL AND o.updated_at < now() - interval '3 seconds'
+      ORDER BY o.created_at LIMIT $1`,
     [SUBMIT_BATCH],
   );
   let submitted = 0;

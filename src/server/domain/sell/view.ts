@@ -1,10 +1,9 @@
 /** A sell order as the gateway shows it (SPEC §3 sell order), and how it is read from its row. */
 import { formatUnits } from '../../../lib/amount.ts';
 import { decimalsOf } from '../../../lib/currencies.ts';
-import type { sellOrders } from '../../db/schema/sell.ts';
+import type { SellOrderRow } from './store.ts';
 import { FIAT_DECIMALS } from './rules.ts';
 
-export type SellOrderRow = typeof sellOrders.$inferSelect;
 export type SellOrderView = {
   id: string;
   state: SellOrderRow['state'];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { findCoin } from '../../../../src/lib/currencies.ts';
-import { canonicalAddress, withdrawalUnits, WithdrawalError } from '../../../../src/server/domain/withdrawals.ts';
+import { canonicalAddress, withdrawalUnits, WithdrawalError } from '../../../../src/server/domain/withdrawals/rules.ts';
 import { createDevnetSigner, devnetTxHash } from '../../../../src/server/adapters/chains/devnet-signer.ts';
 import { DEFAULT_WITHDRAWAL_FEES, withdrawalConfig } from '../../../../src/server/config-withdrawals.ts';
 import { loadConfig, ConfigError } from '../../../../src/server/config.ts';

@@ -1,0 +1,58 @@
+/**
+ * An order's ledger entries: open with a hold, settle to one or more legs, release, or post a step's own entry;
+ * each one entry under the step's key (entry-keys.ts), through ledger.ts, so a retried step applies once.
+ */
+import { hold, LedgerError, post, release, settle, transfer, type Posting, type PostedEntry, type Queryable } from '../ledger.ts';
+import { orderEntryKey, orderEntryKind, orderReference, type OrderFlow, type OrderRef, type OrderStep } from './entry-keys.ts';
+
+/** Flows whose orders have a given step. */
+type FlowsWith<S extends string> = { [F in OrderFlow]: S extends OrderStep<F> ? F : never }[OrderFlow];
+
+/** Turns a refusal of the ledger for want of funds into the flow's own error. */
+export type WhenShort = (cause: LedgerError) => Error;
+
+const entryOf = <F extends OrderFlow>(order: OrderRef<F>, step: OrderStep<F>) => ({
+  key: orderEntryKey(order.flow, order.id, step),
+  kind: orderEntryKind(order.flow, step),
+  reference: orderReference(order.flow, order.id),
+});
+
+async function refusingShort<T>(work: Promise<T>, whenShort: WhenShort | undefined): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (whenShort && error instanceof LedgerError && error.problem === 'INSUFFICIENT_FUNDS') throw whenShort(error);
+    throw error;
+  }
+}
+
+/** Opens the order: available → on hold on the owner's account. */
+export function holdOrder(db: Queryable, order: OrderRef<FlowsWith<'hold'>>, move: { account: string; currency: string; amount: bigint }, whenShort?: WhenShort): Promise<PostedEntry> {
+  return refusingShort(hold(db, { ...entryOf(order, 'hold'), ...move }), whenShort);
+}
+
+/** Gives the held amount back: on hold → available. */
+export function releaseOrder(db: Queryable, order: OrderRef<FlowsWith<'release'>>, move: { account: string; currency: string; amount: bigint }): Promise<PostedEntry> {
+  return release(db, { ...entryOf(order, 'release'), ...move });
+}
+
+/** Pays the held amount out to one or more legs (the world, fee income, a settlement account...). */
+export function settleOrder(db: Queryable, order: OrderRef<FlowsWith<'settle'>>, move: { account: string; currency: string; to: readonly { account: string; amount: bigint }[] }): Promise<PostedEntry> {
+  return settle(db, { ...entryOf(order, 'settle'), ...move });
+}
+
+/** Moves available money between two accounts as one of the order's steps (a transfer to another user). */
+export function transferForOrder<F extends OrderFlow>(
+  db: Queryable,
+  order: OrderRef<F>,
+  step: OrderStep<F>,
+  move: { from: string; to: string; currency: string; amount: bigint },
+  whenShort?: WhenShort,
+): Promise<PostedEntry> {
+  return refusingShort(transfer(db, { ...entryOf(order, step), ...move }), whenShort);
+}
+
+/** A step's own entry when it is none of the above (a swap's two-currency exchange, a purchase's credit). */
+export function postOrderEntry<F extends OrderFlow>(db: Queryable, order: OrderRef<F>, step: OrderStep<F>, postings: readonly Posting[], whenShort?: WhenShort): Promise<PostedEntry> {
+  return refusingShort(post(db, { ...entryOf(order, step), postings }), whenShort);
+}

@@ -1,0 +1,95 @@
+/**
+ * The rules of a withdrawal (SPEC §5 send rules): how an amount is read, how an address is spelled, what the fee is.
+ * The amount entered is debited; the recipient receives it less the fee.
+ */
+import { Address as TonAddress } from '@ton/core';
+import { AmountError, parseDecimal } from '../../../lib/amount.ts';
+import type { CoinMeta, Network } from '../../../lib/currencies.ts';
+import { DomainError } from '../errors.ts';
+import { toChecksumAddress } from '../addresses.ts';
+
+/** SPEC §5: at most 8 digits after the point in any amount a user types. */
+const SHOWN_DECIMALS = 8;
+
+/** The wire exceptionCodes of a refused withdrawal (http/errors.ts maps them to statuses). */
+export type WithdrawalCode =
+  | 'UNKNOWN_CURRENCY'
+  | 'WITHDRAWAL_WRONG_ADDRESS'
+  | 'WITHDRAWAL_ADDRESS_NOT_USED'
+  | 'WITHDRAWAL_SAME_USER'
+  | 'WITHDRAWAL_NOT_ENOUGH_FUNDS'
+  | 'WITHDRAWAL_AMOUNT_PRECISION'
+  | 'WITHDRAWAL_AMOUNT_TOO_SMALL'
+  | 'WITHDRAWAL_NOT_FOUND';
+
+export class WithdrawalError extends DomainError<WithdrawalCode> {}
+
+/** SPEC §3 address check result: BLOCKED and NOT_USED both refuse the address ('send_error_address_not_used'). */
+export type CheckResult = 'VALID' | 'INVALID' | 'BLOCKED' | 'NOT_USED';
+export type AccountType = 'B2C' | 'B2B';
+
+export type AddressCheck = {
+  checkResult: CheckResult;
+  belongsToSameUser: boolean;
+  accountType: AccountType;
+  /** Another user of this wallet: the transfer settles at once, without a fee. */
+  internal: boolean;
+  /** The address as it will be used (trimmed; the network's canonical spelling for a wallet user's address). */
+  address: string;
+  network: Network;
+  /** The sender's own name for the address in their address book, or a business recipient's name. */
+  recipientName: string | null;
+  /** Whether the sender's address book already holds the address on this network. */
+  saved: boolean;
+};
+
+/** What the request needs beyond the wire answer: who receives an internal transfer, who sends. */
+export type CheckedAddress = AddressCheck & { recipientAccountId: string | null; senderType: AccountType; senderName: string | null };
+
+/**
+ * The form in which deposit addresses are stored, so a user's address typed in another valid spelling is still
+ * recognised: EIP-55 for Ethereum, lower case for bech32, TON's non-bounceable url-safe form.
+ */
+export function canonicalAddress(network: Network, address: string): string {
+  try {
+    if (network === 'ETHEREUM') return toChecksumAddress(address.slice(2).toLowerCase());
+    if ((network === 'BITCOIN' || network === 'LITECOIN') && /^(bc1|ltc1|tb1|bcrt1)/i.test(address)) return address.toLowerCase();
+    if (network === 'TON') return TonAddress.parse(address).toString({ bounceable: false, urlSafe: true });
+  } catch {
+    return address;
+  }
+  return address;
+}
+
+/** An amount from the wire to units of the coin: at most 8 decimals and no more than the coin has, above zero. */
+export function withdrawalUnits(text: string, coin: CoinMeta): bigint {
+  const places = Math.min(coin.decimals, SHOWN_DECIMALS);
+  let units: bigint;
+  try {
+    units = parseDecimal(text, places);
+  } catch (error) {
+    if (error instanceof AmountError) throw new WithdrawalError('WITHDRAWAL_AMOUNT_PRECISION', `${coin.currency} amounts have at most ${places} decimals`, { cause: error });
+    throw error;
+  }
+  if (units <= 0n) throw new WithdrawalError('WITHDRAWAL_AMOUNT_TOO_SMALL', 'The amount must be above 0');
+  return units * 10n ** BigInt(coin.decimals - places);
+}
+
+/** The fee of each coin in units, read once; one finer than its currency allows is a configuration mistake, refused at start. */
+export function withdrawalFees(coins: readonly CoinMeta[], configured: Readonly<Record<string, string>>): Map<string, bigint> {
+  const fees = new Map<string, bigint>();
+  for (const coin of coins) {
+    const fee = configured[coin.currency] ?? '0';
+    try {
+      fees.set(coin.currency, parseDecimal(fee, coin.decimals));
+    } catch {
+      throw new Error(`WITHDRAWAL_FEES: the ${coin.currency} fee ${fee} has more decimals than ${coin.currency} (${coin.decimals})`);
+    }
+  }
+  return fees;
+}
+
+/** What defines a withdrawal request for its idempotency key: the coin, the units and the address however it was spelled. */
+export function withdrawalRequestFields(coin: CoinMeta, units: bigint, typedAddress: string) {
+  return { currency: coin.currency, amount: units, address: canonicalAddress(coin.network, typedAddress) };
+}

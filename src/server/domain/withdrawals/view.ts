@@ -1,0 +1,102 @@
+/** A withdrawal as the gateway shows it (SPEC §7 withdrawal), and the reads that give one. */
+import { formatUnits } from '../../../lib/amount.ts';
+import { decimalsOf, explorerLink, type CoinMeta } from '../../../lib/currencies.ts';
+import { selectColumns } from '../../db/columns.ts';
+import { walletTransactions } from '../../db/schema/wallet.ts';
+import { withdrawals } from '../../db/schema/withdrawals.ts';
+import type { Queryable } from '../ledger.ts';
+import type { AccountType } from './rules.ts';
+
+export type WithdrawalState = (typeof withdrawals.$inferSelect)['state'];
+
+export type WithdrawalView = {
+  id: string;
+  account: string;
+  currency: string;
+  network: string;
+  amount: string;
+  fee: string;
+  feeCurrency: string;
+  receiveAmount: string;
+  depositAddress: string;
+  internal: boolean;
+  /** As the history shows it: IN_PROGRESS until the chain confirms it. */
+  state: 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+  hash: string | null;
+  explorerUrl: string | null;
+  transactionId: string | null;
+  accountToType: AccountType | null;
+  confirmations: number;
+  confirmationsRequired: number | null;
+  failureReason: string | null;
+  createdDate: string;
+  completedDate: string | null;
+};
+
+const FIELDS = [
+  'id',
+  'walletAccountId',
+  'requestHash',
+  'kind',
+  'state',
+  'currency',
+  'network',
+  'amount',
+  'fee',
+  'toAddress',
+  'walletTransactionId',
+  'txHash',
+  'confirmations',
+  'confirmationsRequired',
+  'failureReason',
+  'createdAt',
+  'closedAt',
+] as const;
+
+export type WithdrawalRow = Pick<typeof withdrawals.$inferSelect, (typeof FIELDS)[number]> & Pick<typeof walletTransactions.$inferSelect, 'accountToType'>;
+
+const SELECT = `SELECT ${selectColumns(withdrawals, 'w', FIELDS)}, ${selectColumns(walletTransactions, 't', ['accountToType'])}
+  FROM withdrawals w LEFT JOIN wallet_transactions t ON t.id = w.wallet_transaction_id`;
+
+export async function findWithdrawalByKey(db: Queryable, account: string, key: string): Promise<WithdrawalRow | undefined> {
+  return (await db.query<WithdrawalRow>(`${SELECT} WHERE w.wallet_account_id = $1 AND w.idempotency_key = $2`, [account, key])).rows[0];
+}
+
+export async function findWithdrawal(db: Queryable, account: string, id: string): Promise<WithdrawalRow | undefined> {
+  return (await db.query<WithdrawalRow>(`${SELECT} WHERE w.wallet_account_id = $1 AND w.id = $2`, [account, id])).rows[0];
+}
+
+/** The account's withdrawals still on their way, oldest first. */
+export async function openWithdrawals(db: Queryable, account: string): Promise<WithdrawalRow[]> {
+  return (await db.query<WithdrawalRow>(`${SELECT} WHERE w.wallet_account_id = $1 AND w.state IN ('PENDING', 'SIGNED', 'BROADCAST') ORDER BY w.created_at LIMIT 100`, [account])).rows;
+}
+
+export function withdrawalView(row: WithdrawalRow, coin: CoinMeta | undefined): WithdrawalView {
+  const decimals = decimalsOf(row.currency);
+  if (decimals === undefined) throw new Error(`unknown currency ${row.currency}`);
+  const amount = BigInt(row.amount);
+  const fee = BigInt(row.fee);
+  const shownHash = row.state === 'PENDING' || row.state === 'SIGNED' ? null : row.txHash;
+  return {
+    id: row.id,
+    account: row.walletAccountId,
+    currency: row.currency,
+    network: row.network,
+    amount: formatUnits(amount, decimals),
+    fee: formatUnits(fee, decimals),
+    feeCurrency: row.currency,
+    receiveAmount: formatUnits(amount - fee, decimals),
+    depositAddress: row.toAddress,
+    internal: row.kind === 'INTERNAL',
+    state: row.state === 'COMPLETED' ? 'COMPLETED' : row.state === 'FAILED' ? 'FAILED' : 'IN_PROGRESS',
+    hash: shownHash,
+    explorerUrl: (coin && explorerLink(coin.urlScan, shownHash)) ?? null,
+    transactionId: row.walletTransactionId,
+    accountToType: row.accountToType,
+    confirmations: row.confirmations,
+    confirmationsRequired: row.confirmationsRequired,
+    failureReason: row.failureReason,
+    createdDate: row.createdAt.toISOString(),
+    completedDate: row.state === 'COMPLETED' ? (row.closedAt?.toISOString() ?? null) : null,
+  };
+}
