@@ -5,25 +5,8 @@ import type { Queryable } from '../ledger.ts';
 import { BuyError } from './errors.ts';
 
 const FIELDS = [
-  'id',
-  'walletAccountId',
-  'requestHash',
-  'methodCode',
-  'currency',
-  'amount',
-  'fiatCurrency',
-  'fiatAmount',
-  'rate',
-  'description',
-  'returnUrl',
-  'state',
-  'providerPaymentId',
-  'redirectUrl',
-  'failureReason',
-  'walletTransactionId',
-  'expiresAt',
-  'createdAt',
-  'completedAt',
+  'id', 'walletAccountId', 'requestHash', 'methodCode', 'currency', 'amount', 'fiatCurrency', 'fiatAmount', 'rate', 'description',
+  'returnUrl', 'state', 'providerPaymentId', 'redirectUrl', 'failureReason', 'walletTransactionId', 'expiresAt', 'createdAt', 'completedAt',
 ] as const;
 
 export type BuyOrderRow = Pick<typeof buyOrders.$inferSelect, (typeof FIELDS)[number]>;

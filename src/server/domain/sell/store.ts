@@ -4,25 +4,8 @@ import { sellOrders } from '../../db/schema/sell.ts';
 import type { Queryable } from '../ledger.ts';
 
 const FIELDS = [
-  'id',
-  'walletAccountId',
-  'requestHash',
-  'state',
-  'currency',
-  'amount',
-  'fiatCurrency',
-  'fiatAmount',
-  'rate',
-  'providerToken',
-  'maskedCard',
-  'bankCode',
-  'savedCardId',
-  'providerPayoutId',
-  'submitAttempts',
-  'failureReason',
-  'walletTransactionId',
-  'createdAt',
-  'completedAt',
+  'id', 'walletAccountId', 'requestHash', 'state', 'currency', 'amount', 'fiatCurrency', 'fiatAmount', 'rate', 'providerToken',
+  'maskedCard', 'bankCode', 'savedCardId', 'providerPayoutId', 'submitAttempts', 'failureReason', 'walletTransactionId', 'createdAt', 'completedAt',
 ] as const;
 
 export type SellOrderRow = Pick<typeof sellOrders.$inferSelect, (typeof FIELDS)[number]>;
