@@ -22,7 +22,7 @@ import { listenAccountChanges, onLocalAccountChange } from './domain/account-cha
 import { DEFAULT_PAYOUT_CONFIG, openPayouts, type Payouts } from './adapters/payout/open.ts';
 import { createSellDesk, type SellDesk } from './domain/sell/desk.ts';
 import { DEFAULT_SELL_SETTINGS } from './domain/sell/rules.ts';
-import { expireSwapOrders } from './domain/swaps.ts';
+import { expireSwapOrders } from './domain/swaps/worker.ts';
 import { openCards, type Cards } from './adapters/card/open.ts';
 import { createBuyDesk, type BuyDesk } from './domain/buy/desk.ts';
 import { DEFAULT_BUY_CONFIG } from './config-buy.ts';

@@ -7,22 +7,27 @@ import type pg from 'pg';
 import { findCoin, type Network } from '../../lib/currencies.ts';
 import type { ChainPort, ChainTransfer } from '../adapters/chains/port.ts';
 import { transferKey } from '../adapters/chains/port.ts';
+import { selectColumns } from '../db/columns.ts';
+import { chainCursors, chainDeposits } from '../db/schema/chains.ts';
+import { depositAddresses } from '../db/schema/wallet.ts';
+import { inTransaction } from '../db/transaction.ts';
 import { ensureUserLedgerAccount, post, SYSTEM_ACCOUNTS, systemAccountId } from './ledger.ts';
 import type { Logger } from '../log.ts';
 import { notifyAccountChanged } from './account-changes.ts';
 import { depositEntryKey } from './orders/entry-keys.ts';
+import { recordHistory } from './orders/history.ts';
+import { NOW } from './orders/sql-set.ts';
+import { moveOrder, ORDER_TABLES } from './orders/state.ts';
 
 const SCAN_BATCH = 500;
 const CONFIRM_BATCH = 200;
 
 /** Reads the chain after the saved cursor and records the transfers to our addresses; returns how many were new. */
 export async function scanDeposits(pool: pg.Pool, chain: ChainPort, network: Network): Promise<number> {
-  const saved = await pool.query<{ position: string }>('SELECT position FROM chain_cursors WHERE network = $1', [network]);
+  const saved = await pool.query<Pick<typeof chainCursors.$inferSelect, 'position'>>('SELECT position FROM chain_cursors WHERE network = $1', [network]);
   const cursor = saved.rows[0]?.position ?? null;
   const batch = await chain.scan(network, cursor, SCAN_BATCH);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  return inTransaction(pool, async (client) => {
     const recorded = await recordTransfers(client, chain, network, batch.transfers);
     if (batch.cursor !== null && batch.cursor !== cursor) {
       await client.query(
@@ -31,14 +36,8 @@ export async function scanDeposits(pool: pg.Pool, chain: ChainPort, network: Net
         [network, batch.cursor],
       );
     }
-    await client.query('COMMIT');
     return recorded;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /**
@@ -51,11 +50,11 @@ export async function recordTransfers(db: pg.ClientBase, chain: ChainPort, netwo
     return coin !== undefined && coin.network === network && t.amount > 0n;
   });
   if (candidates.length === 0) return 0;
-  const owners = await db.query<{ address: string; wallet_account_id: string }>(
-    'SELECT address, wallet_account_id FROM deposit_addresses WHERE network = $1 AND address = ANY($2::text[])',
+  const owners = await db.query<Pick<typeof depositAddresses.$inferSelect, 'address' | 'walletAccountId'>>(
+    'SELECT address, wallet_account_id AS "walletAccountId" FROM deposit_addresses WHERE network = $1 AND address = ANY($2::text[])',
     [network, [...new Set(candidates.map((t) => t.toAddress))]],
   );
-  const ownerOf = new Map(owners.rows.map((r) => [r.address, r.wallet_account_id]));
+  const ownerOf = new Map(owners.rows.map((r) => [r.address, r.walletAccountId]));
   let recorded = 0;
   for (const transfer of candidates) {
     const account = ownerOf.get(transfer.toAddress);
@@ -80,13 +79,22 @@ export async function recordTransfers(db: pg.ClientBase, chain: ChainPort, netwo
     );
     const depositId = inserted.rows[0]?.id;
     if (!depositId) continue;
-    const shown = await db.query<{ id: string }>(
-      `INSERT INTO wallet_transactions (wallet_account_id, transaction_type, direction, state, currency, amount, network,
-                                        from_address, to_address, hash, account_from_type, account_to_type, reference)
-       VALUES ($1, 'DEPOSIT', 'DEPOSIT', 'IN_PROGRESS', $2, $3, $4, $5, $6, $7, NULL, 'B2C', $8) RETURNING id`,
-      [account, transfer.currency, transfer.amount.toString(), network, transfer.fromAddress, transfer.toAddress, transfer.txHash, `deposit:${depositId}`],
-    );
-    await db.query('UPDATE chain_deposits SET wallet_transaction_id = $2 WHERE id = $1', [depositId, shown.rows[0]?.id]);
+    const shown = await recordHistory(db, {
+      walletAccountId: account,
+      transactionType: 'DEPOSIT',
+      direction: 'DEPOSIT',
+      state: 'IN_PROGRESS',
+      currency: transfer.currency,
+      amount: transfer.amount.toString(),
+      network,
+      fromAddress: transfer.fromAddress,
+      toAddress: transfer.toAddress,
+      hash: transfer.txHash,
+      accountFromType: null,
+      accountToType: 'B2C',
+      reference: `deposit:${depositId}`,
+    });
+    await db.query('UPDATE chain_deposits SET wallet_transaction_id = $2 WHERE id = $1', [depositId, shown]);
     // Money arriving in a currency the account hides (or never added) brings the asset back into view.
     await db.query(
       `INSERT INTO account_assets (wallet_account_id, currency) VALUES ($1, $2)
@@ -101,26 +109,26 @@ export async function recordTransfers(db: pg.ClientBase, chain: ChainPort, netwo
 
 /** Credits every pending deposit that has its confirmations; marks dropped ones failed. Returns how many were credited. */
 export async function confirmDeposits(pool: pg.Pool, chain: ChainPort, log: Logger): Promise<number> {
-  const pending = await pool.query<{ id: string; network: Network; tx_hash: string; output_index: number; confirmations_required: number }>(
-    `SELECT id, network, tx_hash, output_index, confirmations_required FROM chain_deposits
-      WHERE state = 'PENDING' AND network = ANY($2::text[]) ORDER BY detected_at LIMIT $1`,
+  const fields = ['id', 'network', 'txHash', 'outputIndex', 'confirmationsRequired'] as const;
+  const pending = await pool.query<Pick<typeof chainDeposits.$inferSelect, (typeof fields)[number]>>(
+    `SELECT ${selectColumns(chainDeposits, 'd', fields)} FROM chain_deposits d
+      WHERE d.state = 'PENDING' AND d.network = ANY($2::text[]) ORDER BY d.detected_at LIMIT $1`,
     // Only networks that are on: a network without an adapter has nobody to ask, its deposits wait.
     [CONFIRM_BATCH, chain.networks],
   );
   let credited = 0;
-  const byNetwork = Map.groupBy(pending.rows, (row) => row.network);
-  for (const [network, rows] of byNetwork) {
+  for (const [network, rows] of Map.groupBy(pending.rows, (row) => row.network)) {
     const statuses = await chain.status(
       network,
-      rows.map((r) => ({ txHash: r.tx_hash, outputIndex: r.output_index })),
+      rows.map((r) => ({ txHash: r.txHash, outputIndex: r.outputIndex })),
     );
     for (const row of rows) {
-      const status = statuses.get(transferKey({ txHash: row.tx_hash, outputIndex: row.output_index }));
+      const status = statuses.get(transferKey({ txHash: row.txHash, outputIndex: row.outputIndex }));
       if (!status) continue;
       if (status.state === 'DROPPED') {
         await failDeposit(pool, row.id, 'the transaction left the chain');
-        log.warn({ deposit: row.id, network, tx: row.tx_hash }, 'deposit dropped from the chain');
-      } else if (status.confirmations >= row.confirmations_required) {
+        log.warn({ deposit: row.id, network, tx: row.txHash }, 'deposit dropped from the chain');
+      } else if (status.confirmations >= row.confirmationsRequired) {
         if (await creditDeposit(pool, row.id, status.confirmations, status.blockHeight)) credited++;
       } else {
         await pool.query(
@@ -134,28 +142,24 @@ export async function confirmDeposits(pool: pg.Pool, chain: ChainPort, log: Logg
   return credited;
 }
 
+const CREDIT_FIELDS = ['network', 'txHash', 'outputIndex', 'currency', 'amount', 'walletAccountId'] as const;
+
 /**
  * Credits one deposit: the ledger entry (world → user), the deposit's state and its history item, in one
  * transaction. Returns false when it was already credited or another worker holds it right now.
  */
 export async function creditDeposit(pool: pg.Pool, depositId: string, confirmations: number, blockHeight: number | null): Promise<boolean> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const claimed = await client.query<{ network: Network; tx_hash: string; output_index: number; currency: string; amount: string; wallet_account_id: string; wallet_transaction_id: string | null }>(
-      `SELECT network, tx_hash, output_index, currency, amount, wallet_account_id, wallet_transaction_id
-         FROM chain_deposits WHERE id = $1 AND state = 'PENDING' FOR UPDATE SKIP LOCKED`,
+  return inTransaction(pool, async (client) => {
+    const claimed = await client.query<Pick<typeof chainDeposits.$inferSelect, (typeof CREDIT_FIELDS)[number]>>(
+      `SELECT ${selectColumns(chainDeposits, 'd', CREDIT_FIELDS)} FROM chain_deposits d WHERE d.id = $1 AND d.state = 'PENDING' FOR UPDATE SKIP LOCKED`,
       [depositId],
     );
     const deposit = claimed.rows[0];
-    if (!deposit) {
-      await client.query('ROLLBACK');
-      return false;
-    }
-    const user = await ensureUserLedgerAccount(client, deposit.wallet_account_id);
+    if (!deposit) return false;
+    const user = await ensureUserLedgerAccount(client, deposit.walletAccountId);
     const amount = BigInt(deposit.amount);
     const entry = await post(client, {
-      key: depositEntryKey(deposit.network, deposit.tx_hash, deposit.output_index),
+      key: depositEntryKey(deposit.network, deposit.txHash, deposit.outputIndex),
       kind: 'DEPOSIT',
       reference: `deposit:${depositId}`,
       postings: [
@@ -163,43 +167,24 @@ export async function creditDeposit(pool: pg.Pool, depositId: string, confirmati
         { account: user, currency: deposit.currency, bucket: 'AVAILABLE', amount },
       ],
     });
-    await client.query(
-      `UPDATE chain_deposits SET state = 'CREDITED', ledger_entry_id = $2, confirmations = $3, block_height = coalesce($4, block_height),
-              credited_at = now() WHERE id = $1`,
-      [depositId, entry.entryId, confirmations, blockHeight],
-    );
-    await client.query(`UPDATE wallet_transactions SET state = 'COMPLETED', completed_at = now(), updated_at = now() WHERE id = $1`, [
-      deposit.wallet_transaction_id,
-    ]);
-    await notifyAccountChanged(client, deposit.wallet_account_id);
-    await client.query('COMMIT');
+    await moveOrder(client, ORDER_TABLES.deposit, depositId, {
+      from: 'PENDING',
+      to: 'CREDITED',
+      // A status without a height keeps the one recorded when the transfer was seen.
+      set: { ledger_entry_id: entry.entryId, confirmations, credited_at: NOW, ...(blockHeight === null ? {} : { block_height: blockHeight }) },
+      history: { state: 'COMPLETED' },
+    });
+    await notifyAccountChanged(client, deposit.walletAccountId);
     return !entry.replayed;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 async function failDeposit(pool: pg.Pool, depositId: string, reason: string): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const updated = await client.query<{ wallet_transaction_id: string | null; wallet_account_id: string }>(
-      `UPDATE chain_deposits SET state = 'FAILED' WHERE id = $1 AND state = 'PENDING' RETURNING wallet_transaction_id, wallet_account_id`,
-      [depositId],
-    );
-    const transactionId = updated.rows[0]?.wallet_transaction_id;
-    if (updated.rows[0]) await notifyAccountChanged(client, updated.rows[0].wallet_account_id);
-    if (transactionId) {
-      await client.query(`UPDATE wallet_transactions SET state = 'FAILED', failure_reason = $2, updated_at = now() WHERE id = $1`, [transactionId, reason]);
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  await inTransaction(pool, async (client) => {
+    const owner = await client.query<Pick<typeof chainDeposits.$inferSelect, 'walletAccountId'>>('SELECT wallet_account_id AS "walletAccountId" FROM chain_deposits WHERE id = $1', [depositId]);
+    // Already credited or failed by another worker: nothing to do.
+    const moved = await moveOrder(client, ORDER_TABLES.deposit, depositId, { from: 'PENDING', to: 'FAILED', history: { state: 'FAILED', set: { failure_reason: reason } }, ifMoved: 'skip' });
+    const account = owner.rows[0]?.walletAccountId;
+    if (moved && account) await notifyAccountChanged(client, account);
+  });
 }

@@ -15,7 +15,7 @@ import { createWalletApi } from './wallet.ts';
 import { createSwapApi } from './swap.ts';
 import { createWithdrawalApi } from './withdrawal.ts';
 import { createWithdrawalService } from '../domain/withdrawals/requests.ts';
-import { createSwapService } from '../domain/swaps.ts';
+import { createSwapService } from '../domain/swaps/requests.ts';
 import { createDevnetSandbox } from './sandbox-devnet.ts';
 import { loopbackOnly } from './loopback-only.ts';
 import { createSellApi } from './sell.ts';

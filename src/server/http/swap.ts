@@ -14,12 +14,11 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import type pg from 'pg';
 import { z } from 'zod';
 import { guardPincode } from '../domain/pincode.ts';
-import { SwapError, type SwapProblem, type SwapService } from '../domain/swaps.ts';
+import type { SwapService } from '../domain/swaps/requests.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
 import { ApiError } from './errors.ts';
 import { readJsonBody } from './json-body.ts';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const currency = z.string({ error: 'The currency is required' }).trim().min(1).max(32).regex(/^[A-Z0-9_]+$/, 'A currency code is upper-case letters, digits and _');
@@ -40,32 +39,6 @@ const orderBody = z.object({
   sourceCurrency: currency.optional(),
   destinationCurrency: currency.optional(),
 });
-
-const REFUSALS: Record<SwapProblem, [ContentfulStatusCode, string]> = {
-  UNSUPPORTED_PAIR: [400, 'SWAP_UNSUPPORTED_PAIR'],
-  AMOUNT_TOO_SMALL: [400, 'SWAP_AMOUNT_TOO_SMALL'],
-  MIN_LIMIT: [400, 'SWAP_MIN_LIMIT'],
-  MAX_LIMIT: [400, 'SWAP_MAX_LIMIT'],
-  NOT_ENOUGH: [400, 'SWAP_NOT_ENOUGH'],
-  QUOTE_MISMATCH: [400, 'SWAP_QUOTE_MISMATCH'],
-  NO_PRICE: [503, 'SWAP_NO_PRICE'],
-  QUOTE_NOT_FOUND: [404, 'SWAP_QUOTE_NOT_FOUND'],
-  ORDER_NOT_FOUND: [404, 'SWAP_ORDER_NOT_FOUND'],
-  QUOTE_EXPIRED: [410, 'SWAP_QUOTE_EXPIRED'],
-  ORDER_EXPIRED: [410, 'SWAP_ORDER_EXPIRED'],
-  QUOTE_USED: [409, 'SWAP_QUOTE_USED'],
-  ORDER_CANCELLED: [409, 'SWAP_ORDER_CANCELLED'],
-  ORDER_CLOSED: [409, 'SWAP_ORDER_CLOSED'],
-  KEY_REUSED: [422, 'IDEMPOTENCY_KEY_REUSED'],
-};
-
-function refusal(error: unknown): never {
-  if (error instanceof SwapError) {
-    const [status, code] = REFUSALS[error.problem];
-    throw new ApiError(status, code, error.message, { cause: error });
-  }
-  throw error;
-}
 
 export function createSwapApi(deps: { pool: pg.Pool; swaps: SwapService; auth: AccessTokenVerifier }): Hono<ApiEnv> {
   const { pool, swaps } = deps;
@@ -99,12 +72,12 @@ export function createSwapApi(deps: { pool: pg.Pool; swaps: SwapService; auth: A
   app.get('/:account/limit/:sourceCurrency/:destinationCurrency', auth, owner, async (c) => {
     const source = currency.parse(c.req.param('sourceCurrency'));
     const destination = currency.parse(c.req.param('destinationCurrency'));
-    return c.json(await swaps.limit(source, destination).catch(refusal));
+    return c.json(await swaps.limit(source, destination));
   });
 
   app.post('/:account/exchange/pre-calculate', auth, owner, async (c) => {
     const body = preCalculateBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
-    return c.json(await swaps.preCalculate(c.req.param('account'), body).catch(refusal));
+    return c.json(await swaps.preCalculate(c.req.param('account'), body));
   });
 
   app.post('/:account/exchange', auth, owner, async (c) => {
@@ -114,9 +87,7 @@ export function createSwapApi(deps: { pool: pg.Pool; swaps: SwapService; auth: A
       throw new ApiError(400, 'VALIDATION', 'idempotencyKey: give 8 to 100 characters in the body or the Idempotency-Key header');
     }
     const account = c.req.param('account');
-    const order = await swaps
-      .createOrder(account, { quoteId: body.quoteId, sourceAmount: body.sourceAmount, idempotencyKey, sourceCurrency: body.sourceCurrency, destinationCurrency: body.destinationCurrency })
-      .catch(refusal);
+    const order = await swaps.createOrder(account, { quoteId: body.quoteId, sourceAmount: body.sourceAmount, idempotencyKey, sourceCurrency: body.sourceCurrency, destinationCurrency: body.destinationCurrency });
     return c.json(order);
   });
 
@@ -125,17 +96,17 @@ export function createSwapApi(deps: { pool: pg.Pool; swaps: SwapService; auth: A
     const account = c.req.param('account');
     // Before anything moves, outside the confirmation's transaction (its tries are counted on their own).
     await guardPincode(pool, c.get('principal').userId, c.req.header('pincode'));
-    return c.json(await swaps.confirm(account, id).catch(refusal));
+    return c.json(await swaps.confirm(account, id));
   });
 
   app.post('/:account/exchange/cancel/:id', auth, owner, async (c) => {
     const id = orderId(c.req.param('id'));
-    return c.json(await swaps.cancel(c.req.param('account'), id).catch(refusal));
+    return c.json(await swaps.cancel(c.req.param('account'), id));
   });
 
   app.get('/:account/exchange/:id', auth, owner, async (c) => {
     const id = orderId(c.req.param('id'));
-    return c.json(await swaps.order(c.req.param('account'), id).catch(refusal));
+    return c.json(await swaps.order(c.req.param('account'), id));
   });
 
   return app;

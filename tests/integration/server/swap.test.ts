@@ -7,7 +7,7 @@ import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
-import type { OrderView, QuoteView } from '../../../src/server/domain/swaps.ts';
+import type { OrderView, QuoteView } from '../../../src/server/domain/swaps/view.ts';
 import { parseDecimal } from '../../../src/lib/amount.ts';
 
 /**

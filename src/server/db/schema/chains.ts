@@ -1,3 +1,4 @@
+import type { Network } from '../../../lib/currencies.ts';
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { walletAccounts } from './users.ts';
@@ -13,7 +14,7 @@ export const chainDeposits = pgTable(
   'chain_deposits',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    network: text('network').notNull(),
+    network: text('network').$type<Network>().notNull(),
     txHash: text('tx_hash').notNull(),
     outputIndex: integer('output_index').notNull(),
     currency: text('currency').notNull(),

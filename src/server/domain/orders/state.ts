@@ -17,7 +17,8 @@ export const ORDER_TABLES = {
   deposit: { table: 'chain_deposits', history: 'wallet_transaction_id' },
 } as const;
 
-export type OrderTable = (typeof ORDER_TABLES)[keyof typeof ORDER_TABLES];
+/** An order table and its column holding the history item's id; names come from code, never from input. */
+export type OrderTable = { readonly table: string; readonly history: string };
 
 /** Another transaction moved the order first (a second worker, a confirm racing an expiry). */
 export class OrderMovedError extends DomainError<'ORDER_STATE_CHANGED'> {}

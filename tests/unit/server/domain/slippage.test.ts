@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { honoursFixedRate, MAX_SLIPPAGE_BPS } from '../../../../src/server/domain/slippage.ts';
-import { quoteBySource, quoteByDestination, quoteHolds } from '../../../../src/server/domain/swaps.ts';
+import { quoteBySource, quoteByDestination, quoteHolds } from '../../../../src/server/domain/swaps/rules.ts';
 
 const PRICE = 10n ** 8n;
 const side = (usd: bigint, decimals: number) => ({ price: usd, decimals });

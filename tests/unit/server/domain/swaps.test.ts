@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amountUnits, limitOf, quoteByDestination, quoteBySource, SwapError, DEFAULT_SWAP_LIMITS } from '../../../../src/server/domain/swaps.ts';
+import { amountUnits, limitOf, quoteByDestination, quoteBySource, SwapError, DEFAULT_SWAP_LIMITS } from '../../../../src/server/domain/swaps/rules.ts';
 import { findCoin, type CoinMeta } from '../../../../src/lib/currencies.ts';
 
 const PRICE = 10n ** 8n;

@@ -1,0 +1,244 @@
+/**
+ * Swap requests (SPEC §7 Swap): pairs, limits, quotes kept for 300 s, an order that holds the source amount once
+ * per idempotency key, its confirmation inside the quote's life (settlement.ts) and its cancellation. Every time is
+ * the database's (now()), so any number of processes agree on what has expired.
+ */
+import type pg from 'pg';
+import { formatUnits, parseDecimal } from '../../../lib/amount.ts';
+import type { CoinMeta } from '../../../lib/currencies.ts';
+import type { RatesPort } from '../../adapters/rates/port.ts';
+import { selectColumns } from '../../db/columns.ts';
+import { swapQuotes } from '../../db/schema/swaps.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import type { Catalogue } from '../catalogue.ts';
+import { notifyAccountChanged } from '../account-changes.ts';
+import { ensureUserLedgerAccount } from '../ledger.ts';
+import { holdOrder } from '../orders/entries.ts';
+import { orderReference } from '../orders/entry-keys.ts';
+import { recordHistory } from '../orders/history.ts';
+import { oncePerKey, requestHash } from '../orders/idempotency.ts';
+import { amountUnits, limitOf, ORDER_MOVED, QUOTE_MOVED, quoteByDestination, quoteBySource, quoteHolds, SWAP_QUOTE_TTL_SECONDS, SwapError, type SwapPair, type SwapSettings } from './rules.ts';
+import { closeSwap, settleSwap } from './settlement.ts';
+import { findSwapOrder, findSwapOrderByKey, orderView, type OrderView, type QuoteView, type SwapOrderRow } from './view.ts';
+
+export type SwapService = ReturnType<typeof createSwapService>;
+
+type Amounts = Pick<typeof swapQuotes.$inferSelect, 'sourceCurrency' | 'destinationCurrency' | 'sourceAmount' | 'destinationAmount' | 'feeAmount'>;
+const QUOTE_FIELDS = ['sourceCurrency', 'destinationCurrency', 'sourceAmount', 'destinationAmount', 'feeAmount', 'rate'] as const;
+
+/** A decimal in one spelling ('1.50' and '1.5' are one amount), for the request hash; a malformed one stays as typed. */
+function sameDecimal(text: string): string {
+  try {
+    return parseDecimal(text, 18).toString();
+  } catch {
+    return text;
+  }
+}
+
+export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; rates: RatesPort; settings: SwapSettings }) {
+  const { pool, catalogue, rates, settings } = deps;
+  const coins = new Map(catalogue.coins.map((coin) => [coin.currency, coin]));
+
+  const coinOf = (currency: string): CoinMeta => {
+    const coin = coins.get(currency);
+    if (!coin || !coin.active) throw new SwapError('SWAP_UNSUPPORTED_PAIR', `${currency} is not a currency this wallet swaps`);
+    return coin;
+  };
+
+  /**
+   * SPEC §7 currency-pair: every ordered pair of distinct active coins the price source prices and the limits
+   * cover, except into Lightning (BTC_LNG, outside production only): its balance is paid out, never bought.
+   */
+  const supported = (from: CoinMeta, to: CoinMeta, usd: Readonly<Record<string, bigint>>) =>
+    from.currency !== to.currency && to.currency !== 'BTC_LNG' && (usd[from.baseCurrency] ?? 0n) > 0n && (usd[to.baseCurrency] ?? 0n) > 0n && limitOf(settings, from, to) !== undefined;
+
+  async function pairs(): Promise<SwapPair[]> {
+    const { usd } = await rates.prices();
+    const active = catalogue.coins.filter((coin) => coin.active);
+    return active.flatMap((from) => active.filter((to) => supported(from, to, usd)).map((to) => ({ sourceCurrency: from.currency, destinationCurrency: to.currency })));
+  }
+
+  async function pair(sourceCurrency: string, destinationCurrency: string) {
+    const from = coinOf(sourceCurrency);
+    const to = coinOf(destinationCurrency);
+    const { usd } = await rates.prices();
+    const limit = supported(from, to, usd) ? limitOf(settings, from, to) : undefined;
+    if (!limit) throw new SwapError('SWAP_UNSUPPORTED_PAIR', `${sourceCurrency} cannot be swapped to ${destinationCurrency}`);
+    return { from, to, limit, usd };
+  }
+
+  /** quoteHolds for a stored quote or order, at the current prices; a currency no longer in the catalogue fails it. */
+  const holds = (row: Amounts, usd: Readonly<Record<string, bigint>>): boolean => {
+    const from = coins.get(row.sourceCurrency);
+    const to = coins.get(row.destinationCurrency);
+    if (!from || !to) return false;
+    return quoteHolds(
+      { source: BigInt(row.sourceAmount), destination: BigInt(row.destinationAmount), fee: BigInt(row.feeAmount) },
+      { price: usd[from.baseCurrency] ?? 0n, decimals: from.decimals },
+      { price: usd[to.baseCurrency] ?? 0n, decimals: to.decimals },
+      settings.maxSlippageBps,
+    );
+  };
+
+  async function limit(sourceCurrency: string, destinationCurrency: string): Promise<{ minLimit: string; maxLimit: string; currency: string }> {
+    const { from, limit: l } = await pair(sourceCurrency, destinationCurrency);
+    return { minLimit: formatUnits(l.minLimit, from.decimals), maxLimit: formatUnits(l.maxLimit, from.decimals), currency: from.currency };
+  }
+
+  /** SPEC §7 exchange/pre-calculate: a quote by whichever side was typed, kept for 300 s. Limits are not applied here. */
+  async function preCalculate(
+    account: string,
+    input: { sourceCurrency: string; destinationCurrency: string; sourceAmount?: string | undefined; destinationAmount?: string | undefined },
+  ): Promise<QuoteView> {
+    const { from, to, usd } = await pair(input.sourceCurrency, input.destinationCurrency);
+    const sides = { from: { price: usd[from.baseCurrency] ?? 0n, decimals: from.decimals }, to: { price: usd[to.baseCurrency] ?? 0n, decimals: to.decimals } };
+    const bySource = input.sourceAmount !== undefined;
+    const amounts = bySource
+      ? quoteBySource(amountUnits(input.sourceAmount ?? '', from), sides.from, sides.to, settings.spreadBps)
+      : quoteByDestination(amountUnits(input.destinationAmount ?? '', to), sides.from, sides.to, settings.spreadBps);
+    const saved = await pool.query<Pick<typeof swapQuotes.$inferSelect, 'id' | 'expiresAt'> & { expiresIn: number }>(
+      `INSERT INTO swap_quotes (wallet_account_id, source_currency, destination_currency, source_amount, destination_amount, fee_amount,
+                                spread_bps, rate, fixed_side, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10))
+       RETURNING id, expires_at AS "expiresAt", greatest(0, ceil(extract(epoch FROM expires_at - now())))::int AS "expiresIn"`,
+      [account, from.currency, to.currency, amounts.source.toString(), amounts.destination.toString(), amounts.fee.toString(), settings.spreadBps, amounts.rate, bySource ? 'SOURCE' : 'DESTINATION', SWAP_QUOTE_TTL_SECONDS],
+    );
+    const row = saved.rows[0];
+    if (!row) throw new Error('the quote was not saved');
+    return {
+      quoteId: row.id,
+      sourceCurrency: from.currency,
+      destinationCurrency: to.currency,
+      sourceAmount: formatUnits(amounts.source, from.decimals),
+      destinationAmount: formatUnits(amounts.destination, to.decimals),
+      fee: formatUnits(amounts.fee, to.decimals),
+      feeCurrency: to.currency,
+      rate: amounts.rate,
+      expiresAt: row.expiresAt.toISOString(),
+      expiresInSeconds: row.expiresIn,
+    };
+  }
+
+  /**
+   * SPEC §7 POST exchange: accepts a live quote for this account (and its source amount, as a check), enforces the
+   * pair's limits, holds the source amount and shows a Swapping item in the history; once per idempotency key.
+   */
+  async function createOrder(
+    account: string,
+    input: { quoteId: string; sourceAmount: string; idempotencyKey: string; sourceCurrency?: string | undefined; destinationCurrency?: string | undefined },
+  ): Promise<OrderView> {
+    const request = { scope: 'swap', account, key: input.idempotencyKey, hash: requestHash({ quoteId: input.quoteId, sourceAmount: sameDecimal(input.sourceAmount) }) };
+    return oncePerKey(pool, request, {
+      find: (db) => findSwapOrderByKey(db, account, input.idempotencyKey),
+      // Rows from before request hashes: the same quote and source amount.
+      sameAsLegacy: (row: SwapOrderRow) => row.quoteId === input.quoteId && sameDecimal(input.sourceAmount) === sameDecimal(orderView(row).sourceAmount),
+      replay: (row) => orderView(row),
+      create: async (db) => {
+        const quoted = await db.query<Amounts & { rate: string; live: boolean }>(
+          `SELECT ${selectColumns(swapQuotes, 'q', QUOTE_FIELDS)}, q.expires_at > now() AS live FROM swap_quotes q WHERE q.id = $1 AND q.wallet_account_id = $2 FOR UPDATE`,
+          [input.quoteId, account],
+        );
+        const quote = quoted.rows[0];
+        if (!quote) throw new SwapError('SWAP_QUOTE_NOT_FOUND', 'No such quote for this account');
+        if (!quote.live) throw new SwapError('SWAP_QUOTE_EXPIRED', 'The quote has expired: request a new one');
+        if ((input.sourceCurrency ?? quote.sourceCurrency) !== quote.sourceCurrency || (input.destinationCurrency ?? quote.destinationCurrency) !== quote.destinationCurrency) {
+          throw new SwapError('SWAP_QUOTE_MISMATCH', 'The currencies differ from the quote');
+        }
+        const { from, to, limit: l, usd } = await pair(quote.sourceCurrency, quote.destinationCurrency);
+        const source = BigInt(quote.sourceAmount);
+        if (amountUnits(input.sourceAmount, from) !== source) throw new SwapError('SWAP_QUOTE_MISMATCH', 'sourceAmount differs from the quote');
+        if (source < l.minLimit) throw new SwapError('SWAP_MIN_LIMIT', `Min amount limit is: ${formatUnits(l.minLimit, from.decimals)} ${from.currency}`);
+        if (source > l.maxLimit) throw new SwapError('SWAP_MAX_LIMIT', `Max amount limit is: ${formatUnits(l.maxLimit, from.decimals)} ${from.currency}`);
+        if (!holds(quote, usd)) throw new SwapError('SWAP_QUOTE_EXPIRED', QUOTE_MOVED);
+
+        // The key is this request's (claimed above): a conflict here is the quote, taken by another order.
+        const inserted = await db.query<{ id: string }>(
+          `INSERT INTO swap_orders (wallet_account_id, quote_id, idempotency_key, request_hash, state, source_currency, destination_currency, source_amount,
+                                    destination_amount, fee_amount, rate, expires_at)
+           SELECT $1, id, $3, $4, 'PENDING', source_currency, destination_currency, source_amount, destination_amount, fee_amount, rate, expires_at
+             FROM swap_quotes WHERE id = $2
+           ON CONFLICT DO NOTHING RETURNING id`,
+          [account, input.quoteId, input.idempotencyKey, request.hash],
+        );
+        const id = inserted.rows[0]?.id;
+        if (!id) throw new SwapError('SWAP_QUOTE_USED', 'This quote was already accepted by another order');
+        await ensureUserLedgerAccount(db, account);
+        await holdOrder(db, { flow: 'swap', id }, { account, currency: from.currency, amount: source }, (cause) => new SwapError('SWAP_NOT_ENOUGH', 'Not enough funds', { cause }));
+        const shown = await recordHistory(db, {
+          walletAccountId: account,
+          transactionType: 'EXCHANGE',
+          direction: 'WITHDRAWAL',
+          state: 'IN_PROGRESS',
+          currency: from.currency,
+          amount: quote.sourceAmount,
+          fee: quote.feeAmount,
+          feeCurrency: to.currency,
+          accountFromType: 'B2C',
+          accountToType: 'B2C',
+          fromCurrency: from.currency,
+          toCurrency: to.currency,
+          fromAmount: quote.sourceAmount,
+          toAmount: quote.destinationAmount,
+          exchangeRate: quote.rate,
+          reference: orderReference('swap', id),
+        });
+        await db.query('UPDATE swap_orders SET wallet_transaction_id = $2 WHERE id = $1', [id, shown]);
+        await notifyAccountChanged(db, account);
+        const created = await findSwapOrder(db, account, id);
+        if (!created) throw new Error('the swap order vanished in its own transaction');
+        return orderView(created);
+      },
+    });
+  }
+
+  /**
+   * SPEC §7 exchange/confirm: exchanges once whatever runs at once. The order row is locked: a second confirm
+   * waits, then finds it COMPLETED and answers the same. An expired order is closed (hold released) and refused, and
+   * so is one whose rate the market has since moved against the desk beyond the slippage (this is where money moves).
+   */
+  async function confirm(account: string, orderId: string): Promise<OrderView> {
+    const { usd } = await rates.prices();
+    // A refusal that closed the order commits the closing, then is thrown.
+    const outcome = await inTransaction(pool, async (db): Promise<OrderView | SwapError> => {
+      const order = await findSwapOrder(db, account, orderId, true);
+      if (!order) throw new SwapError('SWAP_ORDER_NOT_FOUND', 'No such swap order in this account');
+      const expired = () => new SwapError('SWAP_ORDER_EXPIRED', 'The rate of this order has expired: update the rate and try again');
+      if (order.state === 'COMPLETED') return orderView(order);
+      if (order.state === 'EXPIRED') return expired();
+      if (order.state === 'CANCELLED') return new SwapError('SWAP_ORDER_CANCELLED', 'This swap order was cancelled');
+      if (order.expired) {
+        await closeSwap(db, order, 'EXPIRED');
+        return expired();
+      }
+      if (!holds(order, usd)) {
+        await closeSwap(db, order, 'EXPIRED', 'The rate moved before the swap was confirmed');
+        return new SwapError('SWAP_ORDER_EXPIRED', ORDER_MOVED);
+      }
+      await settleSwap(db, order);
+      return orderView({ ...order, state: 'COMPLETED' });
+    });
+    if (outcome instanceof SwapError) throw outcome;
+    return outcome;
+  }
+
+  /** Gives a pending order up (the review's 'Update rate', leaving it): releases its hold. Idempotent. */
+  async function cancel(account: string, orderId: string): Promise<OrderView> {
+    return inTransaction(pool, async (db) => {
+      const order = await findSwapOrder(db, account, orderId, true);
+      if (!order) throw new SwapError('SWAP_ORDER_NOT_FOUND', 'No such swap order in this account');
+      if (order.state === 'COMPLETED') throw new SwapError('SWAP_ORDER_CLOSED', 'This swap is already done');
+      if (order.state !== 'PENDING') return orderView(order);
+      const state = order.expired ? 'EXPIRED' : 'CANCELLED';
+      await closeSwap(db, order, state);
+      return orderView({ ...order, state });
+    });
+  }
+
+  async function order(account: string, orderId: string): Promise<OrderView> {
+    const row = await findSwapOrder(pool, account, orderId);
+    if (!row) throw new SwapError('SWAP_ORDER_NOT_FOUND', 'No such swap order in this account');
+    return orderView(row);
+  }
+
+  return { pairs, limit, preCalculate, createOrder, confirm, cancel, order };
+}

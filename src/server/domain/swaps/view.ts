@@ -1,0 +1,92 @@
+/** A swap quote and order as the gateway shows them (SPEC §7 exchange), and the reads of an order. */
+import { formatUnits } from '../../../lib/amount.ts';
+import { decimalsOf } from '../../../lib/currencies.ts';
+import { selectColumns } from '../../db/columns.ts';
+import { swapOrders } from '../../db/schema/swaps.ts';
+import type { Queryable } from '../ledger.ts';
+
+export type QuoteView = {
+  quoteId: string;
+  sourceCurrency: string;
+  destinationCurrency: string;
+  sourceAmount: string;
+  destinationAmount: string;
+  fee: string;
+  feeCurrency: string;
+  rate: string;
+  expiresAt: string;
+  expiresInSeconds: number;
+};
+
+export type SwapOrderState = (typeof swapOrders.$inferSelect)['state'];
+
+export type OrderView = {
+  id: string;
+  sourceCurrency: string;
+  destinationCurrency: string;
+  sourceAmount: string;
+  destinationAmount: string;
+  fee: string;
+  feeCurrency: string;
+  rate: string;
+  state: SwapOrderState;
+  createdDate: string;
+  expiresAt: string;
+  expiresInSeconds: number;
+  transactionId: string | null;
+};
+
+const FIELDS = [
+  'id',
+  'walletAccountId',
+  'quoteId',
+  'requestHash',
+  'state',
+  'sourceCurrency',
+  'destinationCurrency',
+  'sourceAmount',
+  'destinationAmount',
+  'feeAmount',
+  'rate',
+  'walletTransactionId',
+  'createdAt',
+  'expiresAt',
+] as const;
+
+/** An order row, with the database's view of its time left (every process agrees on what has expired). */
+export type SwapOrderRow = Pick<typeof swapOrders.$inferSelect, (typeof FIELDS)[number]> & { expiresIn: number; expired: boolean };
+
+export const SWAP_ORDER_SELECT = `SELECT ${selectColumns(swapOrders, 'o', FIELDS)},
+  greatest(0, ceil(extract(epoch FROM o.expires_at - now())))::int AS "expiresIn", o.expires_at <= now() AS "expired" FROM swap_orders o`;
+
+export async function findSwapOrder(db: Queryable, account: string, id: string, lock = false): Promise<SwapOrderRow | undefined> {
+  return (await db.query<SwapOrderRow>(`${SWAP_ORDER_SELECT} WHERE o.id = $1 AND o.wallet_account_id = $2${lock ? ' FOR UPDATE' : ''}`, [id, account])).rows[0];
+}
+
+export async function findSwapOrderByKey(db: Queryable, account: string, key: string): Promise<SwapOrderRow | undefined> {
+  return (await db.query<SwapOrderRow>(`${SWAP_ORDER_SELECT} WHERE o.wallet_account_id = $1 AND o.idempotency_key = $2`, [account, key])).rows[0];
+}
+
+function decimalsFor(currency: string): number {
+  const decimals = decimalsOf(currency);
+  if (decimals === undefined) throw new Error(`unknown currency ${currency}`);
+  return decimals;
+}
+
+export function orderView(order: SwapOrderRow): OrderView {
+  return {
+    id: order.id,
+    sourceCurrency: order.sourceCurrency,
+    destinationCurrency: order.destinationCurrency,
+    sourceAmount: formatUnits(BigInt(order.sourceAmount), decimalsFor(order.sourceCurrency)),
+    destinationAmount: formatUnits(BigInt(order.destinationAmount), decimalsFor(order.destinationCurrency)),
+    fee: formatUnits(BigInt(order.feeAmount), decimalsFor(order.destinationCurrency)),
+    feeCurrency: order.destinationCurrency,
+    rate: order.rate,
+    state: order.state,
+    createdDate: order.createdAt.toISOString(),
+    expiresAt: order.expiresAt.toISOString(),
+    expiresInSeconds: order.state === 'PENDING' ? order.expiresIn : 0,
+    transactionId: order.walletTransactionId,
+  };
+}

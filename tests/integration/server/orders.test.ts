@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { createWalletAccount, openTestCustody } from '../../support/custody.ts';
+import type { Database } from '../../../src/server/db/database.ts';
+import { oncePerKey, requestHash } from '../../../src/server/domain/orders/idempotency.ts';
+import { recordHistory } from '../../../src/server/domain/orders/history.ts';
+import { moveOrder } from '../../../src/server/domain/orders/state.ts';
+import { NOW } from '../../../src/server/domain/orders/sql-set.ts';
+
+/** The orders module against PostgreSQL: the idempotency rule (same, 422, 409) and the guarded state move. */
+describe('the orders module', () => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+  const table = { table: 'scratch_orders', history: 'wallet_transaction_id' } as const;
+  type Row = { id: string; requestHash: string | null };
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
+    ({ database } = await openTestCustody(testDatabase.url));
+    await database.pool.query(`CREATE TABLE scratch_orders (id uuid PRIMARY KEY DEFAULT gen_random_uuid(), account uuid NOT NULL, key text NOT NULL, request_hash text,
+      state text NOT NULL, wallet_transaction_id uuid, closed_at timestamptz, UNIQUE (account, key))`);
+  });
+  afterAll(async () => {
+    await database?.close();
+    await testDatabase?.drop();
+  });
+
+  const order = (account: string, key: string, input: { amount: bigint }, gate?: Promise<void>) => {
+    const request = { scope: 'scratch', account, key, hash: requestHash(input) };
+    return oncePerKey(database.pool, request, {
+      find: async (db) => (await db.query<Row>('SELECT id, request_hash AS "requestHash" FROM scratch_orders WHERE account = $1 AND key = $2', [account, key])).rows[0],
+      sameAsLegacy: () => input.amount === 1n,
+      replay: (row) => row.id,
+      create: async (db) => {
+        await gate;
+        const inserted = await db.query<{ id: string }>(`INSERT INTO scratch_orders (account, key, request_hash, state) VALUES ($1, $2, $3, 'PENDING') RETURNING id`, [account, key, request.hash]);
+        return inserted.rows[0]?.id ?? '';
+      },
+    });
+  };
+
+  it('gives the first answer to the same key and input, and refuses another input under the key with 422', async () => {
+    const { accountId } = await createWalletAccount(database.pool);
+    const key = randomUUID();
+    const first = await order(accountId, key, { amount: 5n });
+    expect(await order(accountId, key, { amount: 5n })).toBe(first);
+    await expect(order(accountId, key, { amount: 6n })).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    expect((await database.pool.query('SELECT 1 FROM scratch_orders WHERE account = $1', [accountId])).rowCount).toBe(1);
+  });
+
+  it('answers 409 IDEMPOTENCY_KEY_IN_USE while the first request with the key still runs, then the first answer', async () => {
+    const { accountId } = await createWalletAccount(database.pool);
+    const key = randomUUID();
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const first = order(accountId, key, { amount: 5n }, gate);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await expect(order(accountId, key, { amount: 5n })).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
+    open();
+    const id = await first;
+    expect(await order(accountId, key, { amount: 5n })).toBe(id);
+  });
+
+  it('compares a row stored before request hashes the old way', async () => {
+    const { accountId } = await createWalletAccount(database.pool);
+    const key = randomUUID();
+    const inserted = await database.pool.query<{ id: string }>(`INSERT INTO scratch_orders (account, key, state) VALUES ($1, $2, 'PENDING') RETURNING id`, [accountId, key]);
+    expect(await order(accountId, key, { amount: 1n })).toBe(inserted.rows[0]?.id);
+    await expect(order(accountId, key, { amount: 2n })).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+  });
+
+  it('moves a state only from the expected one, the history item with it; a second mover finds it moved', async () => {
+    const { accountId } = await createWalletAccount(database.pool);
+    const id = await order(accountId, randomUUID(), { amount: 5n });
+    const shown = await recordHistory(database.pool, { walletAccountId: accountId, transactionType: 'WITHDRAWAL', direction: 'WITHDRAWAL', state: 'IN_PROGRESS', currency: 'BTC', amount: '5', reference: `scratch:${id}` });
+    await database.pool.query('UPDATE scratch_orders SET wallet_transaction_id = $2 WHERE id = $1', [id, shown]);
+
+    expect(await moveOrder(database.pool, table, id, { from: 'PENDING', to: 'DONE', set: { closed_at: NOW }, history: { state: 'FAILED', set: { failure_reason: 'why' } } })).toBe(true);
+    const row = await database.pool.query<{ state: string; closed: boolean }>('SELECT state, closed_at IS NOT NULL AS closed FROM scratch_orders WHERE id = $1', [id]);
+    expect(row.rows[0]).toEqual({ state: 'DONE', closed: true });
+    const item = await database.pool.query<{ state: string; failure_reason: string }>('SELECT state, failure_reason FROM wallet_transactions WHERE id = $1', [shown]);
+    expect(item.rows[0]).toEqual({ state: 'FAILED', failure_reason: 'why' });
+
+    await expect(moveOrder(database.pool, table, id, { from: 'PENDING', to: 'OTHER' })).rejects.toMatchObject({ code: 'ORDER_STATE_CHANGED' });
+    expect(await moveOrder(database.pool, table, id, { from: ['PENDING', 'SIGNED'], to: 'OTHER', ifMoved: 'skip' })).toBe(false);
+    expect((await database.pool.query<{ state: string }>('SELECT state FROM scratch_orders WHERE id = $1', [id])).rows[0]?.state).toBe('DONE');
+  });
+});
