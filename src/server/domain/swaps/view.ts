@@ -5,8 +5,8 @@ import { selectColumns } from '../../db/columns.ts';
 import { swapOrders } from '../../db/schema/swaps.ts';
 import type { Queryable } from '../ledger.ts';
 
-export type QuoteView = {
-  quoteId: string;
+/** What a quote and the order that takes it both show: the pair, the amounts, the spread, the rate. */
+type SwapTerms = {
   sourceCurrency: string;
   destinationCurrency: string;
   sourceAmount: string;
@@ -17,24 +17,12 @@ export type QuoteView = {
   expiresAt: string;
   expiresInSeconds: number;
 };
+
+export type QuoteView = { quoteId: string } & SwapTerms;
 
 export type SwapOrderState = (typeof swapOrders.$inferSelect)['state'];
 
-export type OrderView = {
-  id: string;
-  sourceCurrency: string;
-  destinationCurrency: string;
-  sourceAmount: string;
-  destinationAmount: string;
-  fee: string;
-  feeCurrency: string;
-  rate: string;
-  state: SwapOrderState;
-  createdDate: string;
-  expiresAt: string;
-  expiresInSeconds: number;
-  transactionId: string | null;
-};
+export type OrderView = { id: string; state: SwapOrderState; createdDate: string; transactionId: string | null } & SwapTerms;
 
 const FIELDS = [
   'id',
