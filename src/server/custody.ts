@@ -20,10 +20,11 @@ import type { JobHandler } from './jobs/worker.ts';
 import { createAssetReader, type AssetReader } from './domain/assets.ts';
 import { listenAccountChanges, onLocalAccountChange } from './domain/account-changes.ts';
 import { DEFAULT_PAYOUT_CONFIG, openPayouts, type Payouts } from './adapters/payout/open.ts';
-import { createSellDesk, DEFAULT_SELL_SETTINGS, type SellDesk } from './domain/sell.ts';
+import { createSellDesk, type SellDesk } from './domain/sell/desk.ts';
+import { DEFAULT_SELL_SETTINGS } from './domain/sell/rules.ts';
 import { expireSwapOrders } from './domain/swaps/worker.ts';
 import { openCards, type Cards } from './adapters/card/open.ts';
-import { createBuyDesk, type BuyDesk } from './domain/buy.ts';
+import { createBuyDesk, type BuyDesk } from './domain/buy/desk.ts';
 import { DEFAULT_BUY_CONFIG } from './config-buy.ts';
 import { processWithdrawals } from './domain/withdrawals/worker.ts';
 

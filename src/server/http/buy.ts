@@ -7,9 +7,8 @@
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { CardProvider } from '../adapters/card/port.ts';
-import { BuyError, type BuyDesk, type BuyProblem } from '../domain/buy.ts';
+import type { BuyDesk } from '../domain/buy/desk.ts';
 import type { Logger } from '../log.ts';
 import { rateLimit } from './rate-limit.ts';
 import type { Limit } from '../domain/limits.ts';
@@ -72,30 +71,6 @@ const webhookBody = z.object({
   occurredAt: z.string().max(40),
 });
 
-const STATUS: Record<BuyProblem, [ContentfulStatusCode, string]> = {
-  UNKNOWN_CURRENCY: [400, 'UNKNOWN_CURRENCY'],
-  UNSUPPORTED_FIAT: [400, 'B2C_FIAT_UNSUPPORTED'],
-  ACCOUNT_NOT_FOUND: [404, 'ACCOUNT_NOT_FOUND'],
-  AMOUNT: [400, 'VALIDATION'],
-  RATE_NOT_FOUND: [400, 'B2C_RATE_NOT_FOUND'],
-  RATE_EXPIRED: [400, 'B2C_RATE_EXPIRED'],
-  ITEM_NOT_FOUND: [400, 'B2C_METHOD_NOT_FOUND'],
-  LIMIT: [400, 'B2C_LIMIT'],
-  RETURN_URL: [400, 'B2C_RETURN_URL'],
-  KEY_REUSED: [422, 'IDEMPOTENCY_KEY_REUSED'],
-  ORDER_NOT_FOUND: [404, 'B2C_ORDER_NOT_FOUND'],
-  ORDER_EXPIRED: [400, 'B2C_ORDER_EXPIRED'],
-  UNAVAILABLE: [503, 'B2C_UNAVAILABLE'],
-};
-
-const refusal = (error: unknown): never => {
-  if (error instanceof BuyError) {
-    const [status, code] = STATUS[error.problem];
-    throw new ApiError(status, code, error.message, { cause: error });
-  }
-  throw error;
-};
-
 export function createBuyApi(deps: { desk: BuyDesk; owners: AccountOwners; provider: CardProvider | undefined; auth: AccessTokenVerifier; log: Logger; limit: { limit: Limit | undefined; trustProxy: TrustProxy } }): Hono<ApiEnv> {
   const { desk, owners } = deps;
   const app = new Hono<ApiEnv>();
@@ -144,42 +119,36 @@ export function createBuyApi(deps: { desk: BuyDesk; owners: AccountOwners; provi
     return c.json(await desk.confirmOrder(body.account, body.id, body.requestParams));
   };
 
-  const guarded = <T>(work: () => Promise<T>) => work().catch(refusal);
-
   // SPEC §7, b2c family.
   app.get('/b2c/fiat/availability', async (c) => {
     const address = c.req.query('depositAddress');
     if (address !== undefined && (address.length > 200 || !/^[\w:.-]*$/.test(address))) throw new DomainError('VALIDATION', 'depositAddress is not an address');
-    return guarded(async () => c.json(desk.availability()));
+    return c.json(desk.availability());
   });
-  app.post('/b2c/fiat/method', limited, jsonInput(methodBody), (c) => guarded(() => methods(c, c.req.valid('json'))));
-  app.post('/b2c/rate', jsonInput(rateBody), (c) =>
-    guarded(async () => {
-      const body = c.req.valid('json');
-      return c.json(await desk.rate(body.currency, body.fiatCurrency));
-    }),
-  );
-  app.post('/b2c/order', limited, jsonInput(orderBody, { idempotencyKey: true }), (c) => guarded(() => order(c, c.req.valid('json'))));
-  app.post('/b2c/order/confirm', auth, jsonInput(confirmBody), (c) => guarded(() => confirm(c, c.req.valid('json'))));
-  app.get('/b2c/order/:id', auth, (c) =>
-    guarded(async () => {
-      const accountId = queryAccount(c);
-      if (!accountId) throw new DomainError('VALIDATION', 'account is required');
-      await requireOwner(c, accountId);
-      const id = c.req.param('id');
-      if (!UUID.test(id)) throw new DomainError('B2C_ORDER_NOT_FOUND', 'No such order in this account');
-      return c.json(await desk.findOrder(accountId, id));
-    }),
-  );
+  app.post('/b2c/fiat/method', limited, jsonInput(methodBody), (c) => methods(c, c.req.valid('json')));
+  app.post('/b2c/rate', jsonInput(rateBody), async (c) => {
+    const body = c.req.valid('json');
+    return c.json(await desk.rate(body.currency, body.fiatCurrency));
+  });
+  app.post('/b2c/order', limited, jsonInput(orderBody, { idempotencyKey: true }), (c) => order(c, c.req.valid('json')));
+  app.post('/b2c/order/confirm', auth, jsonInput(confirmBody), (c) => confirm(c, c.req.valid('json')));
+  app.get('/b2c/order/:id', auth, async (c) => {
+    const accountId = queryAccount(c);
+    if (!accountId) throw new DomainError('VALIDATION', 'account is required');
+    await requireOwner(c, accountId);
+    const id = c.req.param('id');
+    if (!UUID.test(id)) throw new DomainError('B2C_ORDER_NOT_FOUND', 'No such order in this account');
+    return c.json(await desk.findOrder(accountId, id));
+  });
 
   // SPEC §7, the older fiatDeposit family: the account comes as ?account=.
   app.get('/fiatDeposit/geo', (c) => {
     queryAccount(c);
-    return guarded(async () => c.json(desk.availability()));
+    return c.json(desk.availability());
   });
-  app.post('/fiatDeposit/methods', limited, jsonInput(methodBody, inQuery), (c) => guarded(() => methods(c, c.req.valid('json'))));
-  app.post('/fiatDeposit/order', limited, jsonInput(orderBody, { idempotencyKey: true, ...inQuery }), (c) => guarded(() => order(c, c.req.valid('json'))));
-  app.post('/fiatDeposit/order/confirm', auth, jsonInput(confirmBody, inQuery), (c) => guarded(() => confirm(c, c.req.valid('json'))));
+  app.post('/fiatDeposit/methods', limited, jsonInput(methodBody, inQuery), (c) => methods(c, c.req.valid('json')));
+  app.post('/fiatDeposit/order', limited, jsonInput(orderBody, { idempotencyKey: true, ...inQuery }), (c) => order(c, c.req.valid('json')));
+  app.post('/fiatDeposit/order/confirm', auth, jsonInput(confirmBody, inQuery), (c) => confirm(c, c.req.valid('json')));
 
   // The card provider's events: public, but only a body signed with the shared secret within 300 s is believed.
   app.post('/webhooks/card', async (c) => {

@@ -7,7 +7,7 @@ import { Hono, type Context } from 'hono';
 import type pg from 'pg';
 import { z } from 'zod';
 import type { PayoutProvider } from '../adapters/payout/port.ts';
-import { SellError, type SellDesk, type SellProblem } from '../domain/sell.ts';
+import type { SellDesk } from '../domain/sell/desk.ts';
 import { guardPincode } from '../domain/pincode.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { AccountOwners } from './account-owner.ts';
@@ -18,7 +18,6 @@ import { currency, decimalAmount, idempotencyKey, UUID } from './fields.ts';
 import { jsonInput } from './json-input.ts';
 import { signedWebhookBody } from './signed-webhook.ts';
 import type { Logger } from '../log.ts';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 const fiatAmount = decimalAmount('fiatAmount is required', /^\d{1,12}(?:\.\d{1,2})?$/, 'fiatAmount is an amount in roubles with at most 2 decimals');
 const orderBase = {
@@ -44,30 +43,6 @@ const webhookBody = z.object({
   reason: z.string().max(500).nullish(),
 });
 
-const STATUS: Record<SellProblem, [ContentfulStatusCode, string]> = {
-  UNSUPPORTED_FIAT: [400, 'C2F_FIAT_UNSUPPORTED'],
-  UNKNOWN_CURRENCY: [400, 'UNKNOWN_CURRENCY'],
-  BIN_NOT_FOUND: [404, 'C2F_BIN_NOT_FOUND'],
-  ONLY_SBER: [400, 'C2F_ONLY_SBER'],
-  RATE_NOT_FOUND: [400, 'C2F_RATE_NOT_FOUND'],
-  RATE_EXPIRED: [400, 'C2F_RATE_EXPIRED'],
-  LIMIT: [400, 'C2F_LIMIT'],
-  AMOUNT_TOO_SMALL: [400, 'C2F_LIMIT'],
-  NOT_ENOUGH_FUNDS: [400, 'C2F_NOT_ENOUGH_FUNDS'],
-  CARD_NOT_FOUND: [404, 'C2F_CARD_NOT_FOUND'],
-  ORDER_NOT_FOUND: [404, 'C2F_ORDER_NOT_FOUND'],
-  KEY_REUSED: [422, 'IDEMPOTENCY_KEY_REUSED'],
-  UNAVAILABLE: [503, 'C2F_PAYOUTS_UNAVAILABLE'],
-};
-
-const refusal = (error: unknown): never => {
-  if (error instanceof SellError) {
-    const [status, code] = STATUS[error.problem];
-    throw new ApiError(status, code, error.message, { cause: error });
-  }
-  throw error;
-};
-
 export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: PayoutProvider | undefined; auth: AccessTokenVerifier; owners: AccountOwners; log: Logger }): Hono<ApiEnv> {
   const { pool, desk } = deps;
   const app = new Hono<ApiEnv>();
@@ -77,21 +52,15 @@ export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: P
   app.get('/c2f/bin/:bin', auth, async (c) => {
     const bin = c.req.param('bin');
     if (!/^\d{6}$/.test(bin)) throw new DomainError('VALIDATION', 'bin: the first 6 digits of a card number');
-    return c.json(await desk.lookupBin(bin).catch(refusal));
+    return c.json(await desk.lookupBin(bin));
   });
 
-  app.get('/c2f/:account/cards/:fiatCurrency', account, async (c) => c.json(await desk.savedCards(c.req.param('account'), c.req.param('fiatCurrency')).catch(refusal)));
+  app.get('/c2f/:account/cards/:fiatCurrency', account, async (c) => c.json(await desk.savedCards(c.req.param('account'), c.req.param('fiatCurrency'))));
 
-  app.get('/c2f/:account/limit/:fiatCurrency', account, (c) => {
-    try {
-      return c.json(desk.limits(c.req.param('fiatCurrency')));
-    } catch (error) {
-      return refusal(error);
-    }
-  });
+  app.get('/c2f/:account/limit/:fiatCurrency', account, (c) => c.json(desk.limits(c.req.param('fiatCurrency'))));
 
   app.post('/c2f/:account/rate/:fiatCurrency/:currency', account, async (c) =>
-    c.json(await desk.quote(c.req.param('account'), c.req.param('fiatCurrency'), c.req.param('currency')).catch(refusal)),
+    c.json(await desk.quote(c.req.param('account'), c.req.param('fiatCurrency'), c.req.param('currency'))),
   );
 
   // A sale sends crypto out of the wallet like a withdrawal: with the passcode on, the pincode header must carry it
@@ -100,18 +69,18 @@ export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: P
 
   app.post('/c2f/:account/order/byCard', account, jsonInput(byCardBody, { idempotencyKey: true }), async (c) => {
     await passcode(c);
-    return c.json(await desk.orderByCard(c.req.param('account'), c.req.valid('json')).catch(refusal));
+    return c.json(await desk.orderByCard(c.req.param('account'), c.req.valid('json')));
   });
 
   app.post('/c2f/:account/order/bySavedCard', account, jsonInput(bySavedCardBody, { idempotencyKey: true }), async (c) => {
     await passcode(c);
-    return c.json(await desk.orderBySavedCard(c.req.param('account'), c.req.valid('json')).catch(refusal));
+    return c.json(await desk.orderBySavedCard(c.req.param('account'), c.req.valid('json')));
   });
 
   app.get('/c2f/:account/order/:id', account, async (c) => {
     const id = c.req.param('id');
     if (!UUID.test(id)) throw new DomainError('C2F_ORDER_NOT_FOUND', 'No such order in this account');
-    return c.json(await desk.findOrder(c.req.param('account'), id).catch(refusal));
+    return c.json(await desk.findOrder(c.req.param('account'), id));
   });
 
   // The payout provider's report: public, but only a body signed with the shared secret is believed.

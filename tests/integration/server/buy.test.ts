@@ -9,7 +9,8 @@ import { signWebhook, SIGNATURE_HEADER } from '../../../src/server/adapters/webh
 import { createWebhookDeliverer, enqueueWebhook } from '../../../src/server/adapters/webhooks/delivery.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
-import type { BuyOrderView, BuyQuote } from '../../../src/server/domain/buy.ts';
+import type { BuyOrderView } from '../../../src/server/domain/buy/view.ts';
+import type { BuyQuote } from '../../../src/server/domain/buy/quotes.ts';
 import type { CardPaymentEvent } from '../../../src/server/adapters/card/port.ts';
 import { parseDecimal } from '../../../src/lib/amount.ts';
 

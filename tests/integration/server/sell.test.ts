@@ -8,7 +8,7 @@ import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts'
 import { signWebhook } from '../../../src/server/adapters/webhooks/signature.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
-import type { SellOrderView } from '../../../src/server/domain/sell.ts';
+import type { SellOrderView } from '../../../src/server/domain/sell/view.ts';
 import { ALERT_AFTER_ATTEMPTS } from '../../../src/server/log.ts';
 import { parseDecimal } from '../../../src/lib/amount.ts';
 
@@ -196,6 +196,26 @@ describe('sell to a bank card', () => {
       body: { exceptionCode: 'C2F_CARD_NOT_FOUND' },
     });
     expect(await call(bob, 'GET', `/api/c2f/${bob.accountId}/order/${id}`)).toMatchObject({ status: 404 });
+  });
+
+  it('takes the idempotency key from the Idempotency-Key header as well as from the body', async () => {
+    const [card] = (await call(alice, 'GET', `/api/c2f/${alice.accountId}/cards/RUB`)).body as unknown as { cardId: string }[];
+    const { rateId } = await rate(alice);
+    const path = `/api/c2f/${alice.accountId}/order/bySavedCard`;
+    const body = { cardId: card?.cardId, currency: 'BTC', fiatCurrency: 'RUB', fixedRateId: rateId, fiatAmount: '1000' };
+    const key = randomUUID();
+    const placed = await call(alice, 'POST', path, body, { 'idempotency-key': key });
+    expect(placed).toMatchObject({ status: 200, body: { state: 'PROCESSING', fiatAmount: '1000' } });
+    const id = (placed.body as unknown as SellOrderView).id;
+    // The same key again, by header or in the body: the same order; with another amount: refused.
+    expect(await call(alice, 'POST', path, body, { 'idempotency-key': key })).toMatchObject({ status: 200, body: { id } });
+    expect(await call(alice, 'POST', path, { ...body, idempotencyKey: key })).toMatchObject({ status: 200, body: { id } });
+    expect(await call(alice, 'POST', path, { ...body, fiatAmount: '1001' }, { 'idempotency-key': key })).toMatchObject({ status: 422, body: { exceptionCode: 'IDEMPOTENCY_KEY_REUSED' } });
+    expect(await pool.query('SELECT 1 FROM sell_orders WHERE idempotency_key = $1', [key])).toMatchObject({ rowCount: 1 });
+    // Neither a body field nor a header, or a header too short: refused before anything is held.
+    expect(await call(alice, 'POST', path, body)).toMatchObject({ status: 400, body: { exceptionCode: 'VALIDATION' } });
+    expect(await call(alice, 'POST', path, body, { 'idempotency-key': 'short' })).toMatchObject({ status: 400, body: { exceptionCode: 'VALIDATION' } });
+    await waitFor('the payout', async () => (await order(alice, id)).state === 'COMPLETED');
   });
 
   it('gives the crypto back when the sandbox bank declines the payout (card ending 0002), once', async () => {

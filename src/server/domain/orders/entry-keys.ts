@@ -32,6 +32,13 @@ export function orderReference(flow: OrderFlow, id: string): string {
   return `${flow}:${id}`;
 }
 
+/** The order id in a reference of the flow (`sell:<uuid>` → the uuid), as a provider hands it back; else undefined. */
+export function orderIdOfReference(flow: OrderFlow, reference: string): string | undefined {
+  const prefix = `${flow}:`;
+  const id = reference.startsWith(prefix) ? reference.slice(prefix.length) : '';
+  return /^[0-9a-f-]{36}$/i.test(id) ? id : undefined;
+}
+
 /** The same key as SQL over an id column, for the audit's joins: `'withdrawal:hold:' || w.id`. */
 export function orderEntryKeySql<F extends OrderFlow>(flow: F, step: OrderStep<F>, idColumn: string): string {
   return `'${flow}:${step}:' || ${idColumn}`;

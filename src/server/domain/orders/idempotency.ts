@@ -36,11 +36,27 @@ export function requestHash(fields: { readonly [key: string]: CanonicalValue | u
   return createHash('sha256').update(canonicalJson(fields)).digest('hex');
 }
 
-/** One request under a key: `scope` names the flow (keys of different flows never meet), `hash` is its requestHash. */
-export type IdempotentRequest = { scope: string; account: string; key: string; hash: string };
+/**
+ * sha256 (hex) of plain JSON with the fields in the order given: how buy and sell hashed their requests before
+ * requestHash existed. Their stored request_hash values only match this spelling, so those flows keep it.
+ */
+export function fieldOrderHash(fields: { readonly [key: string]: string | boolean }): string {
+  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
+}
+
+/**
+ * One request under a key: `scope` names the flow (keys of different flows never meet), `hash` is its requestHash.
+ * `whileRunning` 'wait' queues a request behind the first with its key and answers as it did, instead of 409: for
+ * flows whose clients already count on every same-key retry getting the first answer (buy, sell).
+ */
+export type IdempotentRequest = { scope: string; account: string; key: string; hash: string; whileRunning?: 'refuse' | 'wait' };
 
 /** Takes the request's key for the rest of the transaction, or refuses it: another request with it is still running. */
 export async function claimIdempotencyKey(db: Queryable, request: IdempotentRequest): Promise<void> {
+  if (request.whileRunning === 'wait') {
+    await db.query({ name: 'idempotency_wait', text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', values: [`${request.scope}:${request.account}:${request.key}`] });
+    return;
+  }
   const taken = await db.query<{ locked: boolean }>({
     name: 'idempotency_claim',
     text: 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cryptoFor, fiatFor, limitMessage } from '../../../../src/server/domain/buy.ts';
+import { cryptoFor, fiatFor, limitMessage } from '../../../../src/server/domain/buy/rules.ts';
 import { cardProblem, SANDBOX_CARDS } from '../../../../src/server/adapters/card/sandbox.ts';
 import { backoffMs } from '../../../../src/server/adapters/webhooks/delivery.ts';
 

@@ -1,0 +1,20 @@
+import { DomainError } from '../errors.ts';
+
+/** The wire codes a purchase is refused with (http/errors.ts maps them to statuses). */
+export type BuyCode =
+  | 'UNKNOWN_CURRENCY'
+  | 'B2C_FIAT_UNSUPPORTED'
+  | 'ACCOUNT_NOT_FOUND'
+  // An amount the desk cannot read is the client's input mistake, answered as any other.
+  | 'VALIDATION'
+  | 'B2C_RATE_NOT_FOUND'
+  | 'B2C_RATE_EXPIRED'
+  | 'B2C_METHOD_NOT_FOUND'
+  | 'B2C_LIMIT'
+  | 'B2C_RETURN_URL'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'B2C_ORDER_NOT_FOUND'
+  | 'B2C_ORDER_EXPIRED'
+  | 'B2C_UNAVAILABLE';
+
+export class BuyError extends DomainError<BuyCode> {}

@@ -1,0 +1,56 @@
+/**
+ * The worker's expiry of buy orders: unconfirmed orders past their time expire; unpaid ones are cancelled at the
+ * provider first, so a payment can never succeed after its order was given up, and then fail (or, had the payment
+ * just ended, take its outcome). Quotes a day past their time are dropped.
+ */
+import type { buyOrders } from '../../db/schema/buy.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { NOW } from '../orders/sql-set.ts';
+import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
+import { paymentsOn, type BuyDeps } from './context.ts';
+import { settleBuyOrder } from './payments.ts';
+import { NOT_PAID_IN_TIME } from './rules.ts';
+import { lockBuyOrder } from './store.ts';
+
+const CANCEL_BATCH = 20;
+
+type Due = Pick<typeof buyOrders.$inferSelect, 'id' | 'providerPaymentId'>;
+
+/** NEW orders past their time: never confirmed, so nothing was asked of the provider and nothing is shown. */
+async function expireUnconfirmed(deps: BuyDeps): Promise<number> {
+  const due = await deps.pool.query<Pick<Due, 'id'>>(`SELECT id FROM buy_orders WHERE state = 'NEW' AND expires_at <= now()`);
+  let expired = 0;
+  for (const { id } of due.rows) {
+    // A confirmation that took the order first wins; it is no longer NEW.
+    if (await moveOrder(deps.pool, ORDER_TABLES.buy, id, { from: 'NEW', to: 'EXPIRED', set: { updated_at: NOW }, ifMoved: 'skip' })) expired += 1;
+  }
+  return expired;
+}
+
+export async function expireOrders(deps: BuyDeps): Promise<number> {
+  const { pool, log } = deps;
+  let ended = await expireUnconfirmed(deps);
+  // Unpaid orders are cancelled at the provider; with buying off there is none to ask, so they wait.
+  const due = deps.provider
+    ? await pool.query<Due>(
+        `SELECT id, provider_payment_id AS "providerPaymentId" FROM buy_orders WHERE state = 'PENDING' AND expires_at <= now() ORDER BY expires_at LIMIT $1`,
+        [CANCEL_BATCH],
+      )
+    : { rows: [] };
+  for (const row of due.rows) {
+    try {
+      // Confirming sets the state and the payment id at once: a PENDING order without one is a fault of ours.
+      if (!row.providerPaymentId) throw new Error('a pending buy order has no payment id');
+      const status = await paymentsOn(deps).cancelPayment(row.providerPaymentId);
+      const outcome = await inTransaction(pool, async (client) => {
+        const order = await lockBuyOrder(client, row.id);
+        return order ? settleBuyOrder(client, log, order, status, status === 'CANCELLED' ? NOT_PAID_IN_TIME : null) : 'ignored';
+      });
+      if (outcome === 'applied' && status !== 'PENDING' && status !== 'REQUIRES_ACTION') ended += 1;
+    } catch (error) {
+      log.warn({ err: error, order: row.id }, 'an unpaid buy order could not be cancelled yet; will retry');
+    }
+  }
+  await pool.query(`DELETE FROM buy_rate_quotes WHERE expires_at < now() - interval '1 day'`);
+  return ended;
+}

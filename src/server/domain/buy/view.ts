@@ -1,0 +1,45 @@
+/** A buy order as the gateway shows it (SPEC §3 buy order), and how it is read from its row. */
+import { formatUnits } from '../../../lib/amount.ts';
+import { decimalsOf } from '../../../lib/currencies.ts';
+import type { BuyOrderRow } from './store.ts';
+import { FIAT_DECIMALS } from './rules.ts';
+
+export type BuyOrderState = BuyOrderRow['state'];
+export type BuyOrderView = {
+  id: string;
+  state: BuyOrderState;
+  currency: string;
+  cryptoAmount: string;
+  fiatCurrency: string;
+  fiatAmount: string;
+  rate: string;
+  paymentMethodCode: string;
+  redirectUrl: string | null;
+  transactionId: string | null;
+  failureReason: string | null;
+  createdDate: string;
+  expiresAt: string;
+  completedDate: string | null;
+};
+
+export function buyOrderView(row: BuyOrderRow): BuyOrderView {
+  const decimals = decimalsOf(row.currency);
+  if (decimals === undefined) throw new Error(`buy order ${row.id} is in an unknown currency ${row.currency}`);
+  return {
+    id: row.id,
+    state: row.state,
+    currency: row.currency,
+    cryptoAmount: formatUnits(BigInt(row.amount), decimals),
+    fiatCurrency: row.fiatCurrency,
+    fiatAmount: formatUnits(BigInt(row.fiatAmount), FIAT_DECIMALS),
+    rate: row.rate,
+    paymentMethodCode: row.methodCode,
+    // The provider's page exists only once the order is confirmed.
+    redirectUrl: row.state === 'NEW' ? null : row.redirectUrl,
+    transactionId: row.walletTransactionId,
+    failureReason: row.failureReason,
+    createdDate: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt.toISOString(),
+    completedDate: row.completedAt?.toISOString() ?? null,
+  };
+}

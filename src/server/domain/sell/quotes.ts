@@ -1,0 +1,32 @@
+/** SPEC §3 sell limits and rates: what one order may be, and a rate fixed for SELL_RATE_TTL_S under a rateId. */
+import { formatUnits } from '../../../lib/amount.ts';
+import type { sellRateQuotes } from '../../db/schema/sell.ts';
+import { coinOf, currentRate, payoutsOn, type SellDeps } from './context.ts';
+import { checkFiat, FIAT_DECIMALS, limitsOf, SELL_FIAT } from './rules.ts';
+
+export type SellLimits = { minLimit: string; maxLimit: string; limitCurrency: string };
+export type SellQuote = { rate: string; rateId: string; currency: string; fiatCurrency: string; expiresAt: string };
+
+export function limits(deps: SellDeps, fiat: string): SellLimits {
+  payoutsOn(deps);
+  checkFiat(fiat);
+  const { min, max } = limitsOf(deps.settings);
+  return { minLimit: formatUnits(min, FIAT_DECIMALS), maxLimit: formatUnits(max, FIAT_DECIMALS), limitCurrency: SELL_FIAT };
+}
+
+type StoredQuote = Pick<typeof sellRateQuotes.$inferSelect, 'id' | 'expiresAt'>;
+
+export async function quote(deps: SellDeps, account: string, fiat: string, currency: string): Promise<SellQuote> {
+  payoutsOn(deps);
+  checkFiat(fiat);
+  const coin = coinOf(deps, currency);
+  const rate = formatUnits(await currentRate(deps, coin), FIAT_DECIMALS);
+  const row = await deps.pool.query<StoredQuote>(
+    `INSERT INTO sell_rate_quotes (wallet_account_id, currency, fiat_currency, rate, expires_at)
+     VALUES ($1, $2, $3, $4, now() + $5 * interval '1 second') RETURNING id, expires_at AS "expiresAt"`,
+    [account, currency, fiat, rate, deps.settings.rateTtlS],
+  );
+  const stored = row.rows[0];
+  if (!stored) throw new Error('the quote was not stored');
+  return { rate, rateId: stored.id, currency, fiatCurrency: fiat, expiresAt: stored.expiresAt.toISOString() };
+}

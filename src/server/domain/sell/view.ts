@@ -1,0 +1,43 @@
+/** A sell order as the gateway shows it (SPEC §3 sell order), and how it is read from its row. */
+import { formatUnits } from '../../../lib/amount.ts';
+import { decimalsOf } from '../../../lib/currencies.ts';
+import type { SellOrderRow } from './store.ts';
+import { FIAT_DECIMALS } from './rules.ts';
+
+export type SellOrderView = {
+  id: string;
+  state: SellOrderRow['state'];
+  currency: string;
+  amount: string;
+  fiatCurrency: string;
+  fiatAmount: string;
+  rate: string;
+  mascCard: string;
+  bankCode: string;
+  cardId: string | null;
+  transactionId: string | null;
+  failureReason: string | null;
+  createdDate: string;
+  completedDate: string | null;
+};
+
+export function sellOrderView(row: SellOrderRow): SellOrderView {
+  const decimals = decimalsOf(row.currency);
+  if (decimals === undefined) throw new Error(`sell order ${row.id} is in an unknown currency ${row.currency}`);
+  return {
+    id: row.id,
+    state: row.state,
+    currency: row.currency,
+    amount: formatUnits(BigInt(row.amount), decimals),
+    fiatCurrency: row.fiatCurrency,
+    fiatAmount: formatUnits(BigInt(row.fiatAmount), FIAT_DECIMALS),
+    rate: row.rate,
+    mascCard: row.maskedCard,
+    bankCode: row.bankCode,
+    cardId: row.savedCardId,
+    transactionId: row.walletTransactionId,
+    failureReason: row.failureReason,
+    createdDate: row.createdAt.toISOString(),
+    completedDate: row.completedAt?.toISOString() ?? null,
+  };
+}
