@@ -15,17 +15,15 @@ import type { WithdrawalChainPort } from './adapters/chains/port.ts';
 import { createReferenceRates, type ReferenceRates } from './adapters/rates/reference.ts';
 import { buildCatalogue, type Catalogue } from './domain/catalogue.ts';
 import { ensureSystemAccounts, systemAccounts } from './domain/ledger.ts';
-import { confirmDeposits, scanDeposits } from './domain/deposits.ts';
-import type { JobHandler } from './jobs/worker.ts';
+import type { JobHandler } from './jobs/port.ts';
+import { jobHandlers } from './jobs/handlers.ts';
 import { createAssetReader, type AssetReader } from './domain/assets.ts';
 import { listenAccountChanges, onLocalAccountChange } from './domain/account-changes.ts';
-import { DEFAULT_PAYOUT_CONFIG, openPayouts, type Payouts } from './adapters/payout/open.ts';
+import { DEFAULT_PAYOUT_OPTIONS, openPayouts, type Payouts } from './adapters/payout/open.ts';
 import { createSellDesk, DEFAULT_SELL_SETTINGS, type SellDesk } from './domain/sell.ts';
-import { expireSwapOrders } from './domain/swaps.ts';
 import { openCards, type Cards } from './adapters/card/open.ts';
 import { createBuyDesk, type BuyDesk } from './domain/buy.ts';
 import { DEFAULT_BUY_CONFIG } from './config-buy.ts';
-import { processWithdrawals } from './domain/withdrawals.ts';
 
 export type CustodyConfig = Pick<Config, 'production' | 'publicUrl' | 'dataDir' | 'walletSeed' | 'chains' | 'workerPollMs' | 'ratesWalkMs'> &
   Partial<Pick<Config, 'payout' | 'sell' | 'buy' | 'secretsKey'>>;
@@ -80,34 +78,25 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   const assets = createAssetReader(pool, catalogue, { ttlMs: ASSET_CACHE_TTL_MS, trusted: () => listener.healthy });
   cache.reader = assets;
   const stopLocal = onLocalAccountChange((account) => assets.changing(account));
-  const jobs: JobHandler[] = [];
-  // The chain jobs only touch networks that are on; with every network off they do not run at all.
-  if (chain.networks.length > 0) {
-    jobs.push({
-      name: 'chain.deposits',
-      everyMs: config.workerPollMs,
-      run: async () => {
-        for (const network of chain.networks) await scanDeposits(pool, chain, network);
-        await confirmDeposits(pool, chain, log);
-      },
-    });
-    // Withdrawals: sign, broadcast (or reconcile by hash after a crash), confirm; each row claimed with SKIP LOCKED.
-    jobs.push({ name: 'chain.withdrawals', everyMs: config.workerPollMs, run: () => processWithdrawals(pool, chain, log) });
-  }
-  if (config.ratesWalkMs > 0) jobs.push({ name: 'rates.walk', everyMs: config.ratesWalkMs, run: () => rates.step() });
-  // Swap orders left on the review past their quote's 300 s give their hold back.
-  jobs.push({ name: 'swap.expiry', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await expireSwapOrders(pool)) });
-  const payouts = await openPayouts(config.payout ?? DEFAULT_PAYOUT_CONFIG, { pool, log, publicUrl: config.publicUrl, pollMs: config.workerPollMs, secrets });
+  const payouts = await openPayouts(config.payout ?? DEFAULT_PAYOUT_OPTIONS, { pool, log, publicUrl: config.publicUrl, secrets });
   const sell = createSellDesk({ pool, rates, coins: () => catalogue.coins, provider: payouts.provider, settings: config.sell ?? DEFAULT_SELL_SETTINGS, log });
-  // Sell orders the payout provider has not taken yet are handed to it again (not while selling is off).
-  jobs.push(...payouts.jobs);
-  if (payouts.provider) jobs.push({ name: 'sell.submit', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await sell.submitPending()) });
   const buyConfig = config.buy ?? DEFAULT_BUY_CONFIG;
-  const cards = await openCards(buyConfig, { pool, log, publicUrl: config.publicUrl, pollMs: config.workerPollMs, secrets });
+  const cards = await openCards(buyConfig, { pool, log, publicUrl: config.publicUrl, secrets });
   const buy = createBuyDesk({ pool, rates, coins: () => catalogue.coins, provider: cards.provider, settings: buyConfig, publicUrl: config.publicUrl, log });
-  // Card payment webhooks go out; unconfirmed and unpaid buy orders past their time expire (not while buying is off).
-  jobs.push(...cards.jobs);
-  if (cards.provider) jobs.push({ name: 'buy.expiry', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await buy.expireOrders()) });
+  const jobs = jobHandlers({
+    pool,
+    log,
+    pollMs: config.workerPollMs,
+    ratesWalkMs: config.ratesWalkMs,
+    chain,
+    rates,
+    // Selling and buying are off without their provider: their jobs too.
+    sell: payouts.provider ? sell : undefined,
+    buy: cards.provider ? buy : undefined,
+    payoutSandbox: payouts.payDue ? { payDue: payouts.payDue } : undefined,
+    payoutWebhooks: payouts.webhooks,
+    cardWebhooks: cards.webhooks,
+  });
   const close = () => {
     stopLocal();
     return listener.close();

@@ -13,9 +13,9 @@ import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Logger } from '../../log.ts';
-import type { JobHandler } from '../../jobs/worker.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import type { SecretsKey } from '../keys/secrets-key.ts';
-import { createWebhookDeliverer, enqueueWebhook, generatedWebhookSecret } from '../webhooks/delivery.ts';
+import { createWebhookDeliverer, enqueueWebhook, generatedWebhookSecret, type WebhookDeliverer } from '../webhooks/delivery.ts';
 import { maskCard, PayoutUnavailableError, type CardInfo, type PayoutProvider, type PayoutReport } from './port.ts';
 import shippedBins from './sandbox-bins.json' with { type: 'json' };
 
@@ -49,16 +49,23 @@ export type SandboxBankOptions = {
   bins: Record<string, CardInfo>;
   /** Where the bank reports outcomes: the gateway's webhook. */
   webhookUrl: string;
-  pollMs: number;
 };
 
-export type SandboxBank = { provider: PayoutProvider; jobs: JobHandler[]; routes: Hono };
+/** `payDue` and `webhooks.deliverDue` are the bank's work, run by the worker's jobs (jobs/handlers.ts). */
+export type SandboxBank = { provider: PayoutProvider; routes: Hono; payDue: () => Promise<void>; webhooks: WebhookDeliverer };
 
 export function createSandboxBank(options: SandboxBankOptions): SandboxBank {
-  const { pool, secret, bins } = options;
-  const deliverer = createWebhookDeliverer({ pool, log: options.log, topic: PAYOUT_WEBHOOK_TOPIC, secret, everyMs: options.pollMs });
+  return {
+    provider: sandboxPayoutProvider(options),
+    routes: sandboxBankRoutes(options.pool, options.bins),
+    payDue: () => payDuePayouts(options.pool, options.webhookUrl),
+    webhooks: createWebhookDeliverer({ pool: options.pool, log: options.log, topic: PAYOUT_WEBHOOK_TOPIC, secret: options.secret }),
+  };
+}
 
-  const provider: PayoutProvider = {
+function sandboxPayoutProvider(options: Pick<SandboxBankOptions, 'pool' | 'secret' | 'bins' | 'delayMs'>): PayoutProvider {
+  const { pool, secret, bins } = options;
+  return {
     name: 'sandbox',
     webhookSecret: secret,
     async lookupBin(bin) {
@@ -88,38 +95,33 @@ export function createSandboxBank(options: SandboxBankOptions): SandboxBank {
       }
     },
   };
+}
 
-  /**
-   * Pays (or declines) every payout that is due, in one statement, and queues each one's report in the same
-   * transaction: each is decided once and reported exactly when its decision committed.
-   */
-  const payDue = async () => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const decided = await client.query<PayoutReport>(
-        `UPDATE payout_sandbox_payouts p
-            SET status = CASE WHEN c.last4 = $1 THEN 'FAILED' ELSE 'SUCCEEDED' END,
-                reason = CASE WHEN c.last4 = $1 THEN $2 END
-           FROM payout_sandbox_cards c
-          WHERE c.token = p.token
-            AND p.id IN (SELECT id FROM payout_sandbox_payouts WHERE status = 'PENDING' AND due_at <= now()
-                          ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-          RETURNING p.id AS "payoutId", p.reference, p.status, p.reason`,
-        [SANDBOX_DECLINED_LAST4, SANDBOX_DECLINE_REASON, BATCH],
-      );
-      for (const report of decided.rows) {
-        await enqueueWebhook(client, { topic: PAYOUT_WEBHOOK_TOPIC, eventKey: report.payoutId, url: options.webhookUrl, body: JSON.stringify(report) });
-      }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
+/**
+ * Pays (or declines) every payout that is due, in one statement, and queues each one's report in the same
+ * transaction: each is decided once and reported exactly when its decision committed.
+ */
+async function payDuePayouts(pool: pg.Pool, webhookUrl: string): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    const decided = await client.query<PayoutReport>(
+      `UPDATE payout_sandbox_payouts p
+          SET status = CASE WHEN c.last4 = $1 THEN 'FAILED' ELSE 'SUCCEEDED' END,
+              reason = CASE WHEN c.last4 = $1 THEN $2 END
+         FROM payout_sandbox_cards c
+        WHERE c.token = p.token
+          AND p.id IN (SELECT id FROM payout_sandbox_payouts WHERE status = 'PENDING' AND due_at <= now()
+                        ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        RETURNING p.id AS "payoutId", p.reference, p.status, p.reason`,
+      [SANDBOX_DECLINED_LAST4, SANDBOX_DECLINE_REASON, BATCH],
+    );
+    for (const report of decided.rows) {
+      await enqueueWebhook(client, { topic: PAYOUT_WEBHOOK_TOPIC, eventKey: report.payoutId, url: webhookUrl, body: JSON.stringify(report) });
     }
-  };
+  });
+}
 
+/** For operators and tests: the BIN table, and the newest payouts with how their webhooks fared. */
+function sandboxBankRoutes(pool: pg.Pool, bins: Record<string, CardInfo>): Hono {
   const routes = new Hono();
   routes.get('/bins', (c) => c.json(bins));
   routes.get('/payouts', async (c) => {
@@ -133,10 +135,5 @@ export function createSandboxBank(options: SandboxBankOptions): SandboxBank {
     );
     return c.json(rows.rows);
   });
-
-  return {
-    provider,
-    jobs: [{ name: 'payout.sandbox', everyMs: options.pollMs, run: payDue }, deliverer.job],
-    routes,
-  };
+  return routes;
 }
