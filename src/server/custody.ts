@@ -11,7 +11,8 @@ import { loadWalletSeed, SeedError, type WalletSeed } from './adapters/keys/seed
 import { openSecretsKey, type SecretsKey } from './adapters/keys/secrets-key.ts';
 import type { DevnetChain } from './adapters/chains/devnet.ts';
 import { openChains } from './adapters/chains/open.ts';
-import type { WithdrawalChainPort } from './adapters/chains/port.ts';
+import type { ChainAdapter, ChainAddressing } from './adapters/chains/port.ts';
+import { derivationPath, deriveAddress, isValidAddress } from './domain/addresses.ts';
 import { createReferenceRates, type ReferenceRates } from './adapters/rates/reference.ts';
 import { buildCatalogue, type Catalogue } from './domain/catalogue.ts';
 import { ensureSystemAccounts, systemAccounts } from './domain/ledger.ts';
@@ -31,7 +32,7 @@ export type CustodyConfig = Pick<Config, 'production' | 'publicUrl' | 'dataDir' 
 export type Custody = {
   seed: WalletSeed;
   /** The chains, each network on its adapter; `chain.networks` are those that are on (none in production today). */
-  chain: WithdrawalChainPort;
+  chain: ChainAdapter;
   /** The devnet where it stands in for the chains (development and tests): its faucet is under /sandbox/devnet. */
   devnet: DevnetChain | undefined;
   /** What runs each network: an adapter's name, or off. */
@@ -55,6 +56,9 @@ const ASSET_CACHE_TTL_MS = 2_000;
 
 const SEED_SETTING = 'wallet.seed';
 
+/** The domain's address rules, handed to the chain adapters that derive keys or check addresses. */
+export const CHAIN_ADDRESSING: ChainAddressing = { derive: deriveAddress, isValid: isValidAddress, path: derivationPath };
+
 /** `options.secrets` is the key the server already opened; a process of its own (worker, CLI) opens it here. */
 export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.Pool, options: { owner?: boolean; secrets?: SecretsKey } = {}): Promise<Custody> {
   const secrets = options.secrets ?? (await openSecretsKey({ value: config.secretsKey, dataDir: config.dataDir, production: config.production }, log, pool));
@@ -63,7 +67,7 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   await ensureSystemAccounts(pool, systemAccounts(NETWORKS));
   // loadConfig already refuses it; this keeps a production custody off the simulated chain whoever builds the config.
   if (config.production && config.chains.mode === 'devnet') throw new Error('the devnet cannot run in production');
-  const chains = openChains(pool, { ...config.chains, publicUrl: config.publicUrl, seed: seed.bytes });
+  const chains = openChains(pool, { ...config.chains, publicUrl: config.publicUrl, seed: seed.bytes, addresses: CHAIN_ADDRESSING });
   const chain = chains.port;
   // Only a process that runs the worker keeps the block clock's settings; a CLI beside it must not move them.
   await chains.devnet?.init({ rebase: options.owner ?? true });
