@@ -11,8 +11,7 @@
  */
 import type pg from 'pg';
 import { Hono, type Context } from 'hono';
-import { generatedWebhookSecret, createWebhookDeliverer, type PostWebhook, type WebhookDeliverer } from '../webhooks/delivery.ts';
-import type { Logger } from '../../log.ts';
+import { createWebhookDeliverer, providerWebhookSecret, type PostWebhook, type WebhookDeliverer, type WebhookSenderOptions } from '../webhooks/delivery.ts';
 import type { SecretsKey } from '../keys/secrets-key.ts';
 import type { CardPaymentStatus, CardProvider } from './port.ts';
 import { notFoundPage, paymentPage } from './sandbox-pages.ts';
@@ -32,18 +31,13 @@ export { CARD_SANDBOX_PATH, CARD_WEBHOOK_TOPIC, SANDBOX_AUTH_FAILED_REASON, SAND
 const SECRET_SETTING = 'card.sandbox.secret';
 
 /** CARD_WEBHOOK_SECRET, else one generated once and kept sealed in the database (../webhooks/delivery.ts). */
-export async function cardSandboxSecret(pool: pg.Pool, key: SecretsKey, configured: string | undefined): Promise<string> {
-  return configured ?? generatedWebhookSecret(pool, key, SECRET_SETTING);
+export function cardSandboxSecret(pool: pg.Pool, key: SecretsKey, configured: string | undefined): Promise<string> {
+  return providerWebhookSecret(pool, key, configured, SECRET_SETTING);
 }
 
-export type CardSandboxOptions = {
-  pool: pg.Pool;
-  log: Logger;
-  secret: string;
+export type CardSandboxOptions = WebhookSenderOptions & {
   merchantName: string;
   publicUrl: string;
-  /** Where the provider reports: the gateway's webhook. */
-  webhookUrl: string;
   /** How long the sandbox takes to report a payment's outcome (its webhook is held back this long). */
   reportDelayMs?: number | undefined;
   post?: PostWebhook;

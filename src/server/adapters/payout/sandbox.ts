@@ -12,10 +12,9 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Logger } from '../../log.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { SecretsKey } from '../keys/secrets-key.ts';
-import { createWebhookDeliverer, enqueueWebhook, generatedWebhookSecret, type WebhookDeliverer } from '../webhooks/delivery.ts';
+import { createWebhookDeliverer, enqueueWebhook, providerWebhookSecret, type WebhookDeliverer, type WebhookSenderOptions } from '../webhooks/delivery.ts';
 import { maskCard, PayoutUnavailableError, type CardInfo, type PayoutProvider, type PayoutReport } from './port.ts';
 import shippedBins from './sandbox-bins.json' with { type: 'json' };
 
@@ -37,19 +36,11 @@ export function loadBinTable(path: string | undefined): Record<string, CardInfo>
 }
 
 /** PAYOUT_WEBHOOK_SECRET, else one generated once and kept sealed in the database (../webhooks/delivery.ts). */
-export async function sandboxWebhookSecret(pool: pg.Pool, key: SecretsKey, configured: string | undefined): Promise<string> {
-  return configured ?? generatedWebhookSecret(pool, key, SECRET_SETTING);
+export function sandboxWebhookSecret(pool: pg.Pool, key: SecretsKey, configured: string | undefined): Promise<string> {
+  return providerWebhookSecret(pool, key, configured, SECRET_SETTING);
 }
 
-export type SandboxBankOptions = {
-  pool: pg.Pool;
-  log: Logger;
-  secret: string;
-  delayMs: number;
-  bins: Record<string, CardInfo>;
-  /** Where the bank reports outcomes: the gateway's webhook. */
-  webhookUrl: string;
-};
+export type SandboxBankOptions = WebhookSenderOptions & { delayMs: number; bins: Record<string, CardInfo> };
 
 /** `payDue` and `webhooks.deliverDue` are the bank's work, run by the worker's jobs (jobs/handlers.ts). */
 export type SandboxBank = { provider: PayoutProvider; routes: Hono; payDue: () => Promise<void>; webhooks: WebhookDeliverer };

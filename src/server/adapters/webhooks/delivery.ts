@@ -54,6 +54,21 @@ export async function generatedWebhookSecret(pool: Queryable, key: SecretsKey, s
   return stored.secret;
 }
 
+/** The configured secret of an embedded provider (CARD_WEBHOOK_SECRET, PAYOUT_WEBHOOK_SECRET), else the generated one. */
+export async function providerWebhookSecret(pool: Queryable, key: SecretsKey, configured: string | undefined, setting: string): Promise<string> {
+  return configured ?? generatedWebhookSecret(pool, key, setting);
+}
+
+/** What an embedded provider that reports by signed webhooks is made with. */
+export type WebhookSenderOptions = {
+  pool: pg.Pool;
+  log: Logger;
+  /** The secret its webhooks are signed with. */
+  secret: string;
+  /** Where it reports: the gateway's webhook. */
+  webhookUrl: string;
+};
+
 export type PostResult = { ok: boolean; error?: string };
 export type PostWebhook = (url: string, secret: string, body: string) => Promise<PostResult>;
 
