@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { MAX_SLIPPAGE_BPS } from './domain/slippage.ts';
+import { MAX_SLIPPAGE_BPS } from '../lib/slippage.ts';
+import { decimalLimits, jsonSetting } from './config-schema.ts';
 
 /** Buying crypto with a card (README, Configuration); read by loadConfig with the rest. */
 export type BuyConfig = Readonly<{
@@ -39,23 +40,7 @@ export const buySchema = {
     .regex(new RegExp(`^(?:${BUY_FIAT_OPTIONS.join('|')})(?:,(?:${BUY_FIAT_OPTIONS.join('|')}))*$`), `must be a comma-separated list of ${BUY_FIAT_OPTIONS.join(', ')}`)
     .default('USD,EUR'),
   BUY_FEE_BPS: z.coerce.number().int().min(0).max(5000).default(150),
-  BUY_LIMITS: z
-    .string()
-    .transform((text, ctx) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
-        return z.NEVER;
-      }
-    })
-    .pipe(
-      z.record(
-        z.string().regex(/^[A-Z0-9_]+(?:\/[A-Z]{3})?$/, 'keys are a payment method (CARD) or a method and fiat (CARD/EUR)'),
-        z.object({ min: amount, max: amount }).refine((l) => Number(l.min) < Number(l.max), 'min must be below max'),
-      ),
-    )
-    .optional(),
+  BUY_LIMITS: jsonSetting(decimalLimits(z.string().regex(/^[A-Z0-9_]+(?:\/[A-Z]{3})?$/, 'keys are a payment method (CARD) or a method and fiat (CARD/EUR)'), amount)).optional(),
   BUY_RATE_TTL_S: z.coerce.number().int().min(10).max(3600).default(300),
   BUY_ORDER_TTL_S: z.coerce.number().int().min(60).max(7 * 86_400).default(1800),
   BUY_MAX_SLIPPAGE_BPS: z.coerce.number().int().min(0).max(MAX_SLIPPAGE_BPS).default(100),

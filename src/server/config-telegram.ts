@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { DEFAULT_INIT_DATA_MAX_AGE_S, TELEGRAM_PUBLIC_KEYS } from './domain/telegram-init-data.ts';
-import { ConfigError } from './config.ts';
+import { DEFAULT_INIT_DATA_MAX_AGE_S, TELEGRAM_PUBLIC_KEYS } from '../lib/telegram.ts';
+import { ConfigError } from './config-error.ts';
 
 /** The Telegram part of the configuration (README, Configuration); read by loadConfig with the rest. */
 export type TelegramConfig = Readonly<{

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { jsonSetting } from './config-schema.ts';
 
 /** The withdrawal part of the configuration (README, Configuration); read by loadConfig with the rest. */
 export type WithdrawalConfig = Readonly<{
@@ -28,18 +29,10 @@ export const DEFAULT_WITHDRAWAL_FEES: Readonly<Record<string, string>> = {
 const DECIMAL = /^\d{1,12}(?:\.\d{1,18})?$/;
 
 export const withdrawalSchema = {
-  WITHDRAWAL_FEES: z
-    .string()
-    .transform((text, ctx) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be JSON like {"BTC":"0.0002","USDT_TRX":"1.5"}' });
-        return z.NEVER;
-      }
-    })
-    .pipe(z.record(z.string().regex(/^[A-Z0-9_]+$/, 'keys are currency codes like BTC or USDT_TRX'), z.string().regex(DECIMAL, 'fees are decimal strings like "0.0002"')))
-    .optional(),
+  WITHDRAWAL_FEES: jsonSetting(
+    z.record(z.string().regex(/^[A-Z0-9_]+$/, 'keys are currency codes like BTC or USDT_TRX'), z.string().regex(DECIMAL, 'fees are decimal strings like "0.0002"')),
+    'must be JSON like {"BTC":"0.0002","USDT_TRX":"1.5"}',
+  ).optional(),
   WITHDRAWAL_BLOCKED_ADDRESSES: z
     .string()
     .transform((text) =>

@@ -4,13 +4,12 @@ import { NETWORKS, type Network } from '../lib/currencies.ts';
 import { telegramConfig, telegramSchema, type TelegramConfig } from './config-telegram.ts';
 import { withdrawalConfig, withdrawalSchema, type WithdrawalConfig } from './config-withdrawals.ts';
 import { buyConfig, buySchema, type BuyConfig } from './config-buy.ts';
-import { MAX_SLIPPAGE_BPS } from './domain/slippage.ts';
+import { MAX_SLIPPAGE_BPS } from '../lib/slippage.ts';
+import { ConfigError } from './config-error.ts';
+import { decimalLimits, jsonSetting } from './config-schema.ts';
 import { parseTrustProxy, type TrustProxy } from './net/client-address.ts';
 
-/** A configuration value that cannot be used; its message is one line naming the variable. */
-export class ConfigError extends Error {
-  readonly code = 'CONFIG';
-}
+export { ConfigError };
 
 const postgresUrl = z
   .string()
@@ -66,25 +65,9 @@ const schema = z.object({
   AUTH_RATE_LIMIT: z.coerce.number().int().min(0).max(1_000_000).default(20),
   MAIL_RATE_LIMIT: z.coerce.number().int().min(0).max(1000).default(5),
   SWAP_SPREAD_BPS: z.coerce.number().int().min(0).max(2000).default(50),
-  SWAP_LIMITS: z
-    .string()
-    .transform((text, ctx) => {
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
-        return z.NEVER;
-      }
-    })
-    .pipe(
-      z.record(
-        z.string().regex(/^[A-Z0-9_]+(?:\/[A-Z0-9_]+)?$/, 'keys are a source currency (BTC) or a pair (BTC/USDT_TRX)'),
-        z
-          .object({ min: z.string().regex(/^\d{1,12}(?:\.\d{1,18})?$/), max: z.string().regex(/^\d{1,12}(?:\.\d{1,18})?$/) })
-          .refine((l) => Number(l.min) < Number(l.max), 'min must be below max'),
-      ),
-    )
-    .optional(),
+  SWAP_LIMITS: jsonSetting(
+    decimalLimits(z.string().regex(/^[A-Z0-9_]+(?:\/[A-Z0-9_]+)?$/, 'keys are a source currency (BTC) or a pair (BTC/USDT_TRX)'), z.string().regex(/^\d{1,12}(?:\.\d{1,18})?$/)),
+  ).optional(),
   SWAP_MAX_SLIPPAGE_BPS: z.coerce.number().int().min(0).max(MAX_SLIPPAGE_BPS).default(50),
   PAYOUT_PROVIDER: z.enum(['sandbox', 'off']).optional(),
   PAYOUT_WEBHOOK_SECRET: z.string().min(16).max(200).optional(),

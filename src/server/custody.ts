@@ -11,22 +11,21 @@ import { loadWalletSeed, SeedError, type WalletSeed } from './adapters/keys/seed
 import { openSecretsKey, type SecretsKey } from './adapters/keys/secrets-key.ts';
 import type { DevnetChain } from './adapters/chains/devnet.ts';
 import { openChains } from './adapters/chains/open.ts';
-import type { WithdrawalChainPort } from './adapters/chains/port.ts';
+import type { ChainAdapter, ChainAddressing } from './adapters/chains/port.ts';
+import { derivationPath, deriveAddress, isValidAddress } from './domain/addresses.ts';
 import { createReferenceRates, type ReferenceRates } from './adapters/rates/reference.ts';
 import { buildCatalogue, type Catalogue } from './domain/catalogue.ts';
 import { ensureSystemAccounts, systemAccounts } from './domain/ledger.ts';
-import { confirmDeposits, scanDeposits } from './domain/deposits.ts';
-import type { JobHandler } from './jobs/worker.ts';
+import type { JobHandler } from './jobs/port.ts';
+import { jobHandlers } from './jobs/handlers.ts';
 import { createAssetReader, type AssetReader } from './domain/assets.ts';
 import { listenAccountChanges, onLocalAccountChange } from './domain/account-changes.ts';
-import { DEFAULT_PAYOUT_CONFIG, openPayouts, type Payouts } from './adapters/payout/open.ts';
+import { DEFAULT_PAYOUT_OPTIONS, openPayouts, type Payouts } from './adapters/payout/open.ts';
 import { createSellDesk, type SellDesk } from './domain/sell/desk.ts';
 import { DEFAULT_SELL_SETTINGS } from './domain/sell/rules.ts';
-import { expireSwapOrders } from './domain/swaps/worker.ts';
 import { openCards, type Cards } from './adapters/card/open.ts';
 import { createBuyDesk, type BuyDesk } from './domain/buy/desk.ts';
 import { DEFAULT_BUY_CONFIG } from './config-buy.ts';
-import { processWithdrawals } from './domain/withdrawals/worker.ts';
 
 export type CustodyConfig = Pick<Config, 'production' | 'publicUrl' | 'dataDir' | 'walletSeed' | 'chains' | 'workerPollMs' | 'ratesWalkMs'> &
   Partial<Pick<Config, 'payout' | 'sell' | 'buy' | 'secretsKey'>>;
@@ -34,7 +33,7 @@ export type CustodyConfig = Pick<Config, 'production' | 'publicUrl' | 'dataDir' 
 export type Custody = {
   seed: WalletSeed;
   /** The chains, each network on its adapter; `chain.networks` are those that are on (none in production today). */
-  chain: WithdrawalChainPort;
+  chain: ChainAdapter;
   /** The devnet where it stands in for the chains (development and tests): its faucet is under /sandbox/devnet. */
   devnet: DevnetChain | undefined;
   /** What runs each network: an adapter's name, or off. */
@@ -58,6 +57,9 @@ const ASSET_CACHE_TTL_MS = 2_000;
 
 const SEED_SETTING = 'wallet.seed';
 
+/** The domain's address rules, handed to the chain adapters that derive keys or check addresses. */
+export const CHAIN_ADDRESSING: ChainAddressing = { derive: deriveAddress, isValid: isValidAddress, path: derivationPath };
+
 /** `options.secrets` is the key the server already opened; a process of its own (worker, CLI) opens it here. */
 export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.Pool, options: { owner?: boolean; secrets?: SecretsKey } = {}): Promise<Custody> {
   const secrets = options.secrets ?? (await openSecretsKey({ value: config.secretsKey, dataDir: config.dataDir, production: config.production }, log, pool));
@@ -66,7 +68,7 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   await ensureSystemAccounts(pool, systemAccounts(NETWORKS));
   // loadConfig already refuses it; this keeps a production custody off the simulated chain whoever builds the config.
   if (config.production && config.chains.mode === 'devnet') throw new Error('the devnet cannot run in production');
-  const chains = openChains(pool, { ...config.chains, publicUrl: config.publicUrl, seed: seed.bytes });
+  const chains = openChains(pool, { ...config.chains, publicUrl: config.publicUrl, seed: seed.bytes, addresses: CHAIN_ADDRESSING });
   const chain = chains.port;
   // Only a process that runs the worker keeps the block clock's settings; a CLI beside it must not move them.
   await chains.devnet?.init({ rebase: options.owner ?? true });
@@ -81,34 +83,25 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   const assets = createAssetReader(pool, catalogue, { ttlMs: ASSET_CACHE_TTL_MS, trusted: () => listener.healthy });
   cache.reader = assets;
   const stopLocal = onLocalAccountChange((account) => assets.changing(account));
-  const jobs: JobHandler[] = [];
-  // The chain jobs only touch networks that are on; with every network off they do not run at all.
-  if (chain.networks.length > 0) {
-    jobs.push({
-      name: 'chain.deposits',
-      everyMs: config.workerPollMs,
-      run: async () => {
-        for (const network of chain.networks) await scanDeposits(pool, chain, network);
-        await confirmDeposits(pool, chain, log);
-      },
-    });
-    // Withdrawals: sign, broadcast (or reconcile by hash after a crash), confirm; each row claimed with SKIP LOCKED.
-    jobs.push({ name: 'chain.withdrawals', everyMs: config.workerPollMs, run: () => processWithdrawals(pool, chain, log) });
-  }
-  if (config.ratesWalkMs > 0) jobs.push({ name: 'rates.walk', everyMs: config.ratesWalkMs, run: () => rates.step() });
-  // Swap orders left on the review past their quote's 300 s give their hold back.
-  jobs.push({ name: 'swap.expiry', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await expireSwapOrders(pool)) });
-  const payouts = await openPayouts(config.payout ?? DEFAULT_PAYOUT_CONFIG, { pool, log, publicUrl: config.publicUrl, pollMs: config.workerPollMs, secrets });
+  const payouts = await openPayouts(config.payout ?? DEFAULT_PAYOUT_OPTIONS, { pool, log, publicUrl: config.publicUrl, secrets });
   const sell = createSellDesk({ pool, rates, coins: () => catalogue.coins, provider: payouts.provider, settings: config.sell ?? DEFAULT_SELL_SETTINGS, log });
-  // Sell orders the payout provider has not taken yet are handed to it again (not while selling is off).
-  jobs.push(...payouts.jobs);
-  if (payouts.provider) jobs.push({ name: 'sell.submit', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await sell.submitPending()) });
   const buyConfig = config.buy ?? DEFAULT_BUY_CONFIG;
-  const cards = await openCards(buyConfig, { pool, log, publicUrl: config.publicUrl, pollMs: config.workerPollMs, secrets });
+  const cards = await openCards(buyConfig, { pool, log, publicUrl: config.publicUrl, secrets });
   const buy = createBuyDesk({ pool, rates, coins: () => catalogue.coins, provider: cards.provider, settings: buyConfig, publicUrl: config.publicUrl, log });
-  // Card payment webhooks go out; unconfirmed and unpaid buy orders past their time expire (not while buying is off).
-  jobs.push(...cards.jobs);
-  if (cards.provider) jobs.push({ name: 'buy.expiry', everyMs: Math.max(config.workerPollMs, 1_000), run: async () => void (await buy.expireOrders()) });
+  const jobs = jobHandlers({
+    pool,
+    log,
+    pollMs: config.workerPollMs,
+    ratesWalkMs: config.ratesWalkMs,
+    chain,
+    rates,
+    // Selling and buying are off without their provider: their jobs too.
+    sell: payouts.provider ? sell : undefined,
+    buy: cards.provider ? buy : undefined,
+    payoutSandbox: payouts.payDue ? { payDue: payouts.payDue } : undefined,
+    payoutWebhooks: payouts.webhooks,
+    cardWebhooks: cards.webhooks,
+  });
   const close = () => {
     stopLocal();
     return listener.close();

@@ -4,8 +4,9 @@
  * user's disfavour is honoured (the user accepted that rate).
  */
 
-/** The most a slippage setting may be, in basis points (10 %): beyond it the guard would guard nothing. */
-export const MAX_SLIPPAGE_BPS = 1000;
+import { MAX_SLIPPAGE_BPS } from '../../lib/slippage.ts';
+
+export { MAX_SLIPPAGE_BPS };
 
 /**
  * Whether a rate fixed at `quoted` may still be honoured now that the same thing is worth `current` to the user

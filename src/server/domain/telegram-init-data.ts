@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { z } from 'zod';
+import { DEFAULT_INIT_DATA_MAX_AGE_S, TELEGRAM_PUBLIC_KEYS } from '../../lib/telegram.ts';
 
 /**
  * The mini app's init data, checked as Telegram specifies
@@ -11,13 +12,7 @@ import { z } from 'zod';
  * - `auth_date` no older than the allowed age.
  */
 
-/** Telegram's published Ed25519 keys for third-party validation of init data. */
-export const TELEGRAM_PUBLIC_KEYS = {
-  production: 'e7bf03a2fa4602af4580703d88dda5bb59f32ed8b02a56c187fe7d34caed242d',
-  test: '40055058a4ee38156a06562e52eece92a771bcd8346a8c4615cb7376eddf72ec',
-} as const;
-
-export const DEFAULT_INIT_DATA_MAX_AGE_S = 3600;
+export { DEFAULT_INIT_DATA_MAX_AGE_S, TELEGRAM_PUBLIC_KEYS };
 
 export type InitDataProblem = 'MALFORMED' | 'BAD_HASH' | 'BAD_SIGNATURE' | 'EXPIRED';
 

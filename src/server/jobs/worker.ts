@@ -5,8 +5,7 @@
  */
 import type pg from 'pg';
 import type { Logger } from '../log.ts';
-
-export type JobHandler = { name: string; everyMs: number; run: () => Promise<void> };
+import type { JobHandler } from './port.ts';
 
 export type Worker = { start: () => void; stop: () => Promise<void>; runOnce: () => Promise<number> };
 

@@ -348,8 +348,8 @@ describe('buy crypto with a card', () => {
       return n < 3 ? { ok: false, error: 'HTTP 503' } : { ok: true };
     };
     const topic = `test-${randomUUID()}`;
-    const a = createWebhookDeliverer({ pool, log: quietLog, topic, secret: SECRET, everyMs: 10, baseDelayMs: 500, post });
-    const b = createWebhookDeliverer({ pool, log: quietLog, topic, secret: SECRET, everyMs: 10, baseDelayMs: 500, post });
+    const a = createWebhookDeliverer({ pool, log: quietLog, topic, secret: SECRET, baseDelayMs: 500, post });
+    const b = createWebhookDeliverer({ pool, log: quietLog, topic, secret: SECRET, baseDelayMs: 500, post });
     for (let i = 0; i < 5; i += 1) expect(await enqueueWebhook(pool, { topic, eventKey: `e${i}`, url: 'http://unused.test', body: `{"n":${i}}` })).toBe(true);
     expect(await enqueueWebhook(pool, { topic, eventKey: 'e0', url: 'http://unused.test', body: '{"n":0}' })).toBe(false);
     // Two deliverers at once never post the same event in the same round.

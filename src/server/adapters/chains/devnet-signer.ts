@@ -13,8 +13,7 @@ import { HDKey } from '@scure/bip32';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { deriveEd25519Path, keyPairFromSeed, sign, signVerify } from '@ton/crypto';
 import type { Network } from '../../../lib/currencies.ts';
-import { derivationPath, deriveAddress } from '../../domain/addresses.ts';
-import type { SignedWithdrawal, WithdrawalOrder } from './port.ts';
+import type { ChainAddressing, SignedWithdrawal, WithdrawalOrder } from './port.ts';
 
 /** The hot wallet's derivation index on every network: the last one, far from the accounts' deposit indexes (0, 1, 2…). */
 export const HOT_WALLET_INDEX = 0x7fffffff;
@@ -37,12 +36,13 @@ export function devnetTxHash(network: Network, rawTx: string): string {
   return network === 'ETHEREUM' ? `0x${hex}` : hex;
 }
 
-export function createDevnetSigner(seed: Uint8Array): DevnetSigner {
+/** `addresses` are the custody's derivation rules: the hot wallet's key comes from the same seed and paths as deposit addresses. */
+export function createDevnetSigner(seed: Uint8Array, addresses: ChainAddressing): DevnetSigner {
   const keys = new Map<Network, Promise<HotKey>>();
   const keyOf = (network: Network): Promise<HotKey> => {
     let key = keys.get(network);
     if (!key) {
-      key = derive(seed, network);
+      key = derive(seed, network, addresses);
       keys.set(network, key);
     }
     return key;
@@ -82,8 +82,8 @@ export function createDevnetSigner(seed: Uint8Array): DevnetSigner {
   };
 }
 
-async function derive(seed: Uint8Array, network: Network): Promise<HotKey> {
-  const address = await deriveAddress(seed, network, HOT_WALLET_INDEX);
+async function derive(seed: Uint8Array, network: Network, addresses: ChainAddressing): Promise<HotKey> {
+  const address = await addresses.derive(seed, network, HOT_WALLET_INDEX);
   if (network === 'TON') {
     const pair = keyPairFromSeed(await deriveEd25519Path(Buffer.from(seed), [44, 607, HOT_WALLET_INDEX]));
     return {
@@ -92,7 +92,7 @@ async function derive(seed: Uint8Array, network: Network): Promise<HotKey> {
       verify: (digest, signature) => signVerify(Buffer.from(digest), Buffer.from(signature), pair.publicKey),
     };
   }
-  const key = HDKey.fromMasterSeed(seed).derive(derivationPath(network, HOT_WALLET_INDEX));
+  const key = HDKey.fromMasterSeed(seed).derive(addresses.path(network, HOT_WALLET_INDEX));
   return {
     address,
     sign: (digest) => key.sign(digest),

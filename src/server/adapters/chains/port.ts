@@ -1,6 +1,12 @@
 /**
- * The port to blockchains: what the deposit scanner and (later) the withdrawal broadcaster need from a chain.
- * `devnet.ts` implements it inside the process; a real network's adapter implements the same shape.
+ * The ports to blockchains, one per concern (ARCHITECTURE.md, Chains):
+ * - reading (`ChainPort`): transfers to the custody's addresses from a cursor, confirmations, status by hash;
+ * - the hot wallet (`WithdrawalChainPort`, `HotWalletFees`): fee estimate, build and sign with the hash known before
+ *   sending, idempotent broadcast, replace a stuck transaction by fee;
+ * - collection (`CollectionPort`): sweeping deposit addresses into the hot wallet on account-based networks, with
+ *   gas top-ups for tokens.
+ * `ChainAdapter` is all of them: what one network family implements (devnet.ts inside the process; UTXO, EVM, TON
+ * and TRON adapters on real nodes) and what open.ts registers per network. The domain uses the narrower ports.
  */
 import type { Network } from '../../../lib/currencies.ts';
 
@@ -23,6 +29,26 @@ export type TransferRef = { txHash: string; outputIndex: number };
 /** Where a transfer stands now: confirmations (0 in the mempool), or dropped from the chain. */
 export type TransferStatus = { state: 'SEEN'; blockHeight: number | null; confirmations: number } | { state: 'DROPPED' };
 
+/** A block by height and hash: where a scan stopped, so the next one can tell whether it is still on the chain. */
+export type BlockRef = { height: number; hash: string };
+
+/**
+ * A reorganisation a scan noticed: the block its cursor named (`orphaned`) is no longer on the best chain. The
+ * adapter has already rewound: the batch reads again from `rescanFrom`, so transfers of replaced blocks that are
+ * still on the chain come again (recorded once, by output) with their new height, and those that left the chain
+ * answer DROPPED (or SEEN without a block, back in the mempool) to `status`. What the scanner owes: re-check the
+ * deposits at or above `rescanFrom` by `status` before crediting them, and alert an operator about any it already
+ * credited there (their confirmations did not hold).
+ */
+export type ChainReorg = { orphaned: BlockRef; rescanFrom: number };
+
+/**
+ * One scan's answer. `cursor` is opaque to the scanner, which stores it as it is and passes it back: a block-based
+ * adapter encodes the last block read (`blockCursor`: height and hash, which is how it notices a reorganisation);
+ * the devnet, which never reorganises, its own sequence number. `reorg` is set on the batch that noticed one.
+ */
+export type ScanBatch = { transfers: ChainTransfer[]; cursor: string | null; reorg?: ChainReorg | undefined };
+
 export type ChainPort = {
   readonly networks: readonly Network[];
   /** Confirmations after which a deposit on `network` is credited. */
@@ -31,7 +57,8 @@ export type ChainPort = {
    * Transfers seen after `cursor` (null: from the start), mempool ones included. Transfers near the head may be
    * returned again by the next scan: the scanner records each one once, by (network, hash, output).
    */
-  scan(network: Network, cursor: string | null, limit: number): Promise<{ transfers: ChainTransfer[]; cursor: string | null }>;
+  scan(network: Network, cursor: string | null, limit: number): Promise<ScanBatch>;
+  /** Where each transfer stands now, by transaction hash and output: confirmations, or DROPPED when no chain has it. */
   status(network: Network, transfers: readonly TransferRef[]): Promise<Map<string, TransferStatus>>;
   /** The explorer link of a transaction (`{tx}` placeholder), when this chain has its own explorer. */
   explorerUrl(network: Network): string | undefined;
@@ -71,3 +98,96 @@ export function transferKey(ref: TransferRef): string {
 
 /** A call for a network that has no adapter in this environment (it is off): nothing was done. */
 export class ChainOffError extends Error {}
+
+/** The network's adapter cannot do this at all (replace-by-fee on a network without it): nothing was done. */
+export class ChainUnsupportedError extends Error {}
+
+/** `height:hash`, the cursor a block-based adapter returns (see `ScanBatch`). */
+export function blockCursor(block: BlockRef): string {
+  return `${block.height}:${block.hash}`;
+}
+
+/** The block a cursor of `blockCursor` names; null for no cursor (scan from the adapter's start). */
+export function parseBlockCursor(cursor: string | null): BlockRef | null {
+  if (cursor === null) return null;
+  const match = /^(\d{1,15}):(\S+)$/.exec(cursor);
+  if (!match?.[1] || !match[2]) throw new Error(`not a block cursor: ${JSON.stringify(cursor)}`);
+  return { height: Number(match[1]), hash: match[2] };
+}
+
+/** What sending on a network costs the hot wallet now. */
+export type FeeEstimate = {
+  network: Network;
+  /** The currency the fee is paid in: the network's own coin (ETH for USDT_ETH, TRX for USDT_TRX). */
+  currency: string;
+  /** Atomic units of `currency`: what the custodian's ledger books as the network fee. */
+  amount: bigint;
+  /** The price per unit the estimate assumed (sat/vB, wei per gas), so a replacement can bid above it; absent where fees are flat. */
+  rate?: bigint | undefined;
+};
+
+/** A withdrawal as a fee is asked for it: the order without its reference. */
+export type FeeQuery = Omit<WithdrawalOrder, 'reference'>;
+
+/** A broadcast withdrawal that has waited too long unconfirmed, and the fee it was built with. */
+export type StuckWithdrawal = { order: WithdrawalOrder; signed: SignedWithdrawal; fee: FeeEstimate };
+
+/** The hot wallet beyond signing and sending: what a transfer costs, and bidding again for a stuck one. */
+export type HotWalletFees = {
+  estimateFee(query: FeeQuery): Promise<FeeEstimate>;
+  /**
+   * A new transaction for the same withdrawal paying `fee` (above the stuck one's), spending the same inputs or
+   * nonce so at most one of the two confirms; its hash is known before sending, like `signWithdrawal`'s. The
+   * caller keeps both hashes and asks `status` for each. Throws ChainUnsupportedError where the network has no
+   * replacement (TON, TRON).
+   */
+  replaceByFee(stuck: StuckWithdrawal, fee: FeeEstimate): Promise<SignedWithdrawal>;
+};
+
+/** A deposit address holding money that should move to the hot wallet. */
+export type SweepSource = {
+  network: Network;
+  currency: string;
+  address: string;
+  /** The address's derivation index under the custody seed: the adapter derives its key to sign. */
+  index: number;
+  /** Atomic units of `currency` to move. */
+  amount: bigint;
+  /** Ours: the same reference always yields the same signed transaction (exactly-once, as for withdrawals). */
+  reference: string;
+};
+
+/**
+ * What a sweep did. SENT: a transaction is on its way (its hash and fee are booked by the caller). NEEDS_GAS: a
+ * token's address has no coin to pay gas; `topUpGas` with `gas` first, then sweep again. NOT_NEEDED: nothing to
+ * move on this network (UTXO: the hot wallet spends deposit outputs itself; the devnet keeps no balances).
+ */
+export type SweepOutcome =
+  | { state: 'SENT'; signed: SignedWithdrawal; fee: FeeEstimate }
+  | { state: 'NEEDS_GAS'; gas: FeeEstimate }
+  | { state: 'NOT_NEEDED'; reason: string };
+
+/** Collection: bringing deposits into the hot wallet where the network is account-based (EVM, TRON, TON). */
+export type CollectionPort = {
+  /** Whether deposits on `network` are swept (account-based) or spent where they are (UTXO, devnet). */
+  sweeps(network: Network): boolean;
+  /** Builds, signs and broadcasts the sweep of one address (idempotent per `reference`). */
+  sweep(source: SweepSource): Promise<SweepOutcome>;
+  /** Sends the network's coin from the hot wallet to `address` so it can pay a token sweep's gas. */
+  topUpGas(target: { network: Network; address: string; amount: bigint; reference: string }): Promise<SignedWithdrawal>;
+};
+
+/**
+ * The custody's address rules (derivation paths, address formats and checksums), owned by the domain
+ * (domain/addresses.ts) and handed by composition to adapters that derive keys or check addresses.
+ */
+export type ChainAddressing = {
+  /** The address of derivation `index` on `network` under the custody's BIP39 seed. */
+  derive(seed: Uint8Array, network: Network, index: number): Promise<string>;
+  isValid(network: Network, address: string): boolean;
+  /** The BIP32 path of derivation `index` (secp256k1 networks; TON derives SLIP-10 ed25519 on m/44'/607'/index'). */
+  path(network: Network, index: number): string;
+};
+
+/** Everything one adapter implements for the networks it runs; open.ts registers adapters and routes by network. */
+export type ChainAdapter = WithdrawalChainPort & HotWalletFees & { collection: CollectionPort };

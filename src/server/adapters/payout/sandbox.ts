@@ -12,10 +12,9 @@ import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { Logger } from '../../log.ts';
-import type { JobHandler } from '../../jobs/worker.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import type { SecretsKey } from '../keys/secrets-key.ts';
-import { createWebhookDeliverer, enqueueWebhook, generatedWebhookSecret } from '../webhooks/delivery.ts';
+import { createWebhookDeliverer, enqueueWebhook, providerWebhookSecret, type WebhookDeliverer, type WebhookSenderOptions } from '../webhooks/delivery.ts';
 import { maskCard, PayoutUnavailableError, type CardInfo, type PayoutProvider, type PayoutReport } from './port.ts';
 import shippedBins from './sandbox-bins.json' with { type: 'json' };
 
@@ -37,28 +36,27 @@ export function loadBinTable(path: string | undefined): Record<string, CardInfo>
 }
 
 /** PAYOUT_WEBHOOK_SECRET, else one generated once and kept sealed in the database (../webhooks/delivery.ts). */
-export async function sandboxWebhookSecret(pool: pg.Pool, key: SecretsKey, configured: string | undefined): Promise<string> {
-  return configured ?? generatedWebhookSecret(pool, key, SECRET_SETTING);
+export function sandboxWebhookSecret(pool: pg.Pool, key: SecretsKey, configured: string | undefined): Promise<string> {
+  return providerWebhookSecret(pool, key, configured, SECRET_SETTING);
 }
 
-export type SandboxBankOptions = {
-  pool: pg.Pool;
-  log: Logger;
-  secret: string;
-  delayMs: number;
-  bins: Record<string, CardInfo>;
-  /** Where the bank reports outcomes: the gateway's webhook. */
-  webhookUrl: string;
-  pollMs: number;
-};
+export type SandboxBankOptions = WebhookSenderOptions & { delayMs: number; bins: Record<string, CardInfo> };
 
-export type SandboxBank = { provider: PayoutProvider; jobs: JobHandler[]; routes: Hono };
+/** `payDue` and `webhooks.deliverDue` are the bank's work, run by the worker's jobs (jobs/handlers.ts). */
+export type SandboxBank = { provider: PayoutProvider; routes: Hono; payDue: () => Promise<void>; webhooks: WebhookDeliverer };
 
 export function createSandboxBank(options: SandboxBankOptions): SandboxBank {
-  const { pool, secret, bins } = options;
-  const deliverer = createWebhookDeliverer({ pool, log: options.log, topic: PAYOUT_WEBHOOK_TOPIC, secret, everyMs: options.pollMs });
+  return {
+    provider: sandboxPayoutProvider(options),
+    routes: sandboxBankRoutes(options.pool, options.bins),
+    payDue: () => payDuePayouts(options.pool, options.webhookUrl),
+    webhooks: createWebhookDeliverer({ pool: options.pool, log: options.log, topic: PAYOUT_WEBHOOK_TOPIC, secret: options.secret }),
+  };
+}
 
-  const provider: PayoutProvider = {
+function sandboxPayoutProvider(options: Pick<SandboxBankOptions, 'pool' | 'secret' | 'bins' | 'delayMs'>): PayoutProvider {
+  const { pool, secret, bins } = options;
+  return {
     name: 'sandbox',
     webhookSecret: secret,
     async lookupBin(bin) {
@@ -88,38 +86,33 @@ export function createSandboxBank(options: SandboxBankOptions): SandboxBank {
       }
     },
   };
+}
 
-  /**
-   * Pays (or declines) every payout that is due, in one statement, and queues each one's report in the same
-   * transaction: each is decided once and reported exactly when its decision committed.
-   */
-  const payDue = async () => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const decided = await client.query<PayoutReport>(
-        `UPDATE payout_sandbox_payouts p
-            SET status = CASE WHEN c.last4 = $1 THEN 'FAILED' ELSE 'SUCCEEDED' END,
-                reason = CASE WHEN c.last4 = $1 THEN $2 END
-           FROM payout_sandbox_cards c
-          WHERE c.token = p.token
-            AND p.id IN (SELECT id FROM payout_sandbox_payouts WHERE status = 'PENDING' AND due_at <= now()
-                          ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-          RETURNING p.id AS "payoutId", p.reference, p.status, p.reason`,
-        [SANDBOX_DECLINED_LAST4, SANDBOX_DECLINE_REASON, BATCH],
-      );
-      for (const report of decided.rows) {
-        await enqueueWebhook(client, { topic: PAYOUT_WEBHOOK_TOPIC, eventKey: report.payoutId, url: options.webhookUrl, body: JSON.stringify(report) });
-      }
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
+/**
+ * Pays (or declines) every payout that is due, in one statement, and queues each one's report in the same
+ * transaction: each is decided once and reported exactly when its decision committed.
+ */
+async function payDuePayouts(pool: pg.Pool, webhookUrl: string): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    const decided = await client.query<PayoutReport>(
+      `UPDATE payout_sandbox_payouts p
+          SET status = CASE WHEN c.last4 = $1 THEN 'FAILED' ELSE 'SUCCEEDED' END,
+              reason = CASE WHEN c.last4 = $1 THEN $2 END
+         FROM payout_sandbox_cards c
+        WHERE c.token = p.token
+          AND p.id IN (SELECT id FROM payout_sandbox_payouts WHERE status = 'PENDING' AND due_at <= now()
+                        ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+        RETURNING p.id AS "payoutId", p.reference, p.status, p.reason`,
+      [SANDBOX_DECLINED_LAST4, SANDBOX_DECLINE_REASON, BATCH],
+    );
+    for (const report of decided.rows) {
+      await enqueueWebhook(client, { topic: PAYOUT_WEBHOOK_TOPIC, eventKey: report.payoutId, url: webhookUrl, body: JSON.stringify(report) });
     }
-  };
+  });
+}
 
+/** For operators and tests: the BIN table, and the newest payouts with how their webhooks fared. */
+function sandboxBankRoutes(pool: pg.Pool, bins: Record<string, CardInfo>): Hono {
   const routes = new Hono();
   routes.get('/bins', (c) => c.json(bins));
   routes.get('/payouts', async (c) => {
@@ -133,10 +126,5 @@ export function createSandboxBank(options: SandboxBankOptions): SandboxBank {
     );
     return c.json(rows.rows);
   });
-
-  return {
-    provider,
-    jobs: [{ name: 'payout.sandbox', everyMs: options.pollMs, run: payDue }, deliverer.job],
-    routes,
-  };
+  return routes;
 }

@@ -1,10 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Bot, type Context } from 'grammy';
 import type { Update, UserFromGetMe } from 'grammy/types';
-import type { TelegramConfig } from '../../config-telegram.ts';
 import type { Logger } from '../../log.ts';
-import { MessengerError, MESSENGER_CODES, type MessengerService } from '../../domain/messenger.ts';
-import { botIdOf } from '../../domain/telegram-init-data.ts';
 
 /**
  * The wallet's Telegram bot (grammY, webhook mode): `/start <code>` links the sender's Telegram account to the web
@@ -15,7 +12,13 @@ import { botIdOf } from '../../domain/telegram-init-data.ts';
 
 type Language = 'en' | 'ru';
 
-const TEXTS: Record<Language, Record<'linked' | 'welcome' | 'open' | typeof MESSENGER_CODES[keyof typeof MESSENGER_CODES], string>> = {
+/** SPEC §8's codes of a refused link: the `code` of what `linking.linkFromBot` throws, each with its own answer. */
+const LINK_CODES = ['B2C_USM0022', 'B2C_USM0023', 'B2C_USM0024', 'B2C_USM0025', 'B2C_USM0026', 'B2C_USM0027'] as const;
+type LinkCode = (typeof LINK_CODES)[number];
+/** The answer to a failure that carries none of them: contact support. */
+const SUPPORT_CODE: LinkCode = 'B2C_USM0027';
+
+const TEXTS: Record<Language, Record<'linked' | 'welcome' | 'open' | LinkCode, string>> = {
   en: {
     linked: 'Your Telegram account is now linked to your wallet. You can open the wallet right here.',
     welcome: 'Welcome! Open the wallet to receive, send, swap and buy crypto.',
@@ -44,9 +47,36 @@ export function languageOf(code: string | undefined): Language {
   return code?.toLowerCase().startsWith('ru') ? 'ru' : 'en';
 }
 
+/** The code of a refused link, when the error carries one of SPEC §8's. */
+function linkCodeOf(error: unknown): LinkCode | undefined {
+  const code = error instanceof Error && 'code' in error ? error.code : undefined;
+  return LINK_CODES.find((known) => known === code);
+}
+
+/** What the bot needs of the Telegram settings (composition passes TELEGRAM_* as read by the configuration). */
+export type WalletBotOptions = Readonly<{
+  botUsername: string;
+  /** Where the bot's calls to the Bot API go: Telegram, or the local stand-in under /sandbox/telegram. */
+  apiRoot: string;
+  /** The `X-Telegram-Bot-Api-Secret-Token` Telegram sends with each update; derived from the token when unset. */
+  webhookSecret: string | undefined;
+  /** The address the bot's 'open wallet' button opens. */
+  miniAppUrl: string;
+}>;
+
+/** Who sent `/start <code>`, as Telegram describes the sender. */
+export type BotSender = { id: number; first_name: string; last_name?: string | undefined; username?: string | undefined; language_code?: string | undefined };
+
+/**
+ * The port through which the bot links accounts (the domain's messenger service implements it): resolves once the
+ * sender's Telegram account is linked to the user who asked for `code`; a refusal throws an error whose `code` is
+ * one of SPEC §8's B2C_USM0022…0027, anything else is answered with 'contact support'.
+ */
+export type BotAccountLinking = { linkFromBot(code: string, sender: BotSender): Promise<unknown> };
+
 /** The secret Telegram sends in `X-Telegram-Bot-Api-Secret-Token`: configured, or derived from the bot token. */
-export function webhookSecretOf(config: TelegramConfig, botToken: string): string {
-  return config.webhookSecret ?? createHmac('sha256', 'wallet-telegram-webhook').update(botToken).digest('base64url');
+export function webhookSecretOf(options: Pick<WalletBotOptions, 'webhookSecret'>, botToken: string): string {
+  return options.webhookSecret ?? createHmac('sha256', 'wallet-telegram-webhook').update(botToken).digest('base64url');
 }
 
 export type WalletBot = {
@@ -57,10 +87,12 @@ export type WalletBot = {
   setWebhook: (url: string) => Promise<void>;
 };
 
-export function createWalletBot(deps: { config: TelegramConfig; botToken: string; messenger: MessengerService; log: Logger }): WalletBot {
+/** `messenger` is the account-linking port; `config` the bot's options. */
+export function createWalletBot(deps: { config: WalletBotOptions; botToken: string; messenger: BotAccountLinking; log: Logger }): WalletBot {
   const { config, messenger, log } = deps;
   const botInfo: UserFromGetMe = {
-    id: Number(botIdOf(deps.botToken)),
+    // A bot token is `<bot id>:<secret>` (checked when the configuration is read).
+    id: Number(deps.botToken.split(':')[0]),
     is_bot: true,
     first_name: 'Wallet',
     username: config.botUsername,
@@ -92,9 +124,10 @@ export function createWalletBot(deps: { config: TelegramConfig; botToken: string
       await messenger.linkFromBot(code, { id: from.id, first_name: from.first_name, last_name: from.last_name, username: from.username, language_code: from.language_code });
       await answer(ctx, 'linked');
     } catch (error) {
-      if (error instanceof MessengerError && error.code.startsWith('B2C_USM')) return answer(ctx, error.code as keyof (typeof TEXTS)['en']);
+      const code = linkCodeOf(error);
+      if (code) return answer(ctx, code);
       log.error({ err: error }, 'linking from the bot failed');
-      await answer(ctx, MESSENGER_CODES.support);
+      await answer(ctx, SUPPORT_CODE);
     }
   });
   bot.on('message', (ctx) => answer(ctx, 'welcome'));

@@ -2,9 +2,9 @@
  * Webhook delivery for the embedded providers (card sandbox, payout sandbox): an outbox table and a worker job.
  *
  * A sender calls `enqueueWebhook(client, { topic, eventKey, url, body })`, inside the transaction that changed its
- * state, so an event exists exactly when its cause committed (the same `eventKey` twice is one event). A job made by
- * `createWebhookDeliverer({ topic, secret, ... })` claims due rows of that topic with FOR UPDATE SKIP LOCKED (any
- * number of processes share them), signs each body afresh (`signature.ts`: the timestamp is the attempt's) and POSTs
+ * state, so an event exists exactly when its cause committed (the same `eventKey` twice is one event).
+ * `createWebhookDeliverer({ topic, secret, ... }).deliverDue`, run by a worker job (jobs/handlers.ts), claims due
+ * rows of that topic with FOR UPDATE SKIP LOCKED (any number of processes share them), signs each body afresh (`signature.ts`: the timestamp is the attempt's) and POSTs
  * it; a 2xx marks it delivered, anything else is retried with exponential backoff (1 s, 2 s, 4 s ... capped at
  * 5 min) for as long as it takes. A claimed row is leased for 30 s, so a crashed sender's rows go out again: the
  * receiver must expect an event twice, and, as batches go out at once, out of order.
@@ -13,7 +13,6 @@ import type pg from 'pg';
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Logger } from '../../log.ts';
 import { loadSealedSetting, type SecretsKey } from '../keys/secrets-key.ts';
-import type { JobHandler } from '../../jobs/worker.ts';
 import { signWebhook, SIGNATURE_HEADER } from './signature.ts';
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
@@ -55,6 +54,21 @@ export async function generatedWebhookSecret(pool: Queryable, key: SecretsKey, s
   return stored.secret;
 }
 
+/** The configured secret of an embedded provider (CARD_WEBHOOK_SECRET, PAYOUT_WEBHOOK_SECRET), else the generated one. */
+export async function providerWebhookSecret(pool: Queryable, key: SecretsKey, configured: string | undefined, setting: string): Promise<string> {
+  return configured ?? generatedWebhookSecret(pool, key, setting);
+}
+
+/** What an embedded provider that reports by signed webhooks is made with. */
+export type WebhookSenderOptions = {
+  pool: pg.Pool;
+  log: Logger;
+  /** The secret its webhooks are signed with. */
+  secret: string;
+  /** Where it reports: the gateway's webhook. */
+  webhookUrl: string;
+};
+
 export type PostResult = { ok: boolean; error?: string };
 export type PostWebhook = (url: string, secret: string, body: string) => Promise<PostResult>;
 
@@ -86,8 +100,6 @@ export type WebhookDelivererOptions = {
   log: Logger;
   topic: string;
   secret: string;
-  /** How often the job looks for due events. */
-  everyMs: number;
   baseDelayMs?: number;
   maxDelayMs?: number;
   /** How long a claimed event is kept from other processes while it is being posted. */
@@ -96,7 +108,7 @@ export type WebhookDelivererOptions = {
   post?: PostWebhook;
 };
 
-export type WebhookDeliverer = { job: JobHandler; deliverDue: () => Promise<number> };
+export type WebhookDeliverer = { topic: string; deliverDue: () => Promise<number> };
 
 export function createWebhookDeliverer(options: WebhookDelivererOptions): WebhookDeliverer {
   const { pool, log, topic, secret } = options;
@@ -136,5 +148,5 @@ export function createWebhookDeliverer(options: WebhookDelivererOptions): Webhoo
     return results.filter(Boolean).length;
   };
 
-  return { job: { name: `webhooks.${topic}`, everyMs: options.everyMs, run: async () => void (await deliverDue()) }, deliverDue };
+  return { topic, deliverDue };
 }

@@ -3,6 +3,7 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import { findCoin } from '../../../../src/lib/currencies.ts';
 import { canonicalAddress, withdrawalUnits, WithdrawalError } from '../../../../src/server/domain/withdrawals/rules.ts';
 import { createDevnetSigner, devnetTxHash } from '../../../../src/server/adapters/chains/devnet-signer.ts';
+import { CHAIN_ADDRESSING } from '../../../../src/server/custody.ts';
 import { DEFAULT_WITHDRAWAL_FEES, withdrawalConfig } from '../../../../src/server/config-withdrawals.ts';
 import { loadConfig, ConfigError } from '../../../../src/server/config.ts';
 
@@ -30,7 +31,7 @@ describe('withdrawal amounts and addresses', () => {
 
 describe('the devnet hot wallet', () => {
   it('signs the same withdrawal into the same transaction, whose hash is known before it is sent, and verifies it', async () => {
-    const signer = createDevnetSigner(SEED);
+    const signer = createDevnetSigner(SEED, CHAIN_ADDRESSING);
     for (const network of ['BITCOIN', 'ETHEREUM', 'TON'] as const) {
       const order = { reference: 'w-1', network, currency: network === 'BITCOIN' ? 'BTC' : network === 'ETHEREUM' ? 'ETH' : 'TON', toAddress: 'x', amount: 123n };
       const first = await signer.sign(order);
@@ -40,7 +41,7 @@ describe('the devnet hot wallet', () => {
       expect(await signer.verify(network, first.rawTx)).toMatchObject({ amount: '123', reference: 'w-1' });
       // Tampered or signed by another key: refused.
       expect(await signer.verify(network, first.rawTx.replace(/.$/, (c) => (c === '0' ? '1' : '0')))).toBeUndefined();
-      const other = await createDevnetSigner(mnemonicToSeedSync('legal winner thank year wave sausage worth useful legal winner thank yellow')).sign(order);
+      const other = await createDevnetSigner(mnemonicToSeedSync('legal winner thank year wave sausage worth useful legal winner thank yellow'), CHAIN_ADDRESSING).sign(order);
       expect(await signer.verify(network, other.rawTx)).toBeUndefined();
     }
   });

@@ -1,0 +1,64 @@
+/**
+ * Every periodic job of the product, with its name and schedule, in one list: the worker runs what this returns.
+ * A job here only calls into the domain or into an adapter's own work (a sandbox paying due payouts, an outbox
+ * sending due webhooks); composition (custody.ts) hands over the parts, already configured.
+ */
+import type pg from 'pg';
+import type { Logger } from '../log.ts';
+import type { WithdrawalChainPort } from '../adapters/chains/port.ts';
+import { confirmDeposits, scanDeposits } from '../domain/deposits.ts';
+import { expireSwapOrders } from '../domain/swaps/worker.ts';
+import { processWithdrawals } from '../domain/withdrawals/worker.ts';
+import type { JobHandler } from './port.ts';
+
+/** Something an adapter does when asked, periodically; the job list gives it its name and schedule. */
+type Work = () => Promise<unknown>;
+
+export type JobSources = {
+  pool: pg.Pool;
+  log: Logger;
+  /** WORKER_POLL_MS: how often the chain, payout and webhook jobs look for work. */
+  pollMs: number;
+  /** RATES_WALK_MS; 0 keeps the rates fixed and the job off. */
+  ratesWalkMs: number;
+  chain: WithdrawalChainPort;
+  rates: { step: Work };
+  /** Present while selling is on (a payout provider is configured). */
+  sell: { submitPending: Work } | undefined;
+  /** Present while buying is on (a card provider is configured). */
+  buy: { expireOrders: Work } | undefined;
+  /** The sandbox bank's payouts that are due; present while it stands in for the payout provider. */
+  payoutSandbox: { payDue: Work } | undefined;
+  /** The outboxes of the sandboxes' signed webhooks (delivery.ts), each sent by its own job; absent while off. */
+  payoutWebhooks: { deliverDue: Work } | undefined;
+  cardWebhooks: { deliverDue: Work } | undefined;
+};
+
+/** The jobs, in the order one worker round runs them. */
+export function jobHandlers(sources: JobSources): JobHandler[] {
+  const { pool, log, pollMs, chain } = sources;
+  // Order books, not chains: at least a second apart, whatever the poll interval.
+  const ordersEveryMs = Math.max(pollMs, 1_000);
+  const jobs: JobHandler[] = [];
+  const add = (name: string, everyMs: number, work: Work) => jobs.push({ name, everyMs, run: async () => void (await work()) });
+  // The chain jobs only touch networks that are on; with every network off they do not run at all.
+  if (chain.networks.length > 0) {
+    add('chain.deposits', pollMs, async () => {
+      for (const network of chain.networks) await scanDeposits(pool, chain, network);
+      await confirmDeposits(pool, chain, log);
+    });
+    // Withdrawals: sign, broadcast (or reconcile by hash after a crash), confirm; each row claimed with SKIP LOCKED.
+    add('chain.withdrawals', pollMs, () => processWithdrawals(pool, chain, log));
+  }
+  if (sources.ratesWalkMs > 0) add('rates.walk', sources.ratesWalkMs, sources.rates.step);
+  // Swap orders left on the review past their quote's 300 s give their hold back.
+  add('swap.expiry', ordersEveryMs, () => expireSwapOrders(pool));
+  if (sources.payoutSandbox) add('payout.sandbox', pollMs, sources.payoutSandbox.payDue);
+  if (sources.payoutWebhooks) add('webhooks.payout', pollMs, sources.payoutWebhooks.deliverDue);
+  // Sell orders the payout provider has not taken yet are handed to it again (not while selling is off).
+  if (sources.sell) add('sell.submit', ordersEveryMs, sources.sell.submitPending);
+  // Card payment webhooks go out; unconfirmed and unpaid buy orders past their time expire (not while buying is off).
+  if (sources.cardWebhooks) add('webhooks.card', pollMs, sources.cardWebhooks.deliverDue);
+  if (sources.buy) add('buy.expiry', ordersEveryMs, sources.buy.expireOrders);
+  return jobs;
+}
