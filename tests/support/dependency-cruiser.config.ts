@@ -16,14 +16,6 @@ const configuration: IConfiguration = {
       to: { circular: true },
     },
     {
-      name: 'no-folder-cycles',
-      comment: 'No cycles between folders either (e.g. domain -> http -> domain through different files): the layers form a DAG.',
-      severity: 'error',
-      scope: 'folder',
-      from: { path: '^src/' },
-      to: { circular: true },
-    },
-    {
       name: 'lib-imports-only-lib',
       comment: 'src/lib is pure code shared by browser and server: it imports nothing of the project outside src/lib (npm packages are fine, Node built-ins are not).',
       severity: 'error',
