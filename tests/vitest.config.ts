@@ -10,8 +10,9 @@ export default defineConfig({
       exclude: ['src/**/*.d.ts'],
       reporter: ['text-summary', 'html'],
       reportsDirectory: '.tmp/coverage',
-      // A floor that only ever rises: just below what the suites measure; raise it as coverage grows, never lower it.
-      thresholds: { statements: 0, branches: 0, functions: 0, lines: 0 },
+      // A floor that only ever rises: just below what the suites measure (59.85 / 46.92 / 58.63 / 62.62 % when set);
+      // raise it as coverage grows, never lower it.
+      thresholds: { statements: 59, branches: 46, functions: 58, lines: 62 },
     },
     projects: [
       {
