@@ -2,6 +2,18 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // What unit and integration tests run of src, measured in one run (`npm run test:coverage`, part of `npm test`).
+    // Servers the integration tests spawn as child processes are not measured: only code loaded in the test process.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.{ts,tsx,mjs}'],
+      exclude: ['src/**/*.d.ts'],
+      reporter: ['text-summary', 'html'],
+      reportsDirectory: '.tmp/coverage',
+      // A floor that only ever rises: just below what the suites measure (59.85 / 46.92 / 58.63 / 62.62 % when set);
+      // raise it as coverage grows, never lower it.
+      thresholds: { statements: 59, branches: 46, functions: 58, lines: 62 },
+    },
     projects: [
       {
         test: {

@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { test as base, expect } from './fixtures.ts';
+import { test as base, expect, PASSWORD, signUpConfirmed } from './fixtures.ts';
 import { startMailCatcher } from '../support/smtp.ts';
 
 /** SPEC §7 and issue 3: a real SMTP server receives the mails the app sends; tests read links from them. */
@@ -7,7 +7,6 @@ type Mailbox = { url: string; link: (to: string, path: RegExp) => Promise<string
 
 /** Short access tokens, so that renewal happens within a test. */
 const ACCESS_TOKEN_TTL_S = 12;
-const PASSWORD = 'correct horse battery';
 
 const test = base.extend<object, { mailbox: Mailbox }>({
   mailbox: [
@@ -40,11 +39,7 @@ const newEmail = () => `user${Date.now()}${counter++}@example.com`;
 const pathOf = (link: string) => new URL(link).pathname;
 
 async function signUpAndConfirm(page: Page, mailbox: Mailbox, email: string, password = PASSWORD): Promise<void> {
-  const created = await page.request.post('/api/user', { data: { email, password, accountName: 'Account' } });
-  expect(created.ok()).toBe(true);
-  const code = pathOf(await mailbox.link(email, /\/auth\/signup\/confirm\//)).split('/').pop();
-  const confirmed = await page.request.post('/api/confirmation/confirm', { data: { confirmationCode: code } });
-  expect(confirmed.ok()).toBe(true);
+  await signUpConfirmed(page, { email, password }, async (to) => pathOf(await mailbox.link(to, /\/auth\/signup\/confirm\//)).split('/').pop() ?? '');
 }
 
 async function logIn(page: Page, email: string, password: string): Promise<void> {

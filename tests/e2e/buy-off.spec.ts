@@ -1,5 +1,4 @@
-import { test, expect } from './fixtures.ts';
-import { signUpAndLogIn } from './buy-helpers.ts';
+import { test, expect, signUpAndLogIn } from './fixtures.ts';
 
 /** With CARD_PROVIDER=off (as production without a real card provider) buying shows as unavailable, not broken. */
 test.use({ appEnv: { LOG_LEVEL: 'info', RATES_WALK_MS: '0', CARD_PROVIDER: 'off' } });

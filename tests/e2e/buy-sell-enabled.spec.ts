@@ -1,5 +1,4 @@
-import { test, expect } from './fixtures.ts';
-import { signUpAndLogIn } from './buy-helpers.ts';
+import { test, expect, signUpAndLogIn } from './fixtures.ts';
 
 /** With SELL_ENABLED=on the sell entry of /home/buy-sell is a link to the sell flow (issue 9's switch). */
 test.use({ appEnv: { LOG_LEVEL: 'info', RATES_WALK_MS: '0', SELL_ENABLED: 'on' } });

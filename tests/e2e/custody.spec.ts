@@ -1,9 +1,7 @@
 import { bech32 } from '@scure/base';
-import type { Page } from '@playwright/test';
-import { test, expect } from './fixtures.ts';
+import { test, expect, signUpAndLogIn } from './fixtures.ts';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { LaunchedServer } from '../support/server.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -13,39 +11,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * without a reload. Blocks are slow enough that the Pending state lasts longer than one balance poll (10 s).
  */
 test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '8000', DEVNET_CONFIRMATIONS: 'BITCOIN:3', RATES_WALK_MS: '0' } });
-
-const PASSWORD = 'correct horse battery';
-let counter = 0;
-const newEmail = () => `custody${Date.now()}${counter++}@example.com`;
-
-/** Without SMTP_URL the server logs each mail's link; the test reads the confirmation link from there. */
-async function confirmationCode(app: LaunchedServer, email: string): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    for (const line of app.output().split('\n').reverse()) {
-      if (!line.includes('"confirm_email"') || !line.includes(email)) continue;
-      const { link } = JSON.parse(line) as { link?: string };
-      const code = link ? new URL(link).pathname.split('/').pop() : undefined;
-      if (code) return code;
-    }
-    if (Date.now() > deadline) throw new Error(`no confirmation mail to ${email} in the server log`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function signUpAndLogIn(page: Page, app: LaunchedServer): Promise<void> {
-  const email = newEmail();
-  expect((await page.request.post('/api/user', { data: { email, password: PASSWORD, accountName: 'Account' } })).ok()).toBe(true);
-  const confirmed = await page.request.post('/api/confirmation/confirm', { data: { confirmationCode: await confirmationCode(app, email) } });
-  expect(confirmed.ok()).toBe(true);
-  await page.goto('/auth/login');
-  await page.getByTestId('login-email').click();
-  await page.waitForURL('**/auth/login/email?uid=*');
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL('**/home');
-}
 
 test.describe('custody: assets, receive and a deposit', () => {
   test('a new user adds the common assets, receives BTC, and sees the deposit go from Pending to completed', async ({ page, app, context }) => {

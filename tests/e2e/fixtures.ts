@@ -1,4 +1,5 @@
-import { test as base, expect } from '@playwright/test';
+import { test as base, expect, type Page } from '@playwright/test';
+import { codeFromLink, readMailLink } from '../support/auth.ts';
 import { createTestDatabase } from '../support/database.ts';
 import { launchServer, type LaunchedServer } from '../support/server.ts';
 
@@ -46,3 +47,42 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
   baseURL: async ({ app }, use) => use(app.url),
 });
+
+export const PASSWORD = 'correct horse battery';
+let counter = 0;
+export const newEmail = (prefix = 'user') => `${prefix}${Date.now()}${counter++}@example.com`;
+
+/** Where a sign-up's confirmation code comes from: the server's outbox, or a test's own mailbox when SMTP_URL is set. */
+export type ConfirmationCode = (email: string) => Promise<string>;
+
+/** Without SMTP_URL the outbox keeps each mail's link (support/auth.ts reads it). */
+export const outboxCode =
+  (app: TestApp): ConfirmationCode =>
+  async (email) =>
+    codeFromLink(await readMailLink(app.env.DATABASE_URL ?? '', email, 'confirm_email', 15_000));
+
+/** Signs a new user up and confirms the e-mail through the gateway, as the sign-up pages do. */
+export async function signUpConfirmed(page: Page, user: { email: string; password: string }, confirmationCode: ConfirmationCode): Promise<void> {
+  expect((await page.request.post('/api/user', { data: { email: user.email, password: user.password, accountName: 'Account' } })).ok()).toBe(true);
+  expect((await page.request.post('/api/confirmation/confirm', { data: { confirmationCode: await confirmationCode(user.email) } })).ok()).toBe(true);
+}
+
+/** Logs in through the e-mail login page and lands on /home. */
+export async function logIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+  await page.goto('/auth/login');
+  await page.getByTestId('login-email').click();
+  await page.waitForURL('**/auth/login/email?uid=*');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL('**/home');
+}
+
+/** The e2e sign-up: a new confirmed user, logged in through the login page. `mail` is the app (outbox) or a test's mailbox reader. */
+export async function signUpAndLogIn(page: Page, mail: TestApp | ConfirmationCode, user: { email?: string; password?: string } = {}): Promise<string> {
+  const email = user.email ?? newEmail();
+  const password = user.password ?? PASSWORD;
+  await signUpConfirmed(page, { email, password }, typeof mail === 'function' ? mail : outboxCode(mail));
+  await logIn(page, email, password);
+  return email;
+}

@@ -1,6 +1,6 @@
 import type { Page } from '@playwright/test';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { test as base, expect } from './fixtures.ts';
+import { test as base, expect, signUpAndLogIn } from './fixtures.ts';
 import { addressOf, available, pageApiUser, type ApiUser } from './send-helpers.ts';
 import { startMailCatcher } from '../support/smtp.ts';
 import { deriveAddress } from '../../src/server/domain/addresses.ts';
@@ -30,7 +30,6 @@ const test = base.extend<object, { inbox: Inbox }>({
   ],
 });
 
-const PASSWORD = 'correct horse battery';
 const OUTSIDE_SEED = mnemonicToSeedSync('letter advice cage absurd amount doctor acoustic avoid letter advice cage above');
 
 /** The newest mail to an address whose text matches, and how many there were before. */
@@ -46,18 +45,10 @@ function codeIn(raw: string): string {
   return code;
 }
 
-async function signUpAndLogIn(page: Page, inbox: Inbox, email: string): Promise<void> {
-  expect((await page.request.post('/api/user', { data: { email, password: PASSWORD, accountName: 'Account' } })).ok()).toBe(true);
+/** The sign-up confirmation code, from the mail the test SMTP server received. */
+async function mailedConfirmationCode(inbox: Inbox, email: string): Promise<string> {
   const mail = await mailTo(inbox, email, /Confirm your e-mail/);
-  const code = /\/auth\/signup\/confirm\/([\w-]+)/.exec(mail)?.[1] ?? '';
-  expect((await page.request.post('/api/confirmation/confirm', { data: { confirmationCode: code } })).ok()).toBe(true);
-  await page.goto('/auth/login');
-  await page.getByTestId('login-email').click();
-  await page.waitForURL('**/auth/login/email?uid=*');
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL('**/home');
+  return /\/auth\/signup\/confirm\/([\w-]+)/.exec(mail)?.[1] ?? '';
 }
 
 /** Taps the digits on the keypad, as a finger would. */
@@ -84,7 +75,7 @@ test.describe('passcode and e-mail change', () => {
     await page.clock.install();
     const email = `pin${Date.now()}@example.com`;
     const next = `moved${Date.now()}@example.com`;
-    await signUpAndLogIn(page, inbox, email);
+    await signUpAndLogIn(page, (to) => mailedConfirmationCode(inbox, to), { email });
 
     // Something to send: a devnet deposit of BTC, credited while the passcode is set up.
     const user = await pageApiUser(page);

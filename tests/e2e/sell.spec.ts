@@ -1,6 +1,5 @@
 import type { Page, Route } from '@playwright/test';
-import { test, expect } from './fixtures.ts';
-import { signUpAndLogIn } from './buy-helpers.ts';
+import { test, expect, signUpAndLogIn } from './fixtures.ts';
 import { pageApiUser } from './send-helpers.ts';
 
 /**

@@ -2,9 +2,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import QRCode from 'qrcode';
-import { test, expect } from './fixtures.ts';
+import { test, expect, logIn } from './fixtures.ts';
 import { CHROMIUM_ARGS } from './playwright.config.ts';
-import { addressOf, apiUser, logIn } from './send-helpers.ts';
+import { addressOf, apiUser } from './send-helpers.ts';
 
 /** A YUV4MPEG2 video of a QR code, for Chromium's fake camera: dark modules 0, light 255, a quiet zone around. */
 function writeQrVideo(text: string): string {
@@ -50,7 +50,7 @@ test.use({
 test.describe('send: QR scanning', () => {
   test('a QR code shown to the camera fills the address', async ({ page, app, context }) => {
     await context.grantPermissions(['camera']);
-    const dave = await apiUser(page, app);
+    const dave = await apiUser(app);
     await addressOf(page, dave, 'BTC');
     await logIn(page, dave.email);
     await page.goto('/home/asset/BTC/send');

@@ -1,6 +1,6 @@
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { test, expect } from './fixtures.ts';
-import { addressOf, apiUser, available, logIn } from './send-helpers.ts';
+import { test, expect, logIn } from './fixtures.ts';
+import { addressOf, apiUser, available } from './send-helpers.ts';
 import { deriveAddress } from '../../src/server/domain/addresses.ts';
 
 /**
@@ -15,8 +15,8 @@ const OUTSIDE_SEED = mnemonicToSeedSync('letter advice cage absurd amount doctor
 test.describe('send', () => {
   test('to another user at once, to an outside address through the chain, from the address book, and a failed one', async ({ page, app }) => {
     test.setTimeout(150_000);
-    const alice = await apiUser(page, app);
-    const bob = await apiUser(page, app);
+    const alice = await apiUser(app);
+    const bob = await apiUser(app);
     const bobAddress = await addressOf(page, bob, 'BTC');
     const aliceAddress = await addressOf(page, alice, 'BTC');
     const outside = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', 0);
@@ -123,7 +123,7 @@ test.describe('send', () => {
   });
 
   test('the address book adds an address with its network and refuses a malformed one', async ({ page, app }) => {
-    const carol = await apiUser(page, app);
+    const carol = await apiUser(app);
     await logIn(page, carol.email);
     await page.goto('/settings/address-book');
     await expect(page.getByTestId('address-book-empty')).toBeVisible();

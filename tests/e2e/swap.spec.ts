@@ -1,6 +1,4 @@
-import type { Page } from '@playwright/test';
-import { test, expect } from './fixtures.ts';
-import type { LaunchedServer } from '../support/server.ts';
+import { test, expect, signUpAndLogIn } from './fixtures.ts';
 import { setReferencePrices } from './rates-helpers.ts';
 
 /**
@@ -10,35 +8,6 @@ import { setReferencePrices } from './rates-helpers.ts';
  * (BTC 65000, USDT 1) and the spread is 50 bps, so 0.004 BTC buys 258.7 USDT. Once, BTC falls 1.5 % while the review
  * is open: the gateway refuses the stale rate (issue 14 item 11) and the review shows 'Order expired' with 'Update rate'.
  */
-const PASSWORD = 'correct horse battery';
-
-async function confirmationCode(app: LaunchedServer, email: string): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    for (const line of app.output().split('\n').reverse()) {
-      if (!line.includes('"confirm_email"') || !line.includes(email)) continue;
-      const { link } = JSON.parse(line) as { link?: string };
-      const code = link ? new URL(link).pathname.split('/').pop() : undefined;
-      if (code) return code;
-    }
-    if (Date.now() > deadline) throw new Error(`no confirmation mail to ${email} in the server log`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-async function signUpAndLogIn(page: Page, app: LaunchedServer): Promise<void> {
-  const email = `swap${Date.now()}@example.com`;
-  expect((await page.request.post('/api/user', { data: { email, password: PASSWORD, accountName: 'Account' } })).ok()).toBe(true);
-  expect((await page.request.post('/api/confirmation/confirm', { data: { confirmationCode: await confirmationCode(app, email) } })).ok()).toBe(true);
-  await page.goto('/auth/login');
-  await page.getByTestId('login-email').click();
-  await page.waitForURL('**/auth/login/email?uid=*');
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL('**/home');
-}
-
 test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', DEVNET_CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', SWAP_SPREAD_BPS: '50', WORKER_POLL_MS: '100' } });
 
 test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, then both balances move', async ({ page, app }) => {

@@ -1,7 +1,6 @@
 import type { Page } from '@playwright/test';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { test, expect } from './fixtures.ts';
-import type { LaunchedServer } from '../support/server.ts';
+import { test, expect, signUpAndLogIn } from './fixtures.ts';
 import { botMessagesTo, forgedInitData, initDataFor, newTelegramUser, postUpdate, startUpdate, telegramEnv } from '../support/telegram.ts';
 import { deriveAddress } from '../../src/server/domain/addresses.ts';
 import { pageAccessToken } from './send-helpers.ts';
@@ -174,33 +173,10 @@ test('forged init data lands on /error/B2C_USM0025, stale init data on /error/B2
   await expect(page.getByTestId('error-text')).toHaveText('Session expired. Please reopen the web app and link the account again.');
 });
 
-async function confirmationCode(app: LaunchedServer, email: string): Promise<string> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    for (const line of app.output().split('\n').reverse()) {
-      if (!line.includes('"confirm_email"') || !line.includes(email)) continue;
-      const { link } = JSON.parse(line) as { link?: string };
-      const code = link ? new URL(link).pathname.split('/').pop() : undefined;
-      if (code) return code;
-    }
-    if (Date.now() > deadline) throw new Error(`no confirmation mail to ${email} in the server log`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 test('linking from the web: the Home banner opens the bot, a simulated /start update links, and the mini app signs in as the web user', async ({ page, app, browser }) => {
   test.setTimeout(90_000);
   const email = `tglink${Date.now()}@example.com`;
-  const password = 'correct horse battery';
-  expect((await page.request.post('/api/user', { data: { email, password, accountName: 'Account' } })).ok()).toBe(true);
-  expect((await page.request.post('/api/confirmation/confirm', { data: { confirmationCode: await confirmationCode(app, email) } })).ok()).toBe(true);
-  await page.goto('/auth/login');
-  await page.getByTestId('login-email').click();
-  await page.waitForURL('**/auth/login/email?uid=*');
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL('**/home');
+  await signUpAndLogIn(page, app, { email });
 
   // The banner (outside the messenger, not linked): 'Link' asks for a code and opens the bot's deep link.
   const banner = page.getByTestId('link-banner');
@@ -253,16 +229,7 @@ test('linking from the web: the Home banner opens the bot, a simulated /start up
 
 test("'don't show again' hides the link banner for good on this device", async ({ page, app }) => {
   const email = `tgbanner${Date.now()}@example.com`;
-  const password = 'correct horse battery';
-  expect((await page.request.post('/api/user', { data: { email, password, accountName: 'Account' } })).ok()).toBe(true);
-  expect((await page.request.post('/api/confirmation/confirm', { data: { confirmationCode: await confirmationCode(app, email) } })).ok()).toBe(true);
-  await page.goto('/auth/login');
-  await page.getByTestId('login-email').click();
-  await page.waitForURL('**/auth/login/email?uid=*');
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL('**/home');
+  await signUpAndLogIn(page, app, { email });
   await page.getByTestId('link-banner').getByRole('button', { name: "Don't show again" }).click();
   await expect(page.getByTestId('link-banner')).toHaveCount(0);
   await page.reload();

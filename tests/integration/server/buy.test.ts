@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
+import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, quietLog, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
 import { signWebhook, SIGNATURE_HEADER } from '../../../src/server/adapters/webhooks/signature.ts';
 import { createWebhookDeliverer, enqueueWebhook } from '../../../src/server/adapters/webhooks/delivery.ts';
@@ -24,8 +25,6 @@ const ENV = { WALLET_SEED: TEST_MNEMONIC, WORKER_POLL_MS: '100', RATES_WALK_MS: 
 const PASSWORD = 'a long enough passphrase 42';
 const CARDS = { paid: '4242 4242 4242 4242', declined: '4000 0000 0000 0002', confirm: '4000 0000 0000 3220' };
 
-type Call = { status: number; body: Record<string, unknown> | undefined; text: string; headers: Headers };
-
 describe('buy crypto with a card', () => {
   let database: TestDatabase;
   let server: LaunchedServer;
@@ -34,19 +33,7 @@ describe('buy crypto with a card', () => {
   let bob: SignedInUser;
   let returnUrl: string;
 
-  const call = async (user: SignedInUser | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Call> => {
-    if (user) headers.authorization = `Bearer ${user.accessToken}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${server.url}${path}`, { method, headers, redirect: 'manual', body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
-    const text = await response.text();
-    let parsed: Record<string, unknown> | undefined;
-    try {
-      parsed = text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, body: parsed, text, headers: response.headers };
-  };
+  const call = gatewayClient<Record<string, unknown> | undefined>(() => server.url, { redirect: 'manual' });
   const usdc = async (user: SignedInUser) => ((await call(user, 'GET', `/api/${user.accountId}/asset`)).body as unknown as AssetItem[]).find((a) => a.currency === 'USDC_ETH');
   const quote = async (user: SignedInUser | undefined, account: string, amounts: Record<string, string>) =>
     call(user, 'POST', '/api/b2c/fiat/method', { currency: 'USDC_ETH', geoId: 'US', account, ...amounts });

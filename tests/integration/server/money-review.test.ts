@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
+import { gatewayClient } from '../../support/http.ts';
 import { TEST_MNEMONIC } from '../../support/custody.ts';
 
 /**
@@ -16,13 +17,7 @@ describe('money paths: inputs', () => {
   let server: LaunchedServer;
   let alice: SignedInUser;
 
-  const call = async (user: SignedInUser | undefined, method: string, path: string, body?: string) => {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (user) headers.authorization = `Bearer ${user.accessToken}`;
-    const response = await fetch(`${server.url}${path}`, { method, headers, body });
-    const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> };
-  };
+  const call = gatewayClient(() => server.url, { headers: { 'content-type': 'application/json' } });
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));

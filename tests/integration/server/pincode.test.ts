@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
+import { gatewayClient } from '../../support/http.ts';
 
 const PASSWORD = 'a quite long secret';
 
@@ -24,11 +25,10 @@ describe('passcode and e-mail change', () => {
   let seq = 0;
 
   const call = async (server: LaunchedServer, user: SignedInUser, path: string, options: { pincode?: string; body?: unknown } = {}): Promise<Answer> => {
-    const headers: Record<string, string> = { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' };
-    if (options.pincode !== undefined) headers.pincode = options.pincode;
-    const response = await fetch(`${server.url}/api${path}`, { method: path === '/user' ? 'GET' : 'POST', headers, body: path === '/user' ? undefined : JSON.stringify(options.body ?? {}) });
-    const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as Answer['body']) : {} };
+    const read = path === '/user';
+    const headers: Record<string, string> = options.pincode === undefined ? {} : { pincode: options.pincode };
+    const answer = await gatewayClient<Answer['body'] | undefined>(server.url, { headers: { 'content-type': 'application/json' } })(user, read ? 'GET' : 'POST', `/api${path}`, read ? undefined : (options.body ?? {}), headers);
+    return { status: answer.status, body: answer.body ?? {} };
   };
 
   const newUser = async (): Promise<SignedInUser & { email: string }> => {

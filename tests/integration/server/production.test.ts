@@ -5,6 +5,7 @@ import { networkInterfaces } from 'node:os';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
+import { gatewayClient, type Answer as GatewayAnswer } from '../../support/http.ts';
 import { TEST_MNEMONIC, TEST_SECRETS_KEY } from '../../support/custody.ts';
 import { startMailCatcher, type MailCatcher } from '../../support/smtp.ts';
 import { NETWORKS, type CoinMeta } from '../../../src/lib/currencies.ts';
@@ -39,21 +40,11 @@ const STAND_INS: { method: 'GET' | 'POST'; path: string; body?: unknown }[] = [
   { method: 'GET', path: '/api/tg/dev/init-data?id=100000001' },
 ];
 
-type Answer = { status: number; body: Record<string, unknown> | undefined; text: string };
+type Answer = GatewayAnswer<Record<string, unknown> | undefined>;
 
-async function call(base: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; user?: SignedInUser } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.user) headers.authorization = `Bearer ${options.user.accessToken}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`${base}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
-  const text = await response.text();
-  let body: Record<string, unknown> | undefined;
-  try {
-    body = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    body = undefined;
-  }
-  return { status: response.status, body, text };
+/** The server is named per call: this file runs several. */
+function call(base: string, method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; user?: SignedInUser } = {}): Promise<Answer> {
+  return gatewayClient<Record<string, unknown> | undefined>(base)(options.user, method, path, options.body, options.headers);
 }
 
 /** The JSON log lines the start wrote about what it runs. */

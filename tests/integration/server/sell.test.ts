@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
+import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
 import { signWebhook } from '../../../src/server/adapters/webhooks/signature.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
@@ -45,13 +46,7 @@ describe('sell to a bank card', () => {
   let alice: SignedInUser;
   let bob: SignedInUser;
 
-  const call = async (user: SignedInUser | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
-    if (user) headers.authorization = `Bearer ${user.accessToken}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined, text };
-  };
+  const call = gatewayClient<Record<string, unknown> | undefined>(() => server.url);
   const btc = async (user: SignedInUser) => ((await call(user, 'GET', `/api/${user.accountId}/asset`)).body as unknown as AssetItem[]).find((a) => a.currency === 'BTC');
   const rate = async (user: SignedInUser, currency = 'BTC') => (await call(user, 'POST', `/api/c2f/${user.accountId}/rate/RUB/${currency}`)).body as { rate: string; rateId: string };
   const order = async (user: SignedInUser, id: string) => (await call(user, 'GET', `/api/c2f/${user.accountId}/order/${id}`)).body as unknown as SellOrderView;

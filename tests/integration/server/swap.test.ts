@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
+import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
@@ -26,8 +27,6 @@ const ENV = {
 };
 const PASSWORD = 'a long enough passphrase 42';
 
-type Answer<T = unknown> = { status: number; body: T };
-
 describe('swaps', () => {
   let database: TestDatabase;
   let server: LaunchedServer;
@@ -35,14 +34,7 @@ describe('swaps', () => {
   let alice: SignedInUser;
   let bob: SignedInUser;
 
-  const call = async <T = Record<string, unknown>>(user: SignedInUser | undefined, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer<T>> => {
-    const all: Record<string, string> = { ...headers };
-    if (user) all.authorization = `Bearer ${user.accessToken}`;
-    if (body !== undefined) all['content-type'] = 'application/json';
-    const response = await fetch(`${server.url}${path}`, { method, headers: all, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
-  };
+  const call = gatewayClient(() => server.url);
   const at = (user: SignedInUser, path: string) => `/api/${user.accountId}${path}`;
   const balance = async (user: SignedInUser, currency: string) => {
     const items = (await call<AssetItem[]>(user, 'GET', at(user, '/asset'))).body;

@@ -4,6 +4,7 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
+import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
 import { isValidAddress } from '../../../src/server/domain/addresses.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
@@ -19,14 +20,7 @@ describe('the wallet API', () => {
   let alice: SignedInUser;
   let bob: SignedInUser;
 
-  const call = async (user: SignedInUser | undefined, method: string, path: string, body?: unknown) => {
-    const headers: Record<string, string> = {};
-    if (user) headers.authorization = `Bearer ${user.accessToken}`;
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${server.url}${path}`, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
-    const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined, text };
-  };
+  const call = gatewayClient<unknown>(() => server.url);
   const assets = async (user: SignedInUser) => (await call(user, 'GET', `/api/${user.accountId}/asset`)).body as AssetItem[];
   const history = async (user: SignedInUser, currency?: string) =>
     ((await call(user, 'POST', `/api/${user.accountId}/asset/transactions`, { account: user.accountId, currency, sort: 'DESC', properties: ['createdDate'], pageSize: 100, pageNumber: 1 }))

@@ -1,0 +1,33 @@
+// The layer rules bite: the project's dependency-cruiser config, run over a fixture tree that breaks them, reports each break.
+import { fileURLToPath } from 'node:url';
+import { cruise, type ICruiseResult } from 'dependency-cruiser';
+import { beforeAll, describe, expect, it } from 'vitest';
+import configuration from '../../support/dependency-cruiser.config.ts';
+
+const fixtureRoot = fileURLToPath(new URL('./fixtures', import.meta.url));
+
+async function violations(): Promise<string[]> {
+  const { options, ...ruleSet } = configuration;
+  const { output } = await cruise(['src'], { ...options, ruleSet, validate: true, baseDir: fixtureRoot });
+  return (output as ICruiseResult).summary.violations.map(({ rule, from, to }) => `${rule.name}: ${from} -> ${to}`).sort();
+}
+
+describe('layer rules', () => {
+  let found: string[] = [];
+  beforeAll(async () => {
+    found = await violations();
+  });
+
+  it('fails a domain file that imports http', () => {
+    expect(found).toContain('domain-not-to-outer-layers: src/server/domain/breaks-layers.ts -> src/server/http/status.ts');
+  });
+
+  it('fails an import cycle, even one of type-only imports', () => {
+    expect(found).toContain('no-cycles: src/stores/first.ts -> src/stores/second.ts');
+  });
+
+  it('lets the domain name an adapter port, and reports nothing else', () => {
+    expect(found.filter((line) => line.includes('uses-port'))).toEqual([]);
+    expect(new Set(found.map((line) => line.split(':')[0]))).toEqual(new Set(['domain-not-to-outer-layers', 'no-cycles']));
+  });
+});
