@@ -1,6 +1,6 @@
 import { atom, computed, map, onMount } from 'nanostores';
 import { getPagePath, openPage, redirectPage } from '@nanostores/router';
-import { confirmBuyOrder, createBuyOrder, getFiatAvailability, getPaymentMethods, type BuyQuote, type BuyRequestParams, type FiatAvailability, type PaymentMethod } from '../api/buy.ts';
+import { confirmBuyOrder, createBuyOrder, getFiatAvailability, getPaymentMethods, type BuyQuote, type BuyRequestParams, type FiatAvailability, type PaymentMethodItem } from '../api/buy.ts';
 import { toWalletError } from '../api/errors.ts';
 import { AMOUNT_TYPING, compareDecimals } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
@@ -34,7 +34,7 @@ export type BuyState = {
   to: string | null;
   from: string | null;
   geoId: string | null;
-  methods: PaymentMethod[];
+  methods: PaymentMethodItem[];
   /** The chosen method's code (item ids change with every quote). */
   method: string | null;
   rateId: string | null;
@@ -93,12 +93,12 @@ const isZero = (value: string) => !/[1-9]/.test(value);
 const normal = (value: string) => value.replace(',', '.').replace(/\.$/, '').replace(/^\./, '0.');
 
 /** The method whose amounts fill the other side: the chosen one, else the first returned (SPEC §5). */
-export function leadingMethod(methods: readonly PaymentMethod[], code: string | null): PaymentMethod | undefined {
+export function leadingMethod(methods: readonly PaymentMethodItem[], code: string | null): PaymentMethodItem | undefined {
   return methods.find((m) => m.paymentMethodCode === code) ?? methods[0];
 }
 
 /** A quote's answer applied to the form: the side not typed is filled from the leading method. */
-export function applyQuote(state: BuyState, side: BuySide, quote: BuyQuote): BuyState {
+export function applyQuote(state: BuyState, side: BuySide, quote: Pick<BuyQuote, 'methods' | 'fixedRateId'>): BuyState {
   const lead = leadingMethod(quote.methods, state.method);
   const other = side === 'from' ? { toAmount: lead?.cryptoAmount ?? '' } : { fromAmount: lead?.fiatAmount ?? '' };
   const method = state.method && quote.methods.some((m) => m.paymentMethodCode === state.method) ? state.method : null;
@@ -207,7 +207,7 @@ export function chooseBuyMethod(code: string): void {
 export type BuyProblem = { key: MessageKey; params: Record<string, string> };
 
 /** SPEC §5: outside the method's limits the fiat field is in error with 'Min {min} - max {max} {currency}'. */
-export function buyLimitProblem(fiatAmount: string, method: PaymentMethod | undefined): BuyProblem | null {
+export function buyLimitProblem(fiatAmount: string, method: PaymentMethodItem | undefined): BuyProblem | null {
   if (!method || !/^\d+(\.\d+)?$/.test(fiatAmount) || isZero(fiatAmount)) return null;
   if (compareDecimals(fiatAmount, method.minLimit) >= 0 && compareDecimals(fiatAmount, method.maxLimit) <= 0) return null;
   return { key: 'buy_limit_error', params: { min: method.minLimit, max: method.maxLimit, currency: method.fiatCurrency } };
@@ -226,7 +226,7 @@ export function canReviewBuy(state: BuyState, problem: BuyProblem | null): boole
 export const $canReviewBuy = computed([$buy, $buyProblem], canReviewBuy);
 
 export type BuyReview = {
-  method: PaymentMethod;
+  method: PaymentMethodItem;
   rateId: string;
   currency: string;
   /** Local time (ms) at which the fixed rate runs out. */

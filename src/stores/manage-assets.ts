@@ -1,5 +1,5 @@
 import { atom, computed } from 'nanostores';
-import type { BalanceItem } from '../api/wallet.ts';
+import type { AssetItem } from '../api/wallet.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
 import { $balances, addCurrencies, holds } from './balances.ts';
 import { $activeCoins } from './catalogue.ts';
@@ -9,7 +9,7 @@ import { $disabledAssets } from './settings.ts';
 export type ManagedAsset = { coin: CoinMeta; shown: boolean };
 
 /** SPEC §2 /manage-assets: every active crypto asset, on when the account has it and this device does not hide it. */
-export function managedAssets(coins: readonly CoinMeta[], items: readonly BalanceItem[] | undefined, hidden: readonly string[]): ManagedAsset[] {
+export function managedAssets(coins: readonly CoinMeta[], items: readonly AssetItem[] | undefined, hidden: readonly string[]): ManagedAsset[] {
   return coins.map((coin) => ({ coin, shown: holds(items, coin.currency) && !hidden.includes(coin.currency) }));
 }
 

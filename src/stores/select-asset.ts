@@ -1,6 +1,6 @@
 import { atom, computed } from 'nanostores';
 import { openPage } from '@nanostores/router';
-import type { BalanceItem } from '../api/wallet.ts';
+import type { AssetItem } from '../api/wallet.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
 import { $balances, addCurrencies } from './balances.ts';
 import { $activeCoins } from './catalogue.ts';
@@ -15,7 +15,7 @@ export const $assetSearch = atom('');
 export type ChooserItem = { coin: CoinMeta; amount: string | undefined };
 
 /** SPEC §2 choosers: active crypto assets not hidden on this device, matched by name, ticker or network. */
-export function chooserItems(coins: readonly CoinMeta[], items: readonly BalanceItem[] | undefined, hidden: readonly string[], search: string): ChooserItem[] {
+export function chooserItems(coins: readonly CoinMeta[], items: readonly AssetItem[] | undefined, hidden: readonly string[], search: string): ChooserItem[] {
   const needle = search.trim().toLowerCase();
   return coins
     .filter((coin) => !hidden.includes(coin.currency))

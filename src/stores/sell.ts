@@ -1,6 +1,6 @@
 import { atom, computed, onMount } from 'nanostores';
 import { openPage, redirectPage } from '@nanostores/router';
-import { getSavedCards, getSellLimits, getSellOrder, getSellRate, lookupCard, sellByCard, sellBySavedCard, type CardInfo, type SavedCard, type SellLimits, type SellOrder, type SellRate } from '../api/sell.ts';
+import { getSavedCards, getSellLimits, getSellOrder, getSellRate, lookupCard, sellByCard, sellBySavedCard, type CardInfo, type SavedCard, type SellLimits, type SellOrderView, type SellQuote } from '../api/sell.ts';
 import { toWalletError } from '../api/errors.ts';
 import { AMOUNT_TYPING, compareDecimals, formatUnits, multiplyDecimals, parseDecimal } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
@@ -33,7 +33,7 @@ export const $sellCurrency = atom<string | null>(null);
 export const $sellStep = atom<'amount' | 'card'>('amount');
 export const $sellAmount = atom('');
 
-export type SellTerms = { loading: boolean; failed: boolean; limits?: SellLimits; rate?: SellRate; cards: SavedCard[] };
+export type SellTerms = { loading: boolean; failed: boolean; limits?: SellLimits; rate?: Pick<SellQuote, 'rate' | 'rateId'>; cards: SavedCard[] };
 export const $sellTerms = atom<SellTerms>({ loading: false, failed: false, cards: [] });
 
 export type CardLookup = { bin: string; loading: boolean; info?: CardInfo; problem?: 'not_sber' | 'failed' };
@@ -45,7 +45,7 @@ export const $saveCard = atom(false);
 /** askingPasscode: the passcode prompt shows in place of the review (the passcode is on). */
 export type SellReview = { idempotencyKey: string; busy: boolean; askingPasscode: boolean };
 export const $sellReview = atom<SellReview | null>(null);
-export const $sellOrder = atom<SellOrder | null>(null);
+export const $sellOrder = atom<SellOrderView | null>(null);
 
 /** /sell/pay: active crypto assets not hidden on this device, with what the account holds of each. */
 export const $sellChoices = computed([$activeCoins, $balances, $disabledAssets], (coins, balances, hidden) =>

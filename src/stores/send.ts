@@ -1,6 +1,6 @@
 import { atom, computed, map } from 'nanostores';
 import { openPage } from '@nanostores/router';
-import { addAddressBookEntry, checkAddress, createWithdrawal, getPreliminaryFee, type AddressCheck, type FeeQuote, type Withdrawal } from '../api/send.ts';
+import { addAddressBookEntry, checkAddress, createWithdrawal, getPreliminaryFee, type AddressCheck, type FeeView, type WithdrawalView } from '../api/send.ts';
 import { isAddressShapeValid } from '../lib/address.ts';
 import { AMOUNT_TYPING, compareDecimals, displayDecimal, parseDecimal, formatUnits } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
@@ -28,7 +28,7 @@ export type SendForm = {
   check: AddressCheck | undefined;
   checkedAddress: string;
   /** The fee for `feeAddress` ('' = no address yet: the network's fee). */
-  fee: FeeQuote | undefined;
+  fee: FeeView | undefined;
   feeAddress: string | null;
   checking: boolean;
   checkFailed: boolean;
@@ -185,7 +185,7 @@ export const $sendBookEntries = computed([addressBookQuery.watch($accountId), $s
 export type SendProblems = { address: MessageKey | null; amount: MessageKey | null; amountParams?: Record<string, string> };
 
 /** SPEC §5 send rules, in the order the user meets them. */
-export function sendProblemsOf(input: { address: string; network: string | undefined; check: AddressCheck | undefined; checkedAddress: string; amount: string; balance: string; fee: FeeQuote | undefined; ticker: string }): SendProblems {
+export function sendProblemsOf(input: { address: string; network: string | undefined; check: AddressCheck | undefined; checkedAddress: string; amount: string; balance: string; fee: FeeView | undefined; ticker: string }): SendProblems {
   const address = input.address.trim();
   let addressProblem: MessageKey | null = null;
   if (address !== '' && input.network && !isAddressShapeValid(input.network, address)) addressProblem = 'send_error_wrong_address';
@@ -282,7 +282,7 @@ export function continueToReview(): void {
 /** The review's confirm: with an active passcode it asks for it first (SPEC §2, §6). */
 export const { confirm: confirmReview, cancel: cancelPasscode } = passcodeStep($sendReview, () => confirmSend());
 
-export const $sendResult = atom<Withdrawal | null>(null);
+export const $sendResult = atom<WithdrawalView | null>(null);
 
 /**
  * POST withdrawal; the pincode header goes only when one was entered. A wrong passcode rejects with its text (the

@@ -7,14 +7,14 @@ import {
   getCurrencyPairs,
   getSwapLimit,
   preCalculateSwap,
-  type PreCalculateRequest,
-  type SwapLimit,
-  type SwapOrder,
+  type QuoteRequest,
+  type SwapLimitView,
+  type SwapOrderView,
   type SwapPair,
-  type SwapQuote,
+  type QuoteView,
 } from '../api/swap.ts';
 import { toWalletError } from '../api/errors.ts';
-import type { BalanceItem } from '../api/wallet.ts';
+import type { AssetItem } from '../api/wallet.ts';
 import { AMOUNT_TYPING, compareDecimals } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
 import type { MessageKey } from '../lib/text.ts';
@@ -37,7 +37,7 @@ export const pairsQuery = createQuery<string, SwapPair[]>({ key: (account) => ac
 export const $swapPairs = pairsQuery.watch($accountId);
 
 type LimitArgs = { account: string; from: string; to: string };
-export const limitQuery = createQuery<LimitArgs, SwapLimit>({ key: (a) => `${a.account}:${a.from}:${a.to}`, load: (a) => getSwapLimit(a.account, a.from, a.to) });
+export const limitQuery = createQuery<LimitArgs, SwapLimitView>({ key: (a) => `${a.account}:${a.from}:${a.to}`, load: (a) => getSwapLimit(a.account, a.from, a.to) });
 const $limitArgs = computed([$accountId, $swapSelection], (account, pair) => (account && pair.from && pair.to ? { account, from: pair.from, to: pair.to } : null));
 export const $swapLimit = limitQuery.watch($limitArgs);
 
@@ -48,7 +48,7 @@ export function supportsPair(pairs: readonly SwapPair[] | undefined, from: strin
 export type SwapChoice = { coin: CoinMeta; amount: string | undefined };
 
 /** /swap/from: the assets the account holds that swap into something, not hidden on this device. */
-export function sourceChoices(coins: readonly CoinMeta[], items: readonly BalanceItem[] | undefined, pairs: readonly SwapPair[] | undefined, hidden: readonly string[]): SwapChoice[] {
+export function sourceChoices(coins: readonly CoinMeta[], items: readonly AssetItem[] | undefined, pairs: readonly SwapPair[] | undefined, hidden: readonly string[]): SwapChoice[] {
   const sources = new Set((pairs ?? []).map((p) => p.sourceCurrency));
   return coins
     .filter((coin) => sources.has(coin.currency) && !hidden.includes(coin.currency))
@@ -59,7 +59,7 @@ export function sourceChoices(coins: readonly CoinMeta[], items: readonly Balanc
 }
 
 /** /swap/to: what the chosen source swaps into. */
-export function destinationChoices(coins: readonly CoinMeta[], items: readonly BalanceItem[] | undefined, pairs: readonly SwapPair[] | undefined, from: string | null): SwapChoice[] {
+export function destinationChoices(coins: readonly CoinMeta[], items: readonly AssetItem[] | undefined, pairs: readonly SwapPair[] | undefined, from: string | null): SwapChoice[] {
   return coins
     .filter((coin) => supportsPair(pairs, from, coin.currency))
     .map((coin) => ({ coin, amount: items?.find((i) => i.currency === coin.currency)?.totalAvailable }));
@@ -79,7 +79,7 @@ export type SwapForm = {
   destinationAmount: string;
   /** Which side the user typed: the quote goes by it and fills the other. */
   typed: SwapSide | null;
-  quote: SwapQuote | undefined;
+  quote: QuoteView | undefined;
   quoting: boolean;
   /** SPEC §8: a failed quote shows common_something_went_wrong. */
   quoteFailed: boolean;
@@ -104,7 +104,7 @@ function stopQuoting(): void {
 const isZero = (value: string) => !/[1-9]/.test(value);
 const normal = (value: string) => value.replace(',', '.').replace(/\.$/, '').replace(/^\./, '0.');
 
-function requestOf(side: SwapSide, amount: string, from: string, to: string): PreCalculateRequest {
+function requestOf(side: SwapSide, amount: string, from: string, to: string): QuoteRequest {
   return side === 'source'
     ? { sourceCurrency: from, destinationCurrency: to, sourceAmount: normal(amount) }
     : { sourceCurrency: from, destinationCurrency: to, destinationAmount: normal(amount) };
@@ -188,7 +188,7 @@ $swapSelection.subscribe((pair) => {
 export type SwapProblem = { key: MessageKey; params?: Record<string, string> };
 
 /** SPEC §5: above 0, not below minLimit, not above maxLimit, not above the balance; in that order. */
-export function swapProblemOf(input: { source: string; limit: SwapLimit | undefined; available: string | undefined; currency: string; ticker: string }): SwapProblem | null {
+export function swapProblemOf(input: { source: string; limit: SwapLimitView | undefined; available: string | undefined; currency: string; ticker: string }): SwapProblem | null {
   const { source, limit } = input;
   if (source === '' || isZero(source)) return null;
   if (limit && compareDecimals(source, limit.minLimit) < 0) return { key: 'swap_min_limit_error', params: { amount: limit.minLimit, currency: input.ticker } };
@@ -214,23 +214,23 @@ export const $swapProblem = computed([$sourceForChecks, $swapLimit, $balances, $
 export const $canContinue = computed([$swapForm, $swapProblem, $swapLimit], (form, problem, limit) => !!form.quote && !form.quoting && !form.submitting && problem === null && !!limit.data);
 
 export type SwapReview = {
-  order: SwapOrder;
+  order: SwapOrderView;
   /** Local time (ms) at which the quote runs out. */
   deadline: number;
   /** How the order was asked for, so 'Update rate' asks the same. */
-  request: PreCalculateRequest;
+  request: QuoteRequest;
   busy: boolean;
   /** The gateway refused the order as expired before the countdown ran out. */
   expired: boolean;
 };
 
 export const $swapReview = atom<SwapReview | null>(null);
-export const $swapResult = atom<SwapOrder | null>(null);
+export const $swapResult = atom<SwapOrderView | null>(null);
 
 const idempotencyKey = () => (globalThis.crypto?.randomUUID ? globalThis.crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
 
 /** A fresh quote by the same request, then the order that holds its source: the review's 300 s start now. */
-async function placeOrder(account: string, request: PreCalculateRequest): Promise<SwapReview> {
+async function placeOrder(account: string, request: QuoteRequest): Promise<SwapReview> {
   const quote = await preCalculateSwap(account, request);
   const order = await createSwapOrder(account, { quoteId: quote.quoteId, sourceAmount: quote.sourceAmount, idempotencyKey: idempotencyKey() });
   return { order, deadline: Date.now() + Math.min(order.expiresInSeconds, SWAP_REVIEW_SECONDS) * 1000, request, busy: false, expired: false };
