@@ -5,6 +5,8 @@ import { toWalletError } from '../api/errors.ts';
 import { AMOUNT_TYPING, compareDecimals } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
 import { realEmail } from '../lib/messenger-email.ts';
+import { newIdempotencyKey } from '../lib/idempotency-key.ts';
+import { isZeroAmount, normalTypedAmount } from '../lib/typed-amount.ts';
 import type { MessageKey } from '../lib/text.ts';
 import { platform } from '../platform/platform.ts';
 import { $accountId } from './account.ts';
@@ -89,8 +91,6 @@ function stopQuoting(): void {
   sequence++;
 }
 
-const isZero = (value: string) => !/[1-9]/.test(value);
-const normal = (value: string) => value.replace(',', '.').replace(/\.$/, '').replace(/^\./, '0.');
 
 /** The method whose amounts fill the other side: the chosen one, else the first returned (SPEC §5). */
 export function leadingMethod(methods: readonly PaymentMethodItem[], code: string | null): PaymentMethodItem | undefined {
@@ -109,7 +109,7 @@ function quoteRequest(side: BuySide, amount: string) {
   const { to, geoId } = $buy.get();
   const account = $accountId.get();
   if (!to || !geoId || !account) return undefined;
-  return side === 'from' ? { currency: to, geoId, account, fiatAmount: normal(amount) } : { currency: to, geoId, account, cryptoAmount: normal(amount) };
+  return side === 'from' ? { currency: to, geoId, account, fiatAmount: normalTypedAmount(amount) } : { currency: to, geoId, account, cryptoAmount: normalTypedAmount(amount) };
 }
 
 /** Asks for the methods 300 ms after the last change, by the side typed; only the newest answer counts. */
@@ -119,7 +119,7 @@ function scheduleQuote(): void {
   const side = state.typed;
   const amount = side === 'from' ? state.fromAmount : side === 'to' ? state.toAmount : '';
   const request = side ? quoteRequest(side, amount) : undefined;
-  if (!side || !request || isZero(amount)) {
+  if (!side || !request || isZeroAmount(amount)) {
     $buy.set({ ...$buy.get(), methods: [], rateId: null, quoting: false, quoteFailed: false });
     return;
   }
@@ -208,20 +208,20 @@ export type BuyProblem = { key: MessageKey; params: Record<string, string> };
 
 /** SPEC §5: outside the method's limits the fiat field is in error with 'Min {min} - max {max} {currency}'. */
 export function buyLimitProblem(fiatAmount: string, method: PaymentMethodItem | undefined): BuyProblem | null {
-  if (!method || !/^\d+(\.\d+)?$/.test(fiatAmount) || isZero(fiatAmount)) return null;
+  if (!method || !/^\d+(\.\d+)?$/.test(fiatAmount) || isZeroAmount(fiatAmount)) return null;
   if (compareDecimals(fiatAmount, method.minLimit) >= 0 && compareDecimals(fiatAmount, method.maxLimit) <= 0) return null;
   return { key: 'buy_limit_error', params: { min: method.minLimit, max: method.maxLimit, currency: method.fiatCurrency } };
 }
 
 /** The fiat amount the limits apply to: typed, or the leading method's when the crypto side was typed. */
-const $fiatForChecks = computed($buy, (buy) => (buy.typed === 'from' ? normal(buy.fromAmount) : (leadingMethod(buy.methods, buy.method)?.fiatAmount ?? '')));
+const $fiatForChecks = computed($buy, (buy) => (buy.typed === 'from' ? normalTypedAmount(buy.fromAmount) : (leadingMethod(buy.methods, buy.method)?.fiatAmount ?? '')));
 
 export const $buyProblem = computed([$fiatForChecks, $buy], (fiat, buy) => buyLimitProblem(fiat, leadingMethod(buy.methods, buy.method)));
 
 /** SPEC §5: review is disabled while the crypto amount is 0, no method is chosen, or limits are violated. */
 export function canReviewBuy(state: BuyState, problem: BuyProblem | null): boolean {
   const method = state.methods.find((m) => m.paymentMethodCode === state.method);
-  return !!method && !!state.rateId && !state.quoting && problem === null && !isZero(method.cryptoAmount);
+  return !!method && !!state.rateId && !state.quoting && problem === null && !isZeroAmount(method.cryptoAmount);
 }
 export const $canReviewBuy = computed([$buy, $buyProblem], canReviewBuy);
 
@@ -313,7 +313,6 @@ export function requestParamsOf(email: string | null): BuyRequestParams {
   };
 }
 
-const idempotencyKey = () => (globalThis.crypto?.randomUUID ? globalThis.crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
 
 /** Where the provider's page sends the browser back: the bought asset's screen, where the purchase shows as Pending. */
 function returnUrlOf(currency: string): string {
@@ -335,7 +334,7 @@ export async function payBuyOrder(description: string): Promise<void> {
       itemId: review.method.itemId,
       description,
       returnUrl: returnUrlOf(review.currency),
-      idempotencyKey: idempotencyKey(),
+      idempotencyKey: newIdempotencyKey(),
       account,
       fiatAmount: review.method.fiatAmount,
     });

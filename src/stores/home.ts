@@ -11,6 +11,7 @@ import { platform } from '../platform/platform.ts';
 import { $router } from './router.ts';
 import { $disabledAssets, $hideLinkBanner, $protectWalletDismissed, $selectedCurrency } from './settings.ts';
 import { $profile } from './user.ts';
+import { requestSwapPair } from './swap-selection.ts';
 
 /** SPEC §2, §9: what 'add most common assets' adds. */
 export const COMMON_ASSETS = ['BTC', 'ETH', 'USDT_TRX'] as const;
@@ -111,19 +112,11 @@ export function dismissProtectPrompt(): void {
   $protectWalletDismissed.set(true);
 }
 
-export type SwapPair = { from: string; to: string };
-let preselectSwapPair: (pair: SwapPair) => void = () => {};
-
-/** For the swap flow's store: how a pair chosen elsewhere is preselected before /swap/order opens. */
-export function setSwapPreselector(handler: (pair: SwapPair) => void): void {
-  preselectSwapPair = handler;
-}
-
 /** Home's Swap button: straight to the order with BTC → USDT_TRX when both are held (SPEC §2), else the chooser. */
 export function openSwapFromHome(): void {
   const items = $balances.get().data;
   if (holds(items, QUICK_SWAP_PAIR.from) && holds(items, QUICK_SWAP_PAIR.to)) {
-    preselectSwapPair({ ...QUICK_SWAP_PAIR });
+    requestSwapPair(QUICK_SWAP_PAIR);
     openPage($router, 'swapOrder');
   } else {
     openPage($router, 'swap');

@@ -4,6 +4,7 @@ import { getSavedCards, getSellLimits, getSellOrder, getSellRate, lookupCard, se
 import { toWalletError } from '../api/errors.ts';
 import { AMOUNT_TYPING, compareDecimals, formatUnits, multiplyDecimals, parseDecimal } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
+import { newIdempotencyKey } from '../lib/idempotency-key.ts';
 import type { MessageKey } from '../lib/text.ts';
 import { $accountId } from './account.ts';
 import { $balances, addCurrencies, refreshBalances } from './balances.ts';
@@ -26,7 +27,6 @@ export const CARD_DIGITS = 16;
 export const BIN_DIGITS = 6;
 const ORDER_POLL_MS = 2_000;
 
-const newIdempotencyKey = () => (globalThis.crypto?.randomUUID ? globalThis.crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`);
 
 export const $sellFiat = atom<string | null>(null);
 export const $sellCurrency = atom<string | null>(null);

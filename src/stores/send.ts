@@ -4,6 +4,8 @@ import { addAddressBookEntry, checkAddress, createWithdrawal, getPreliminaryFee,
 import { isAddressShapeValid } from '../lib/address.ts';
 import { AMOUNT_TYPING, compareDecimals, displayDecimal, parseDecimal, formatUnits } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
+import { newIdempotencyKey } from '../lib/idempotency-key.ts';
+import { isZeroAmount, normalTypedAmount } from '../lib/typed-amount.ts';
 import type { MessageKey } from '../lib/text.ts';
 import { $accountId } from './account.ts';
 import { $assetCurrency } from './asset.ts';
@@ -57,8 +59,6 @@ export const $sendForm = map<SendForm>({ ...EMPTY });
 export const $sendCoin = computed([$sendForm, $coins], (form, coins): CoinMeta | undefined => (form.currency ? coins[form.currency] : undefined));
 export const $sendBalance = computed([$sendForm, $balances], (form, balances) => balances.data?.find((item) => item.currency === form.currency)?.totalAvailable ?? '0');
 
-const isZero = (value: string) => !/[1-9]/.test(value);
-const normal = (value: string) => value.trim().replace(',', '.').replace(/\.$/, '').replace(/^\./, '0.');
 const tickerOf = (coin: CoinMeta | undefined, currency: string | null) => coin?.baseCurrency ?? currency ?? '';
 
 let timer: ReturnType<typeof setTimeout> | undefined;
@@ -122,7 +122,7 @@ export function typeSendAmount(text: string): void {
 /** SPEC §5: max fills the whole balance (to 8 decimals at most, rounded down). */
 export function fillMax(): void {
   const balance = $sendBalance.get();
-  $sendForm.setKey('amount', isZero(balance) ? '0' : displayDecimal(balance, 8, 'down'));
+  $sendForm.setKey('amount', isZeroAmount(balance) ? '0' : displayDecimal(balance, 8, 'down'));
 }
 
 export function typeAddress(text: string): void {
@@ -194,10 +194,10 @@ export function sendProblemsOf(input: { address: string; network: string | undef
     else if (input.check.checkResult === 'BLOCKED' || input.check.checkResult === 'NOT_USED') addressProblem = 'send_error_address_not_used';
     else if (input.check.belongsToSameUser) addressProblem = 'send_error_same_user';
   }
-  const amount = normal(input.amount);
-  if (!/^\d+(\.\d+)?$/.test(amount) || isZero(amount)) return { address: addressProblem, amount: null };
+  const amount = normalTypedAmount(input.amount);
+  if (!/^\d+(\.\d+)?$/.test(amount) || isZeroAmount(amount)) return { address: addressProblem, amount: null };
   if (compareDecimals(amount, input.balance) > 0) return { address: addressProblem, amount: 'send_error_not_enough_funds' };
-  if (input.fee && !input.fee.internal && !isZero(input.fee.fee) && compareDecimals(amount, input.fee.fee) <= 0) {
+  if (input.fee && !input.fee.internal && !isZeroAmount(input.fee.fee) && compareDecimals(amount, input.fee.fee) <= 0) {
     return { address: addressProblem, amount: 'send_error_below_fee', amountParams: { fee: `${input.fee.fee} ${input.ticker}` } };
   }
   return { address: addressProblem, amount: null };
@@ -218,7 +218,7 @@ export const $sendAvailable = computed([$sendForm, $sendBalance, $sendCoin], (fo
 /** SPEC §4: the confirm button only when the fee is known, the address valid, no address error and the amount above 0. */
 export const $canContinueSend = computed([$sendForm, $sendProblems], (form, problems) => {
   const address = form.address.trim();
-  const amount = normal(form.amount);
+  const amount = normalTypedAmount(form.amount);
   return (
     !!form.fee &&
     form.feeAddress === address &&
@@ -228,7 +228,7 @@ export const $canContinueSend = computed([$sendForm, $sendProblems], (form, prob
     problems.address === null &&
     problems.amount === null &&
     /^\d+(\.\d+)?$/.test(amount) &&
-    !isZero(amount)
+    !isZeroAmount(amount)
   );
 });
 
@@ -252,13 +252,12 @@ export type SendReview = {
 
 export const $sendReview = atom<SendReview | null>(null);
 
-const idempotencyKey = () => (globalThis.crypto?.randomUUID ? globalThis.crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
 
 export function continueToReview(): void {
   const form = $sendForm.get();
   const coin = $sendCoin.get();
   if (!$canContinueSend.get() || !form.currency || !form.fee || !form.check || !coin) return;
-  const amount = normal(form.amount);
+  const amount = normalTypedAmount(form.amount);
   const decimals = coin.decimals;
   const fee = form.fee.internal ? 0n : parseDecimal(form.fee.fee, decimals);
   $sendReview.set({
@@ -272,7 +271,7 @@ export function continueToReview(): void {
     recipientName: form.check.recipientName,
     accountType: form.check.accountType,
     saved: form.check.saved,
-    idempotencyKey: idempotencyKey(),
+    idempotencyKey: newIdempotencyKey(),
     askingPasscode: false,
     busy: false,
   });

@@ -108,8 +108,6 @@ export function WalletApp() {
   useEffect(() => {
     syncPreferences();
     void loadHome();
-    // Home's quick swap path preselects its pair through this small module, loaded beside Home's chunk.
-    void import('../stores/swap-selection.ts');
     void startAuth();
   }, []);
   if (!ready || !page) return <FullScreenSpinner label={t('common_loading')} />;

@@ -1,6 +1,5 @@
 import { useStore } from '@nanostores/react';
-import { getPagePath, openPage, redirectPage } from '@nanostores/router';
-import { useEffect } from 'react';
+import { getPagePath, openPage } from '@nanostores/router';
 import { formatCrypto, formatCryptoWithCode, tickerOf } from '../../../lib/format.ts';
 import type { CoinMeta } from '../../../lib/currencies.ts';
 import { $balances } from '../../../stores/balances.ts';
@@ -8,32 +7,7 @@ import { $coins } from '../../../stores/catalogue.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
-import {
-  $canContinue,
-  $canReverse,
-  $destinationChoices,
-  $pinCodeActive,
-  $sourceChoices,
-  $swapForm,
-  $swapLimit,
-  $swapPairs,
-  $swapPasscodeOpen,
-  $swapProblem,
-  $swapResult,
-  $swapReview,
-  $swapSecondsLeft,
-  chooseDestination,
-  chooseSource,
-  confirmSwap,
-  continueToReview,
-  formatCountdown,
-  requestSwapConfirmation,
-  reversePair,
-  typeAmount,
-  updateSwapRate,
-  type SwapChoice,
-} from '../../../stores/swap.ts';
-import { $swapSelection } from '../../../stores/swap-selection.ts';
+import { $pinCodeActive, $sourceChoices, $swapPairs, formatCountdown, swapFlow, type SwapChoice, type SwapVisit } from '../../../stores/swap.ts';
 import { AssetRow } from '../../ui/asset-row.tsx';
 import { CoinLogo } from '../../ui/coin-logo.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
@@ -44,31 +18,31 @@ import { Spinner } from '../../ui/spinner.tsx';
 
 /** The swap flow (SPEC §2 Swap), one lazy chunk: /swap and /swap/from choose the source, then to, order, review, success. */
 export function SwapArea({ route }: { route: RouteName }) {
+  const t = useStore($t);
+  const flow = useStore(swapFlow.$current);
+  if (!flow) return <Spinner label={t('common_loading')} />;
   switch (route) {
     case 'swapTo':
-      return <ChooserScreen side="to" />;
+      return <ChooserScreen side="to" flow={flow} />;
     case 'swapOrder':
-      return <OrderScreen />;
+      return <OrderScreen flow={flow} />;
     case 'swapOrderReview':
-      return <ReviewScreen />;
+      return <ReviewScreen flow={flow} />;
     case 'swapOrderSuccess':
-      return <SuccessScreen />;
+      return <SuccessScreen flow={flow} />;
     default:
-      return <ChooserScreen side="from" />;
+      return <ChooserScreen side="from" flow={flow} />;
   }
 }
 
-function ChooserScreen({ side }: { side: 'from' | 'to' }) {
+function ChooserScreen({ side, flow }: { side: 'from' | 'to'; flow: SwapVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
   const pairs = useStore($swapPairs);
   const sources = useStore($sourceChoices);
-  const destinations = useStore($destinationChoices);
-  const selection = useStore($swapSelection);
+  const destinations = useStore(flow.$destinationChoices);
+  const selection = useStore(flow.$swapSelection);
   const balances = useStore($balances);
-  useEffect(() => {
-    if (side === 'to' && !selection.from) redirectPage($router, 'swapFrom');
-  }, [side, selection.from]);
   const items: SwapChoice[] = side === 'from' ? sources : destinations;
   const loading = !pairs.data && !pairs.error ? true : side === 'from' && !balances.data;
   const back = side === 'from' ? getPagePath($router, 'home') : selection.to ? getPagePath($router, 'swapOrder') : getPagePath($router, 'swapFrom');
@@ -91,7 +65,7 @@ function ChooserScreen({ side }: { side: 'from' | 'to' }) {
               key={coin.currency}
               coin={coin}
               subtitle={coin.token ? `${coin.baseCurrency} · ${coin.blockchain}` : coin.baseCurrency}
-              onClick={() => (side === 'from' ? chooseSource(coin.currency) : chooseDestination(coin.currency))}
+              onClick={() => (side === 'from' ? flow.chooseSource(coin.currency) : flow.chooseDestination(coin.currency))}
               testId="swap-choice"
               end={
                 <span className="flex items-center gap-2 text-muted">
@@ -107,21 +81,17 @@ function ChooserScreen({ side }: { side: 'from' | 'to' }) {
   );
 }
 
-function OrderScreen() {
+function OrderScreen({ flow }: { flow: SwapVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
   const coins = useStore($coins);
-  const selection = useStore($swapSelection);
-  const form = useStore($swapForm);
-  const problem = useStore($swapProblem);
-  const limit = useStore($swapLimit);
-  const canReverse = useStore($canReverse);
-  const canContinue = useStore($canContinue);
+  const selection = useStore(flow.$swapSelection);
+  const form = useStore(flow.$swapForm);
+  const problem = useStore(flow.$swapProblem);
+  const limit = useStore(flow.$swapLimit);
+  const canReverse = useStore(flow.$canReverse);
+  const canContinue = useStore(flow.$canContinue);
   const balances = useStore($balances);
-  useEffect(() => {
-    if (!selection.from) redirectPage($router, 'swap');
-    else if (!selection.to) redirectPage($router, 'swapTo');
-  }, [selection.from, selection.to]);
   const from = selection.from ? coins[selection.from] : undefined;
   const to = selection.to ? coins[selection.to] : undefined;
   if (!from || !to) return <Spinner label={t('common_loading')} />;
@@ -136,7 +106,7 @@ function OrderScreen() {
           coin={from}
           href={getPagePath($router, 'swapFrom')}
           value={form.sourceAmount}
-          onChange={(text) => typeAmount('source', text)}
+          onChange={(text) => flow.typeAmount('source', text)}
           invalid={problem !== null}
           testId="swap-source"
           note={t('swap_available', { amount: formatCryptoWithCode(available, from.currency, from.round, locale) })}
@@ -145,7 +115,7 @@ function OrderScreen() {
           <button
             type="button"
             className="w-11 h-11 rounded-full bg-primary text-bg inline-flex items-center justify-center border-4 border-solid border-bg disabled:opacity-40 disabled:cursor-not-allowed"
-            onClick={reversePair}
+            onClick={flow.reversePair}
             disabled={!canReverse}
             aria-label={t('swap_reverse')}
             data-testid="swap-reverse"
@@ -153,7 +123,7 @@ function OrderScreen() {
             <Glyph name="swap" size={20} className="rotate-90" />
           </button>
         </div>
-        <AmountBox label={t('swap_you_get')} coin={to} href={getPagePath($router, 'swapTo')} value={form.destinationAmount} onChange={(text) => typeAmount('destination', text)} testId="swap-destination" />
+        <AmountBox label={t('swap_you_get')} coin={to} href={getPagePath($router, 'swapTo')} value={form.destinationAmount} onChange={(text) => flow.typeAmount('destination', text)} testId="swap-destination" />
       </div>
       <p className="m-0 min-h-5 text-sm text-danger" role="alert" data-testid="swap-error">
         {message}
@@ -170,7 +140,7 @@ function OrderScreen() {
         )}
       </div>
       <div className="mt-auto">
-        <MainAction label={t('common_continue')} onClick={() => void continueToReview()} disabled={!canContinue} busy={form.submitting} />
+        <MainAction label={t('common_continue')} onClick={() => void flow.continueToReview()} disabled={!canContinue} busy={form.submitting} />
       </div>
     </div>
   );
@@ -212,17 +182,14 @@ function Line({ label, value, testId }: { label: string; value: string; testId: 
   );
 }
 
-function ReviewScreen() {
+function ReviewScreen({ flow }: { flow: SwapVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
   const coins = useStore($coins);
-  const review = useStore($swapReview);
-  const seconds = useStore($swapSecondsLeft);
+  const review = useStore(flow.$swapReview);
+  const seconds = useStore(flow.$swapSecondsLeft);
   const pinActive = useStore($pinCodeActive);
-  const asking = useStore($swapPasscodeOpen);
-  useEffect(() => {
-    if (!review) redirectPage($router, 'swapOrder');
-  }, [review]);
+  const asking = useStore(flow.$swapPasscodeOpen);
   if (!review) return null;
   const { order } = review;
   const money = (value: string, code: string) => formatCryptoWithCode(value, code, coins[code]?.round, locale);
@@ -231,7 +198,7 @@ function ReviewScreen() {
     return (
       <div className="screen" data-testid="swap-review">
         <ScreenHeader title={t('swap_review_title')} back={getPagePath($router, 'swapOrder')} backLabel={t('common_back')} />
-        <PasscodePrompt title={t('swap_passcode_title')} onComplete={(pin) => confirmSwap(pin)} />
+        <PasscodePrompt title={t('swap_passcode_title')} onComplete={(pin) => flow.confirmSwap(pin)} />
       </div>
     );
   }
@@ -255,23 +222,20 @@ function ReviewScreen() {
       )}
       <div className="mt-auto">
         {expired ? (
-          <MainAction label={t('swap_update_rate')} onClick={() => void updateSwapRate()} busy={review.busy} />
+          <MainAction label={t('swap_update_rate')} onClick={() => void flow.updateSwapRate()} busy={review.busy} />
         ) : (
-          <MainAction label={t('swap_confirm')} onClick={() => (pinActive ? requestSwapConfirmation() : void confirmSwap())} busy={review.busy} />
+          <MainAction label={t('swap_confirm')} onClick={() => (pinActive ? flow.requestSwapConfirmation() : void flow.confirmSwap())} busy={review.busy} />
         )}
       </div>
     </div>
   );
 }
 
-function SuccessScreen() {
+function SuccessScreen({ flow }: { flow: SwapVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
   const coins = useStore($coins);
-  const result = useStore($swapResult);
-  useEffect(() => {
-    if (!result) redirectPage($router, 'home');
-  }, [result]);
+  const result = useStore(flow.$swapResult);
   if (!result) return null;
   const money = (value: string, code: string) => formatCryptoWithCode(value, code, coins[code]?.round, locale);
   return (
