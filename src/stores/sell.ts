@@ -9,6 +9,7 @@ import type { MessageKey } from '../lib/text.ts';
 import { $accountId } from './account.ts';
 import { $balances, addCurrencies, refreshBalances } from './balances.ts';
 import { $activeCoins, $coins } from './catalogue.ts';
+import { errorText } from './errors.ts';
 import { $t } from './i18n.ts';
 import { $router } from './router.ts';
 import { $disabledAssets } from './settings.ts';
@@ -241,9 +242,7 @@ export function continueToReview(): void {
 
 /** SPEC §8: the gateway's own message for a refusal; 'Payouts are temporarily unavailable…' otherwise. */
 export function sellErrorText(error: unknown): string {
-  const wallet = toWalletError(error);
-  if (wallet.fromServer && wallet.message && (wallet.status ?? 500) < 500) return wallet.message;
-  return $t.get()('sell_unavailable');
+  return errorText(error, { serverMessage: 'refusal', fallback: 'sell_unavailable' });
 }
 
 /**
