@@ -1,4 +1,5 @@
 import { WalletError } from '../api/errors.ts';
+import { errorPagePath, PAGES, ROUTES } from '../lib/routes.ts';
 import { atom } from 'nanostores';
 import { redirectPage } from '@nanostores/router';
 import { platform } from '../platform/platform.ts';
@@ -7,11 +8,11 @@ import { $router } from './router.ts';
 
 /** SPEC §2: the authentication state is held for 1 second before the route set switches. */
 export const AUTH_HOLD_MS = 1_000;
-export const SIGN_IN_PATH = '/auth/login';
-export const SIGNED_OUT_PATH = '/auth';
-export const HOME_PATH = '/home';
+export const SIGN_IN_PATH = PAGES.signIn;
+export const SIGNED_OUT_PATH = PAGES.auth;
+export const HOME_PATH = ROUTES.home;
 /** Where a failed sign-in lands: the login page shows 'Sign-in failed' (SPEC §8). */
-export const SIGN_IN_FAILED_PATH = '/auth/login?error=signin';
+export const SIGN_IN_FAILED_PATH = `${PAGES.signIn}?error=signin`;
 /** A token this close to its expiry is renewed before a call, so it does not lapse on the way. */
 export const EXPIRY_SKEW_S = 5;
 /** SPEC §8: silent sign-in errors that mean 'nobody is signed in'; invalid_grant is a spent or expired refresh token. */
@@ -163,7 +164,7 @@ async function resolveStartupUser(): Promise<StoredUser | null> {
 }
 
 /** The mini app's entry: where a signed-out session inside the messenger starts over (a fresh messenger login). */
-export const MINI_APP_PATH = '/tg';
+export const MINI_APP_PATH = PAGES.miniApp;
 
 /** Startup: resolve the user, hold, then send the anonymous to sign-in and the signed-in from unknown paths home. */
 export async function startAuth(holdMs = AUTH_HOLD_MS): Promise<void> {
@@ -178,7 +179,7 @@ export async function startAuth(holdMs = AUTH_HOLD_MS): Promise<void> {
     } catch (error) {
       setUser(null);
       leaving = true;
-      platform().leave(`/error/${messenger.messengerErrorCode(error)}`, { replace: true });
+      platform().leave(errorPagePath(messenger.messengerErrorCode(error)), { replace: true });
       return;
     }
   } else {

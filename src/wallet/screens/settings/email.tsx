@@ -16,6 +16,8 @@ import {
 import { $t } from '../../../stores/i18n.ts';
 import { MainAction } from '../../ui/main-action.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
+import { getPagePath } from '@nanostores/router';
+import { $router } from '../../../stores/router.ts';
 
 /** /settings/wallet-protection/email: the address on the account, and the way to add or change it. */
 export function EmailScreen() {
@@ -23,14 +25,14 @@ export function EmailScreen() {
   const email = useStore($realEmail);
   return (
     <div className="screen">
-      <ScreenHeader title={t('email_title')} back="/settings/wallet-protection" backLabel={t('common_back')} />
+      <ScreenHeader title={t('email_title')} back={getPagePath($router, 'walletProtection')} backLabel={t('common_back')} />
       <div className="card flex flex-col gap-1">
         <span className="text-sm text-muted">{t('email_current')}</span>
         <span className="font-600 break-all" data-testid="email-current">
           {email ?? t('email_none')}
         </span>
       </div>
-      <a href={email ? '/settings/wallet-protection/email/edit' : '/settings/wallet-protection/email/add'} className="btn-primary w-full no-underline" data-testid="email-start">
+      <a href={email ? getPagePath($router, 'emailEdit') : getPagePath($router, 'emailAdd')} className="btn-primary w-full no-underline" data-testid="email-start">
         {email ? t('email_edit_title') : t('email_add_title')}
       </a>
     </div>
@@ -43,7 +45,7 @@ export function EmailFormScreen({ mode }: { mode: 'add' | 'edit' }) {
   const valid = useStore($newEmailValid);
   return (
     <div className="screen">
-      <ScreenHeader title={mode === 'add' ? t('email_add_title') : t('email_edit_title')} back="/settings/wallet-protection/email" backLabel={t('common_back')} />
+      <ScreenHeader title={mode === 'add' ? t('email_add_title') : t('email_edit_title')} back={getPagePath($router, 'email')} backLabel={t('common_back')} />
       <p className="m-0 text-muted">{mode === 'add' ? t('email_add_text') : t('email_edit_text')}</p>
       <form
         className="flex flex-col gap-4"
@@ -81,7 +83,7 @@ export function EmailVerifyScreen({ stage }: { stage: 'old' | 'new' }) {
   const address = stage === 'old' ? (current ?? '') : state.newEmail;
   return (
     <div className="screen">
-      <ScreenHeader title={stage === 'old' ? t('email_verify_old_title') : t('email_verify_new_title')} back="/settings/wallet-protection/email" backLabel={t('common_back')} />
+      <ScreenHeader title={stage === 'old' ? t('email_verify_old_title') : t('email_verify_new_title')} back={getPagePath($router, 'email')} backLabel={t('common_back')} />
       <p className="m-0 text-muted" data-testid="email-verify-text">
         {t('email_verify_text', { email: address })}
       </p>

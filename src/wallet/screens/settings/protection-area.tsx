@@ -9,6 +9,8 @@ import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { EmailFormScreen, EmailScreen, EmailVerifyScreen } from './email.tsx';
 import { PasscodeChangeScreen, PasscodeDisableScreen, PasscodeEnableScreen, PasscodeMenuScreen, PasscodeSuccessScreen } from './passcode.tsx';
 import { ProtectionScreen } from './protection.tsx';
+import { getPagePath } from '@nanostores/router';
+import { $router } from '../../../stores/router.ts';
 
 /** Wallet protection, the passcode and the e-mail screens, loaded as one lazy chunk. */
 export function ProtectionArea({ route }: { route: RouteName }) {
@@ -37,7 +39,7 @@ export function ProtectionArea({ route }: { route: RouteName }) {
   if (gated && locked) {
     return (
       <div className="screen">
-        <ScreenHeader title={t('protection_title')} back="/settings" backLabel={t('common_back')} />
+        <ScreenHeader title={t('protection_title')} back={getPagePath($router, 'settings')} backLabel={t('common_back')} />
         <PasscodePrompt title={t('passcode_enter_title')} onComplete={unlockProtection} />
       </div>
     );
