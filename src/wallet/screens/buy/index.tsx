@@ -2,7 +2,7 @@ import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
 import type { ReactNode } from 'react';
 import { formatCrypto, formatCryptoWithCode, formatFiat, tickerOf } from '../../../lib/format.ts';
-import { findFiat, type CoinMeta } from '../../../lib/currencies.ts';
+import { findFiat } from '../../../lib/currencies.ts';
 import { $buyCoins, buyFlow, type BuyVisit } from '../../../stores/buy.ts';
 import { formatCountdown } from '../../../stores/primitives/countdown.ts';
 import { $buyEnabled, $sellEnabled } from '../../../stores/buy-sell.ts';
@@ -12,33 +12,23 @@ import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
 import { FIAT_SYMBOLS } from '../../../stores/user.ts';
 import { AssetRow } from '../../ui/asset-row.tsx';
-import { CoinLogo } from '../../ui/coin-logo.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
+import { AmountBox, CoinChip, DetailLine } from '../../ui/amount-box.tsx';
+import { FlowView } from '../../ui/flow-view.tsx';
 
 /** The buy flow (SPEC §2 Buy), one lazy chunk: /home/buy-sell, then get, pay, order (and method), review. */
 export function BuyArea({ route }: { route: RouteName }) {
   return route === 'buySell' ? <BuySellScreen /> : <BuyFlow route={route} />;
 }
 
+const BUY_SCREENS: Partial<Record<RouteName, (props: { flow: BuyVisit }) => ReactNode>> = { buyPay: PayScreen, buyMethod: MethodScreen, buyOrder: OrderScreen, buyOrderReview: ReviewScreen };
+
 function BuyFlow({ route }: { route: RouteName }) {
-  const t = useStore($t);
-  const flow = useStore(buyFlow.$current);
-  if (!flow) return <Spinner label={t('common_loading')} />;
-  switch (route) {
-    case 'buyPay':
-      return <PayScreen flow={flow} />;
-    case 'buyMethod':
-      return <MethodScreen flow={flow} />;
-    case 'buyOrder':
-      return <OrderScreen flow={flow} />;
-    case 'buyOrderReview':
-      return <ReviewScreen flow={flow} />;
-    default:
-      return <GetScreen flow={flow} />;
-  }
+  const Screen = BUY_SCREENS[route] ?? GetScreen;
+  return <FlowView flow={buyFlow}>{(flow) => <Screen flow={flow} />}</FlowView>;
 }
 
 function fiatName(currency: string): string {
@@ -220,38 +210,6 @@ function MethodScreen({ flow }: { flow: BuyVisit }) {
   );
 }
 
-function AmountBox(props: { label: string; chip: ReactNode; value: string; onChange: (text: string) => void; invalid?: boolean; testId: string }) {
-  return (
-    <div className={`card flex flex-col gap-2 border border-solid ${props.invalid ? 'border-danger' : 'border-transparent focus-within:border-primary'}`} data-testid={props.testId}>
-      <span className="text-sm text-muted">{props.label}</span>
-      <div className="flex items-center gap-3">
-        {props.chip}
-        <input
-          className="flex-1 min-w-0 bg-transparent border-none outline-none focus-visible:outline-none text-right text-2xl font-700 text-fg p-0"
-          inputMode="decimal"
-          autoComplete="off"
-          placeholder="0"
-          value={props.value}
-          onChange={(event) => props.onChange(event.target.value)}
-          aria-label={props.label}
-          aria-invalid={props.invalid}
-          data-testid={`${props.testId}-amount`}
-        />
-      </div>
-    </div>
-  );
-}
-
-function CoinChip({ coin, href }: { coin: CoinMeta; href: string }) {
-  return (
-    <a href={href} className="flex items-center gap-2 shrink-0 text-fg font-600 no-underline" data-testid="buy-to-currency">
-      <CoinLogo coin={coin} size={32} />
-      <span>{tickerOf(coin.currency)}</span>
-      <Glyph name="chevron" size={16} className="text-muted" />
-    </a>
-  );
-}
-
 function FiatChip({ fiat, onClick }: { fiat: string; onClick: () => void }) {
   return (
     <button type="button" onClick={onClick} className="flex items-center gap-2 shrink-0 text-fg font-600 bg-transparent border-0 p-0 cursor-pointer text-base" data-testid="buy-from-currency">
@@ -259,15 +217,6 @@ function FiatChip({ fiat, onClick }: { fiat: string; onClick: () => void }) {
       <span>{fiat}</span>
       <Glyph name="chevron" size={16} className="text-muted" />
     </button>
-  );
-}
-
-function Line({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <div className="flex justify-between gap-3" data-testid={testId}>
-      <span className="text-muted">{label}</span>
-      <span className="font-600 text-right break-all">{value}</span>
-    </div>
   );
 }
 
@@ -291,7 +240,7 @@ function OrderScreen({ flow }: { flow: BuyVisit }) {
       <ScreenHeader title={t('buy_order_title', { currency: tickerOf(coin.currency) })} back={getPagePath($router, 'buyGet')} backLabel={t('common_back')} />
       <div className="flex flex-col gap-2">
         <AmountBox label={t('buy_you_pay')} chip={<FiatChip fiat={buy.from} onClick={flow.changeBuyFiat} />} value={buy.fromAmount} onChange={(text) => flow.typeBuyAmount('from', text)} invalid={problem !== null} testId="buy-from" />
-        <AmountBox label={t('buy_you_get')} chip={<CoinChip coin={coin} href={getPagePath($router, 'buyGet')} />} value={buy.toAmount} onChange={(text) => flow.typeBuyAmount('to', text)} testId="buy-to" />
+        <AmountBox label={t('buy_you_get')} chip={<CoinChip coin={coin} href={getPagePath($router, 'buyGet')} testId="buy-to-currency" />} value={buy.toAmount} onChange={(text) => flow.typeBuyAmount('to', text)} testId="buy-to" />
       </div>
       <p className="m-0 min-h-5 text-sm text-danger" role="alert" data-testid="buy-error">
         {message}
@@ -305,13 +254,13 @@ function OrderScreen({ flow }: { flow: BuyVisit }) {
         <Glyph name="chevron" size={18} className="text-muted" />
       </a>
       <div className="card flex flex-col gap-2 text-sm">
-        <Line
+        <DetailLine
           label={t('buy_rate', { crypto: tickerOf(coin.currency), rate: rate ? formatCrypto(rate, 8, locale) : '…', fiat: buy.from })}
           value={buy.quoting ? t('buy_quoting') : ''}
           testId="buy-rate"
         />
         {(method ?? buy.methods[0]) && (
-          <Line
+          <DetailLine
             label={t('buy_limits')}
             value={t('buy_limit_error', { min: (method ?? buy.methods[0])?.minLimit ?? '', max: (method ?? buy.methods[0])?.maxLimit ?? '', currency: buy.from })}
             testId="buy-limits"
@@ -341,11 +290,11 @@ function ReviewScreen({ flow }: { flow: BuyVisit }) {
     <div className="screen" data-testid="buy-review">
       <ScreenHeader title={t('buy_review_title')} back={getPagePath($router, 'buyOrder')} backLabel={t('common_back')} />
       <div className={`card flex flex-col gap-3 transition-opacity ${expired ? 'opacity-40 pointer-events-none' : ''}`} aria-disabled={expired} data-testid="buy-review-list">
-        <Line label={t('buy_review_pay')} value={money(method.fiatAmount, method.fiatCurrency, locale)} testId="buy-review-pay" />
-        <Line label={t('buy_review_get')} value={crypto(method.cryptoAmount)} testId="buy-review-get" />
-        {method.rate && <Line label={t('buy_review_rate')} value={`1 ${tickerOf(review.currency)} ≈ ${formatCrypto(method.rate, 8, locale)} ${method.fiatCurrency}`} testId="buy-review-rate" />}
-        <Line label={t('buy_review_method')} value={method.paymentMethodName} testId="buy-review-method" />
-        {coin && <Line label={t('buy_review_network')} value={coin.blockchain} testId="buy-review-network" />}
+        <DetailLine label={t('buy_review_pay')} value={money(method.fiatAmount, method.fiatCurrency, locale)} testId="buy-review-pay" />
+        <DetailLine label={t('buy_review_get')} value={crypto(method.cryptoAmount)} testId="buy-review-get" />
+        {method.rate && <DetailLine label={t('buy_review_rate')} value={`1 ${tickerOf(review.currency)} ≈ ${formatCrypto(method.rate, 8, locale)} ${method.fiatCurrency}`} testId="buy-review-rate" />}
+        <DetailLine label={t('buy_review_method')} value={method.paymentMethodName} testId="buy-review-method" />
+        {coin && <DetailLine label={t('buy_review_network')} value={coin.blockchain} testId="buy-review-network" />}
       </div>
       {expired ? (
         <p className="m-0 text-center text-danger font-600" role="status" data-testid="buy-expired">

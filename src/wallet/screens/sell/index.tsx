@@ -13,25 +13,20 @@ import { MainAction } from '../../ui/main-action.tsx';
 import { PasscodePrompt } from '../../ui/passcode-prompt.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
+import type { ReactNode } from 'react';
+import { DetailLine } from '../../ui/amount-box.tsx';
+import { FlowView } from '../../ui/flow-view.tsx';
 
 const RUB = '₽';
 
 /** The sell flow (SPEC §2 Sell), one lazy chunk: get → pay → order (amount, then card) → order/review → success. */
+const SELL_SCREENS: Partial<Record<RouteName, (props: { flow: SellVisit }) => ReactNode>> = { sellPay: PayScreen, sellOrder: OrderScreen, sellOrderReview: ReviewScreen, sellSuccess: SuccessScreen };
+
 export function SellArea({ route }: { route: RouteName }) {
   const t = useStore($t);
-  const flow = useStore(sellFlow.$current);
-  // /sell/get shows this while the flow moves on to /sell/pay.
-  if (!flow || route === 'sellGet') return <Spinner label={t('common_loading')} />;
-  switch (route) {
-    case 'sellOrder':
-      return <OrderScreen flow={flow} />;
-    case 'sellOrderReview':
-      return <ReviewScreen flow={flow} />;
-    case 'sellSuccess':
-      return <SuccessScreen flow={flow} />;
-    default:
-      return <PayScreen flow={flow} />;
-  }
+  // /sell/get has no screen: it shows a spinner while the flow moves on to /sell/pay.
+  const Screen = SELL_SCREENS[route] ?? (() => <Spinner label={t('common_loading')} />);
+  return <FlowView flow={sellFlow}>{(flow) => <Screen flow={flow} />}</FlowView>;
 }
 
 function PayScreen({ flow }: { flow: SellVisit }) {
@@ -142,10 +137,10 @@ function AmountStep({ flow }: { flow: SellVisit }) {
         {message}
       </p>
       <div className="card flex flex-col gap-2 text-sm">
-        <Line label={t('sell_you_receive')} value={formatFiat(check.fiatAmount, RUB, locale)} testId="sell-fiat" />
-        <Line label={t('sell_rate_line', { currency: ticker, rate: formatFiat(terms.rate.rate, RUB, locale) })} value="" testId="sell-rate" />
+        <DetailLine label={t('sell_you_receive')} value={formatFiat(check.fiatAmount, RUB, locale)} testId="sell-fiat" />
+        <DetailLine label={t('sell_rate_line', { currency: ticker, rate: formatFiat(terms.rate.rate, RUB, locale) })} value="" testId="sell-rate" />
         {check.limits && (
-          <Line
+          <DetailLine
             label={t('sell_amount_limits', { min: formatCrypto(check.limits.min, 8, locale), max: formatCrypto(check.limits.max, 8, locale), currency: ticker })}
             value=""
             testId="sell-limits"
@@ -282,11 +277,11 @@ function ReviewScreen({ flow }: { flow: SellVisit }) {
     <div className="screen" data-testid="sell-review">
       <ScreenHeader title={t('sell_review_title')} back={getPagePath($router, 'sellOrder')} backLabel={t('common_back')} />
       <div className="card flex flex-col gap-3">
-        <Line label={t('sell_review_sell')} value={formatCryptoWithCode(amount || '0', coin.currency, 8, locale)} testId="sell-review-amount" />
-        <Line label={t('sell_review_receive')} value={formatFiat(check.fiatAmount, RUB, locale)} testId="sell-review-fiat" />
-        <Line label={t('sell_review_rate')} value={`1 ${ticker} = ${formatFiat(terms.rate.rate, RUB, locale)}`} testId="sell-review-rate" />
-        {card && <Line label={t('sell_review_card')} value={grouped(card.masked)} testId="sell-review-card" />}
-        {card && <Line label={t('sell_review_bank')} value={card.bank} testId="sell-review-bank" />}
+        <DetailLine label={t('sell_review_sell')} value={formatCryptoWithCode(amount || '0', coin.currency, 8, locale)} testId="sell-review-amount" />
+        <DetailLine label={t('sell_review_receive')} value={formatFiat(check.fiatAmount, RUB, locale)} testId="sell-review-fiat" />
+        <DetailLine label={t('sell_review_rate')} value={`1 ${ticker} = ${formatFiat(terms.rate.rate, RUB, locale)}`} testId="sell-review-rate" />
+        {card && <DetailLine label={t('sell_review_card')} value={grouped(card.masked)} testId="sell-review-card" />}
+        {card && <DetailLine label={t('sell_review_bank')} value={card.bank} testId="sell-review-bank" />}
       </div>
       <div className="mt-auto">
         <MainAction label={t('sell_confirm')} onClick={flow.confirmSellReview} busy={review.busy} />
@@ -312,7 +307,7 @@ function SuccessScreen({ flow }: { flow: SellVisit }) {
         {t('sell_success_text', { amount: formatFiat(order.fiatAmount, RUB, locale), card: grouped(order.mascCard).replaceAll(' ', '\u00a0') })}
       </p>
       <div className="card w-full flex flex-col gap-3 text-left">
-        <Line label={t('sell_review_sell')} value={formatCryptoWithCode(order.amount, order.currency, 8, locale)} testId="sell-success-amount" />
+        <DetailLine label={t('sell_review_sell')} value={formatCryptoWithCode(order.amount, order.currency, 8, locale)} testId="sell-success-amount" />
         <div className="flex justify-between gap-3" data-testid="sell-success-status" data-state={order.state}>
           <span className="text-muted">{t('sell_status')}</span>
           <span className={`font-600 ${failed ? 'text-danger' : ''}`}>{status}</span>
@@ -332,11 +327,3 @@ function SuccessScreen({ flow }: { flow: SellVisit }) {
   );
 }
 
-function Line({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <div className="flex justify-between gap-3" data-testid={testId}>
-      <span className="text-muted">{label}</span>
-      <span className="font-600 text-right break-all">{value}</span>
-    </div>
-  );
-}

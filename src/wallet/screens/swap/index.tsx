@@ -1,7 +1,6 @@
 import { useStore } from '@nanostores/react';
 import { getPagePath, openPage } from '@nanostores/router';
 import { formatCrypto, formatCryptoWithCode, tickerOf } from '../../../lib/format.ts';
-import type { CoinMeta } from '../../../lib/currencies.ts';
 import { $balances } from '../../../stores/balances.ts';
 import { $coins } from '../../../stores/catalogue.ts';
 import { $t } from '../../../stores/i18n.ts';
@@ -9,30 +8,24 @@ import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
 import { $pinCodeActive, $sourceChoices, $swapPairs, formatCountdown, swapFlow, type SwapChoice, type SwapVisit } from '../../../stores/swap.ts';
 import { AssetRow } from '../../ui/asset-row.tsx';
-import { CoinLogo } from '../../ui/coin-logo.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
 import { PasscodePrompt } from '../../ui/passcode-prompt.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
+import { AmountBox, CoinChip, DetailLine } from '../../ui/amount-box.tsx';
+import { FlowView } from '../../ui/flow-view.tsx';
 
 /** The swap flow (SPEC §2 Swap), one lazy chunk: /swap and /swap/from choose the source, then to, order, review, success. */
 export function SwapArea({ route }: { route: RouteName }) {
-  const t = useStore($t);
-  const flow = useStore(swapFlow.$current);
-  if (!flow) return <Spinner label={t('common_loading')} />;
-  switch (route) {
-    case 'swapTo':
-      return <ChooserScreen side="to" flow={flow} />;
-    case 'swapOrder':
-      return <OrderScreen flow={flow} />;
-    case 'swapOrderReview':
-      return <ReviewScreen flow={flow} />;
-    case 'swapOrderSuccess':
-      return <SuccessScreen flow={flow} />;
-    default:
-      return <ChooserScreen side="from" flow={flow} />;
-  }
+  return <FlowView flow={swapFlow}>{(flow) => <SwapScreen route={route} flow={flow} />}</FlowView>;
+}
+
+function SwapScreen({ route, flow }: { route: RouteName; flow: SwapVisit }) {
+  if (route === 'swapOrder') return <OrderScreen flow={flow} />;
+  if (route === 'swapOrderReview') return <ReviewScreen flow={flow} />;
+  if (route === 'swapOrderSuccess') return <SuccessScreen flow={flow} />;
+  return <ChooserScreen side={route === 'swapTo' ? 'to' : 'from'} flow={flow} />;
 }
 
 function ChooserScreen({ side, flow }: { side: 'from' | 'to'; flow: SwapVisit }) {
@@ -103,8 +96,7 @@ function OrderScreen({ flow }: { flow: SwapVisit }) {
       <div className="flex flex-col gap-2">
         <AmountBox
           label={t('swap_you_pay')}
-          coin={from}
-          href={getPagePath($router, 'swapFrom')}
+          chip={<CoinChip coin={from} href={getPagePath($router, 'swapFrom')} testId="swap-source-currency" />}
           value={form.sourceAmount}
           onChange={(text) => flow.typeAmount('source', text)}
           invalid={problem !== null}
@@ -123,61 +115,25 @@ function OrderScreen({ flow }: { flow: SwapVisit }) {
             <Glyph name="swap" size={20} className="rotate-90" />
           </button>
         </div>
-        <AmountBox label={t('swap_you_get')} coin={to} href={getPagePath($router, 'swapTo')} value={form.destinationAmount} onChange={(text) => flow.typeAmount('destination', text)} testId="swap-destination" />
+        <AmountBox label={t('swap_you_get')} chip={<CoinChip coin={to} href={getPagePath($router, 'swapTo')} testId="swap-destination-currency" />} value={form.destinationAmount} onChange={(text) => flow.typeAmount('destination', text)} testId="swap-destination" />
       </div>
       <p className="m-0 min-h-5 text-sm text-danger" role="alert" data-testid="swap-error">
         {message}
       </p>
       <div className="card flex flex-col gap-2 text-sm">
-        <Line
+        <DetailLine
           label={t('swap_rate', { from: tickerOf(from.currency), rate: form.quote ? formatCrypto(form.quote.rate, 8, locale) : '…', to: tickerOf(to.currency) })}
           value={form.quoting ? t('swap_quoting') : ''}
           testId="swap-rate"
         />
-        {form.quote && <Line label={t('swap_fee')} value={formatCryptoWithCode(form.quote.fee, form.quote.feeCurrency, to.round, locale)} testId="swap-fee" />}
+        {form.quote && <DetailLine label={t('swap_fee')} value={formatCryptoWithCode(form.quote.fee, form.quote.feeCurrency, to.round, locale)} testId="swap-fee" />}
         {limit.data && (
-          <Line label={t('swap_limits', { min: formatCrypto(limit.data.minLimit, 8, locale), max: formatCrypto(limit.data.maxLimit, 8, locale), currency: tickerOf(limit.data.currency) })} value="" testId="swap-limits" />
+          <DetailLine label={t('swap_limits', { min: formatCrypto(limit.data.minLimit, 8, locale), max: formatCrypto(limit.data.maxLimit, 8, locale), currency: tickerOf(limit.data.currency) })} value="" testId="swap-limits" />
         )}
       </div>
       <div className="mt-auto">
         <MainAction label={t('common_continue')} onClick={() => void flow.continueToReview()} disabled={!canContinue} busy={form.submitting} />
       </div>
-    </div>
-  );
-}
-
-function AmountBox(props: { label: string; coin: CoinMeta; href: string; value: string; onChange: (text: string) => void; invalid?: boolean; note?: string; testId: string }) {
-  return (
-    <div className={`card flex flex-col gap-2 border border-solid ${props.invalid ? 'border-danger' : 'border-transparent focus-within:border-primary'}`} data-testid={props.testId}>
-      <span className="text-sm text-muted">{props.label}</span>
-      <div className="flex items-center gap-3">
-        <a href={props.href} className="flex items-center gap-2 shrink-0 text-fg font-600 no-underline" data-testid={`${props.testId}-currency`} data-currency={props.coin.currency}>
-          <CoinLogo coin={props.coin} size={32} />
-          <span>{tickerOf(props.coin.currency)}</span>
-          <Glyph name="chevron" size={16} className="text-muted" />
-        </a>
-        <input
-          className="flex-1 min-w-0 bg-transparent border-none outline-none focus-visible:outline-none text-right text-2xl font-700 text-fg p-0"
-          inputMode="decimal"
-          autoComplete="off"
-          placeholder="0"
-          value={props.value}
-          onChange={(event) => props.onChange(event.target.value)}
-          aria-label={props.label}
-          aria-invalid={props.invalid}
-          data-testid={`${props.testId}-amount`}
-        />
-      </div>
-      {props.note && <span className="text-xs text-muted">{props.note}</span>}
-    </div>
-  );
-}
-
-function Line({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <div className="flex justify-between gap-3" data-testid={testId}>
-      <span className="text-muted">{label}</span>
-      <span className="font-600 text-right break-all">{value}</span>
     </div>
   );
 }
@@ -206,10 +162,10 @@ function ReviewScreen({ flow }: { flow: SwapVisit }) {
     <div className="screen" data-testid="swap-review">
       <ScreenHeader title={t('swap_review_title')} back={getPagePath($router, 'swapOrder')} backLabel={t('common_back')} />
       <div className="card flex flex-col gap-3">
-        <Line label={t('swap_you_pay')} value={money(order.sourceAmount, order.sourceCurrency)} testId="review-pay" />
-        <Line label={t('swap_you_get')} value={money(order.destinationAmount, order.destinationCurrency)} testId="review-get" />
-        <Line label={t('swap_rate', { from: tickerOf(order.sourceCurrency), rate: formatCrypto(order.rate, 8, locale), to: tickerOf(order.destinationCurrency) })} value="" testId="review-rate" />
-        <Line label={t('swap_fee')} value={money(order.fee, order.feeCurrency)} testId="review-fee" />
+        <DetailLine label={t('swap_you_pay')} value={money(order.sourceAmount, order.sourceCurrency)} testId="review-pay" />
+        <DetailLine label={t('swap_you_get')} value={money(order.destinationAmount, order.destinationCurrency)} testId="review-get" />
+        <DetailLine label={t('swap_rate', { from: tickerOf(order.sourceCurrency), rate: formatCrypto(order.rate, 8, locale), to: tickerOf(order.destinationCurrency) })} value="" testId="review-rate" />
+        <DetailLine label={t('swap_fee')} value={money(order.fee, order.feeCurrency)} testId="review-fee" />
       </div>
       {expired ? (
         <p className="m-0 text-center text-danger font-600" role="status" data-testid="swap-expired">
