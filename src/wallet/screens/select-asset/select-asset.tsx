@@ -1,15 +1,13 @@
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
-import { formatCrypto } from '../../../lib/format.ts';
 import { $catalogue } from '../../../stores/catalogue.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router } from '../../../stores/router.ts';
 import { $assetSearch, $chooserItems, $choosing, chooseAsset, type ChooserPurpose } from '../../../stores/select-asset.ts';
-import { $locale } from '../../../stores/settings.ts';
-import { AssetRow } from '../../ui/asset-row.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
+import { CoinChoiceList } from '../../ui/choice-list.tsx';
 
 /** /select-asset/receive and /select-asset/send: active crypto assets not hidden on this device, with search. */
 export function SelectAssetScreen({ purpose }: { purpose: ChooserPurpose }) {
@@ -18,7 +16,6 @@ export function SelectAssetScreen({ purpose }: { purpose: ChooserPurpose }) {
   const items = useStore($chooserItems);
   const search = useStore($assetSearch);
   const choosing = useStore($choosing);
-  const locale = useStore($locale);
   return (
     <div className="screen" data-testid={`select-asset-${purpose}`}>
       <ScreenHeader title={t(purpose === 'receive' ? 'select_receive_title' : 'select_send_title')} back={getPagePath($router, 'home')} backLabel={t('common_back')} />
@@ -35,24 +32,7 @@ export function SelectAssetScreen({ purpose }: { purpose: ChooserPurpose }) {
           {t('select_nothing_found')}
         </p>
       ) : (
-        <div className="list-card">
-          {items.map(({ coin, amount }) => (
-            <AssetRow
-              key={coin.currency}
-              coin={coin}
-              subtitle={coin.token ? `${coin.baseCurrency} · ${coin.blockchain}` : coin.baseCurrency}
-              onClick={() => void chooseAsset(coin.currency, purpose)}
-              disabled={choosing !== null}
-              testId="chooser-item"
-              end={
-                <span className="flex items-center gap-2 text-muted">
-                  {amount !== undefined && <span className="text-fg font-600">{formatCrypto(amount, coin.round, locale)}</span>}
-                  {choosing === coin.currency ? <Spinner size={18} label={t('common_loading')} /> : <Glyph name="chevron" size={18} />}
-                </span>
-              }
-            />
-          ))}
-        </div>
+        <CoinChoiceList items={items} onChoose={(currency) => void chooseAsset(currency, purpose)} choosing={choosing} testId="chooser-item" />
       )}
     </div>
   );

@@ -6,7 +6,6 @@ import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
 import { $sellChoices, sellFlow, type SellVisit } from '../../../stores/sell.ts';
 import { $catalogue } from '../../../stores/catalogue.ts';
-import { AssetRow } from '../../ui/asset-row.tsx';
 import { CoinLogo } from '../../ui/coin-logo.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
@@ -16,6 +15,7 @@ import { Spinner } from '../../ui/spinner.tsx';
 import type { ReactNode } from 'react';
 import { DetailLine } from '../../ui/amount-box.tsx';
 import { FlowView } from '../../ui/flow-view.tsx';
+import { CoinChoiceList } from '../../ui/choice-list.tsx';
 
 const RUB = '₽';
 
@@ -31,7 +31,6 @@ export function SellArea({ route }: { route: RouteName }) {
 
 function PayScreen({ flow }: { flow: SellVisit }) {
   const t = useStore($t);
-  const locale = useStore($locale);
   const catalogue = useStore($catalogue);
   const choices = useStore($sellChoices);
   const choosing = useStore(flow.$sellChoosing);
@@ -42,24 +41,7 @@ function PayScreen({ flow }: { flow: SellVisit }) {
       {!catalogue.data ? (
         <Spinner size={32} label={t('common_loading')} />
       ) : (
-        <div className="list-card">
-          {choices.map(({ coin, amount }) => (
-            <AssetRow
-              key={coin.currency}
-              coin={coin}
-              subtitle={coin.token ? `${coin.baseCurrency} · ${coin.blockchain}` : coin.baseCurrency}
-              onClick={() => void flow.chooseSellAsset(coin.currency)}
-              disabled={choosing !== null}
-              testId="sell-choice"
-              end={
-                <span className="flex items-center gap-2 text-muted">
-                  {amount !== undefined && <span className="text-fg font-600">{formatCrypto(amount, coin.round, locale)}</span>}
-                  {choosing === coin.currency ? <Spinner size={18} label={t('common_loading')} /> : <Glyph name="chevron" size={18} />}
-                </span>
-              }
-            />
-          ))}
-        </div>
+        <CoinChoiceList items={choices} onChoose={(currency) => void flow.chooseSellAsset(currency)} choosing={choosing} testId="sell-choice" />
       )}
     </div>
   );

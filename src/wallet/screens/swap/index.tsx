@@ -7,7 +7,6 @@ import { $t } from '../../../stores/i18n.ts';
 import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
 import { $pinCodeActive, $sourceChoices, $swapPairs, formatCountdown, swapFlow, type SwapChoice, type SwapVisit } from '../../../stores/swap.ts';
-import { AssetRow } from '../../ui/asset-row.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
 import { PasscodePrompt } from '../../ui/passcode-prompt.tsx';
@@ -15,6 +14,7 @@ import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
 import { AmountBox, CoinChip, DetailLine } from '../../ui/amount-box.tsx';
 import { FlowView } from '../../ui/flow-view.tsx';
+import { CoinChoiceList } from '../../ui/choice-list.tsx';
 
 /** The swap flow (SPEC §2 Swap), one lazy chunk: /swap and /swap/from choose the source, then to, order, review, success. */
 export function SwapArea({ route }: { route: RouteName }) {
@@ -30,7 +30,6 @@ function SwapScreen({ route, flow }: { route: RouteName; flow: SwapVisit }) {
 
 function ChooserScreen({ side, flow }: { side: 'from' | 'to'; flow: SwapVisit }) {
   const t = useStore($t);
-  const locale = useStore($locale);
   const pairs = useStore($swapPairs);
   const sources = useStore($sourceChoices);
   const destinations = useStore(flow.$destinationChoices);
@@ -52,23 +51,7 @@ function ChooserScreen({ side, flow }: { side: 'from' | 'to'; flow: SwapVisit })
           {t('swap_no_sources')}
         </p>
       ) : (
-        <div className="list-card">
-          {items.map(({ coin, amount }) => (
-            <AssetRow
-              key={coin.currency}
-              coin={coin}
-              subtitle={coin.token ? `${coin.baseCurrency} · ${coin.blockchain}` : coin.baseCurrency}
-              onClick={() => (side === 'from' ? flow.chooseSource(coin.currency) : flow.chooseDestination(coin.currency))}
-              testId="swap-choice"
-              end={
-                <span className="flex items-center gap-2 text-muted">
-                  {amount !== undefined && <span className="text-fg font-600">{formatCrypto(amount, coin.round, locale)}</span>}
-                  <Glyph name="chevron" size={18} />
-                </span>
-              }
-            />
-          ))}
-        </div>
+        <CoinChoiceList items={items} onChoose={(currency) => (side === 'from' ? flow.chooseSource(currency) : flow.chooseDestination(currency))} testId="swap-choice" />
       )}
     </div>
   );
