@@ -7,9 +7,8 @@ export type SwapLimitView = { minLimit: string; maxLimit: string; currency: stri
 /** POST /api/{account}/exchange/pre-calculate: one of the two amounts. */
 export type QuoteRequest = { sourceCurrency: string; destinationCurrency: string } & ({ sourceAmount: string } | { destinationAmount: string });
 
-/** SPEC §3 swap quote: the rate is fixed for `expiresInSeconds` (300 s when new). */
-export type QuoteView = {
-  quoteId: string;
+/** What a quote and its order both say: the two sides, the fee and the rate, and until when they hold. */
+type SwapTerms = {
   sourceCurrency: string;
   destinationCurrency: string;
   sourceAmount: string;
@@ -21,22 +20,16 @@ export type QuoteView = {
   expiresInSeconds: number;
 };
 
+/** SPEC §3 swap quote: the rate is fixed for `expiresInSeconds` (300 s when new). */
+export type QuoteView = SwapTerms & { quoteId: string };
+
 /** POST /api/{account}/exchange. */
 export type SwapOrderRequest = { quoteId: string; sourceAmount: string; idempotencyKey: string };
 
 /** SPEC §3 swap order (the domain calls it OrderView). */
-export type SwapOrderView = {
+export type SwapOrderView = SwapTerms & {
   id: string;
-  sourceCurrency: string;
-  destinationCurrency: string;
-  sourceAmount: string;
-  destinationAmount: string;
-  fee: string;
-  feeCurrency: string;
-  rate: string;
   state: 'PENDING' | 'COMPLETED' | 'EXPIRED' | 'CANCELLED';
   createdDate: string;
-  expiresAt: string;
-  expiresInSeconds: number;
   transactionId: string | null;
 };
