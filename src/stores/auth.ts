@@ -1,4 +1,3 @@
-import { WalletError } from '../api/errors.ts';
 import { errorPagePath, PAGES, ROUTES } from '../lib/routes.ts';
 import { atom } from 'nanostores';
 import { redirectPage } from '@nanostores/router';
@@ -84,13 +83,14 @@ function jwtExpiry(token: string): number | undefined {
 export function isAnonymousError(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;
   if ('error' in error && typeof error.error === 'string' && (ANONYMOUS_ERRORS as readonly string[]).includes(error.error)) return true;
-  if (error instanceof WalletError && error.code === SUBJECT_CHANGED) return true;
   // oidc-client-ts refuses a refresh whose ID token names another subject with a plain Error.
   return error instanceof Error && /does not match current sub/.test(error.message);
 }
 
-/** The code of the error thrown when the provider returns another subject than the current user's: treated as login_required. */
-const SUBJECT_CHANGED = 'SUBJECT_CHANGED';
+/** The provider returned another subject than the current user's: an OIDC login_required, as the provider says it. */
+function subjectChanged(message: string): Error {
+  return Object.assign(new Error(message), { error: 'login_required' });
+}
 
 function signedIn(user: StoredUser): SignedInUser {
   return {
@@ -131,8 +131,8 @@ async function renewOnce(): Promise<StoredUser | null> {
   const subject = held?.profile.sub ?? stored.profile.sub;
   try {
     const renewed = await idp.signinSilent();
-    if (!renewed) throw new WalletError(SUBJECT_CHANGED, 'the provider returned no user');
-    if (renewed.profile.sub !== subject) throw new WalletError(SUBJECT_CHANGED, 'the provider signed in another subject');
+    if (!renewed) throw subjectChanged('the provider returned no user');
+    if (renewed.profile.sub !== subject) throw subjectChanged('the provider signed in another subject');
     return renewed;
   } catch (error) {
     if (!isAnonymousError(error)) throw error;
