@@ -7,6 +7,7 @@ import { platform } from '../platform/platform.ts';
 import { showErrorToast } from './errors.ts';
 import { $t } from './i18n.ts';
 import { $pinState } from './passcode.ts';
+import { runCountdown } from './primitives/countdown.ts';
 import { $router } from './router.ts';
 import { showToast } from './toasts.ts';
 import { $profile } from './user.ts';
@@ -43,22 +44,16 @@ function patch(change: Partial<EmailChangeState>): void {
   $emailChange.set({ ...$emailChange.get(), ...change });
 }
 
-let ticker: ReturnType<typeof setInterval> | undefined;
+let stopTicker = (): void => {};
 
 /** Starts the 59 s wait before another code may be asked for; it follows the platform's clock. */
 export function startResendCountdown(): void {
-  clearInterval(ticker);
-  const deadline = platform().now() + RESEND_SECONDS * 1000;
-  patch({ resendIn: RESEND_SECONDS });
-  ticker = setInterval(() => {
-    const left = Math.max(0, Math.ceil((deadline - platform().now()) / 1000));
-    patch({ resendIn: left });
-    if (left === 0) clearInterval(ticker);
-  }, 250);
+  stopTicker();
+  stopTicker = runCountdown(RESEND_SECONDS, () => platform().now(), (left) => patch({ resendIn: left }));
 }
 
 export function stopResendCountdown(): void {
-  clearInterval(ticker);
+  stopTicker();
 }
 
 export function setNewEmail(value: string): void {

@@ -7,6 +7,7 @@ import { platform } from '../platform/platform.ts';
 import { showErrorToast } from './errors.ts';
 import { $t } from './i18n.ts';
 import { $pincodeBlocked } from './passcode-entry.ts';
+import { runCountdown } from './primitives/countdown.ts';
 import { $router, type RouteName } from './router.ts';
 import { $faceIdEnabled } from './settings.ts';
 import { showToast } from './toasts.ts';
@@ -149,24 +150,14 @@ export async function disablePasscode(pin: string): Promise<void> {
 /** /settings/passcode/success: the seconds left before it moves on to the protection screen. */
 export function createSuccessCountdown() {
   const $left = atom(SUCCESS_REDIRECT_SECONDS);
-  let timer: ReturnType<typeof setInterval> | undefined;
+  let stop = (): void => {};
   return {
     $left,
     start() {
-      const deadline = platform().now() + SUCCESS_REDIRECT_SECONDS * 1000;
-      $left.set(SUCCESS_REDIRECT_SECONDS);
-      timer = setInterval(() => {
-        const left = Math.max(0, Math.ceil((deadline - platform().now()) / 1000));
-        $left.set(left);
-        if (left === 0) {
-          clearInterval(timer);
-          openPage($router, 'walletProtection');
-        }
-      }, 250);
+      stop();
+      stop = runCountdown(SUCCESS_REDIRECT_SECONDS, () => platform().now(), (left) => $left.set(left), () => openPage($router, 'walletProtection'));
     },
-    stop() {
-      clearInterval(timer);
-    },
+    stop: () => stop(),
   };
 }
 

@@ -24,3 +24,21 @@ export function formatCountdown(seconds: number): string {
   const whole = Math.max(0, Math.floor(seconds));
   return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}`;
 }
+
+/**
+ * Counts whole seconds down from `seconds` by the clock `now` (checked 4 times a second, so a slow timer never
+ * skips the end): `onLeft` hears each value from `seconds` to 0, `onDone` runs at 0. Returns the stop.
+ */
+export function runCountdown(seconds: number, now: () => number, onLeft: (left: number) => void, onDone?: () => void): () => void {
+  const deadline = now() + seconds * 1000;
+  onLeft(seconds);
+  const timer = setInterval(() => {
+    const left = Math.max(0, Math.ceil((deadline - now()) / 1000));
+    onLeft(left);
+    if (left === 0) {
+      clearInterval(timer);
+      onDone?.();
+    }
+  }, 250);
+  return () => clearInterval(timer);
+}
