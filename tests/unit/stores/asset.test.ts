@@ -26,7 +26,7 @@ const { $activeToast, hideToast } = await import('../../../src/stores/toasts.ts'
 const asset = await import('../../../src/stores/asset.ts');
 // One visit of the chooser for the whole file, as the module's stores were before.
 const chooser = (await import('../../../src/stores/select-asset.ts')).chooserFlow.open();
-const manage = await import('../../../src/stores/manage-assets.ts');
+const manage = (await import('../../../src/stores/manage-assets.ts')).manageAssetsFlow.open();
 
 const NOW = new Date(2025, 2, 5, 10, 0);
 const ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
