@@ -8,6 +8,7 @@ import { showErrorToast } from './errors.ts';
 import { $t } from './i18n.ts';
 import { $pincodeBlocked } from './passcode-entry.ts';
 import { runCountdown } from './primitives/countdown.ts';
+import { createFlow } from './primitives/flow.ts';
 import { $router, type RouteName } from './router.ts';
 import { $faceIdEnabled } from './settings.ts';
 import { showToast } from './toasts.ts';
@@ -52,8 +53,10 @@ export function resetPinState(): void {
   if ($pinState.get() !== INVALID) $pinState.set(INVALID);
 }
 
-$router.listen((page) => {
-  if (!isPasscodeRoute(page?.route)) resetPinState();
+/** The protection screens as one flow: the passcode entered during a visit is forgotten when the visit ends. */
+export const protectionFlow = createFlow([...PASSCODE_ROUTES], (scope) => {
+  scope.onLeave(resetPinState);
+  return {};
 });
 
 function setPinCodeActive(active: boolean): void {

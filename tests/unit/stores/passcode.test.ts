@@ -17,6 +17,8 @@ vi.mock('../../../src/api/protection.ts', async (original) => ({ ...(await origi
 
 const { createPasscodeEntry, PASSCODE_SUBMIT_DELAY_MS } = await import('../../../src/stores/passcode-entry.ts');
 const passcode = await import('../../../src/stores/passcode.ts');
+// The protection flow is followed for the whole file, as the module's router listener was before.
+passcode.protectionFlow.$current.listen(() => {});
 const emailRules = await import('../../../src/stores/email-change.ts');
 // One visit of the e-mail change for the whole file, as the module's stores were before.
 const email = { ...emailRules, ...emailRules.emailChangeFlow.open() };

@@ -1,6 +1,6 @@
 import { useStore } from '@nanostores/react';
 import { $t } from '../../../stores/i18n.ts';
-import { $needsPasscode, unlockProtection } from '../../../stores/passcode.ts';
+import { $needsPasscode, protectionFlow, unlockProtection } from '../../../stores/passcode.ts';
 import { $profile, loadProfile } from '../../../stores/user.ts';
 import { Spinner } from '../../ui/spinner.tsx';
 import type { RouteName } from '../../../stores/router.ts';
@@ -15,6 +15,8 @@ import { $router } from '../../../stores/router.ts';
 /** Wallet protection, the passcode and the e-mail screens, loaded as one lazy chunk. */
 export function ProtectionArea({ route }: { route: RouteName }) {
   const t = useStore($t);
+  // While these screens show, the protection flow keeps the passcode entered; leaving them forgets it.
+  useStore(protectionFlow.$current);
   const locked = useStore($needsPasscode);
   const profile = useStore($profile);
   // Whether a passcode is set is the profile's to say: nothing here shows before it is known.
