@@ -40,9 +40,6 @@ export const PASSCODE_ROUTES: ReadonlySet<RouteName> = new Set<RouteName>([
   'passcodeSuccess',
 ]);
 
-export function isPasscodeRoute(route: RouteName | undefined): boolean {
-  return route !== undefined && PASSCODE_ROUTES.has(route);
-}
 
 export const $pinCodeActive = computed($profile, (profile) => profile.data?.pinCodeActive ?? false);
 

@@ -62,14 +62,16 @@ export function watchWithdrawal(withdrawal: WithdrawalView): void {
   timer ??= setInterval(() => void poll(), WITHDRAWAL_WATCH_MS);
 }
 
-// Opening the app (or signing in) picks up the account's withdrawals still on their way.
-$accountId.subscribe((account) => {
-  watched.clear();
-  if (!account) return;
-  void getOpenWithdrawals(account).then(
-    ({ result }) => {
-      if ($accountId.get() === account) for (const withdrawal of result) watchWithdrawal(withdrawal);
-    },
-    () => {},
-  );
-});
+/** Opening the app (or signing in) picks up the account's withdrawals still on their way. Started by the island; returns the stop. */
+export function startWithdrawalWatch(): () => void {
+  return $accountId.subscribe((account) => {
+    watched.clear();
+    if (!account) return;
+    void getOpenWithdrawals(account).then(
+      ({ result }) => {
+        if ($accountId.get() === account) for (const withdrawal of result) watchWithdrawal(withdrawal);
+      },
+      () => {},
+    );
+  });
+}
