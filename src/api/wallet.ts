@@ -1,15 +1,8 @@
 import type { CoinMeta } from '../lib/currencies.ts';
+import type { AssetItem } from '../lib/wire/assets.ts';
 import { apiCall } from './client.ts';
 
-/** SPEC §3 account balance item; amounts are decimal strings. */
-export type BalanceItem = {
-  currency: string;
-  isCrypto: boolean;
-  isToken: boolean;
-  totalAvailable: string;
-  onHold: string;
-  depositAddress: string | null;
-};
+export type { AssetItem };
 
 /** A fiat entry of the coin catalogue; the symbol is optional so an older gateway still works. */
 export type FiatCoin = { currency: string; name: string; symbol?: string; crypto?: false; active?: boolean };
@@ -66,7 +59,7 @@ export type Transaction = {
 const at = (account: string) => `/${encodeURIComponent(account)}`;
 
 export const getCoinCatalogue = () => apiCall<CoinCatalogue>('/b2c-wallet/meta-info/coin');
-export const getAssets = (account: string) => apiCall<BalanceItem[]>(`${at(account)}/asset`);
+export const getAssets = (account: string) => apiCall<AssetItem[]>(`${at(account)}/asset`);
 export const addAccountCurrency = (account: string, currency: string) =>
   apiCall<void>(`${at(account)}/account/currency`, { method: 'POST', body: { currency } });
 export const addAccountCurrencies = (account: string, currencies: readonly string[]) =>

@@ -24,3 +24,9 @@ export function pageContext(astro: AstroGlobal): PageContext {
     locals: astro.locals as PageLocals,
   };
 }
+
+/** A page whose address carries a secret (a mailed code, an authorization code): never cached, never sent on as a referrer. */
+export function keepAddressSecret(astro: AstroGlobal): void {
+  astro.response.headers.set('Cache-Control', 'no-store');
+  astro.response.headers.set('Referrer-Policy', 'no-referrer');
+}

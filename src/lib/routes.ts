@@ -48,3 +48,19 @@ export const ROUTES = {
   addressBookEdit: '/settings/address-book/:id/edit',
   addressBookDelete: '/settings/address-book/:id/delete',
 } as const;
+
+/** The Astro pages outside the island (prerendered shells and server pages): linked to, never routed by the island. */
+export const PAGES = {
+  auth: '/auth',
+  signIn: '/auth/login',
+  exchange: '/exchange',
+  notifications: '/notifications',
+  terms: '/terms',
+  privacy: '/privacy',
+  miniApp: '/tg',
+} as const;
+
+/** SPEC §8: the error page of a code. */
+export function errorPagePath(code: string): string {
+  return `/error/${encodeURIComponent(code)}`;
+}

@@ -8,6 +8,7 @@ import { $activeCoins } from './catalogue.ts';
 import { showErrorToast } from './errors.ts';
 import { $t } from './i18n.ts';
 import { createQuery } from './query.ts';
+import { createFlow } from './primitives/flow.ts';
 import { $router } from './router.ts';
 import { showToast } from './toasts.ts';
 
@@ -38,41 +39,53 @@ export function networkTitle(network: string): string {
 }
 
 export type AddressForm = { name: string; network: string; address: string; busy: boolean };
-export const $addressForm = map<AddressForm>({ name: '', network: '', address: '', busy: false });
+/** /settings/address-book/create: a fresh form per visit; the first network is chosen, also once the catalogue answers. */
+export const addressFormFlow = createFlow(['addressBookCreate'], (scope) => {
+  const $addressForm = map<AddressForm>({ name: '', network: $addressNetworks.get()[0]?.value ?? '', address: '', busy: false });
 
-export function resetAddressForm(): void {
-  $addressForm.set({ name: '', network: $addressNetworks.get()[0]?.value ?? '', address: '', busy: false });
-}
+  function editAddressForm(change: Partial<Omit<AddressForm, 'busy'>>): void {
+    $addressForm.set({ ...$addressForm.get(), ...change });
+  }
 
-export function editAddressForm(change: Partial<Omit<AddressForm, 'busy'>>): void {
-  $addressForm.set({ ...$addressForm.get(), ...change });
-}
+  /** SPEC §5 add address: the address is trimmed and must have its network's form. */
+  const $addressFormError = computed($addressForm, (form) => {
+    const address = form.address.trim();
+    return address !== '' && form.network !== '' && !isAddressShapeValid(form.network, address) ? ('address_book_error_wrong_address' as const) : null;
+  });
 
-/** SPEC §5 add address: the address is trimmed and must have its network's form. */
-export const $addressFormError = computed($addressForm, (form) => {
-  const address = form.address.trim();
-  return address !== '' && form.network !== '' && !isAddressShapeValid(form.network, address) ? ('address_book_error_wrong_address' as const) : null;
+  const $canSaveAddress = computed([$addressForm, $addressFormError], (form, error) => !form.busy && form.name.trim() !== '' && form.network !== '' && form.address.trim() !== '' && error === null);
+
+  async function saveAddress(): Promise<void> {
+    const account = $accountId.get();
+    const form = $addressForm.get();
+    if (!account || !$canSaveAddress.get()) return;
+    $addressForm.setKey('busy', true);
+    try {
+      await addAddressBookEntry(account, { name: form.name.trim(), blockchain: form.network, address: form.address.trim() });
+      showToast($t.get()('address_book_added'));
+      await addressBookQuery.refetch(account);
+      openPage($router, 'addressBook');
+    } catch (error) {
+      $addressForm.setKey('busy', false);
+      // SPEC §8: address add failures show the server's message.
+      showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
+    }
+  }
+
+  scope.follow($addressNetworks, (networks) => {
+    if (!$addressForm.get().network && networks[0]) editAddressForm({ network: networks[0].value });
+  });
+
+  return { $addressForm, $addressFormError, $canSaveAddress, editAddressForm, saveAddress };
 });
 
-export const $canSaveAddress = computed([$addressForm, $addressFormError], (form, error) => !form.busy && form.name.trim() !== '' && form.network !== '' && form.address.trim() !== '' && error === null);
+export type AddressFormVisit = ReturnType<typeof addressFormFlow.open>;
 
-export async function saveAddress(): Promise<void> {
-  const account = $accountId.get();
-  const form = $addressForm.get();
-  if (!account || !$canSaveAddress.get()) return;
-  $addressForm.setKey('busy', true);
-  try {
-    await addAddressBookEntry(account, { name: form.name.trim(), blockchain: form.network, address: form.address.trim() });
-    showToast($t.get()('address_book_added'));
-    await addressBookQuery.refetch(account);
-    resetAddressForm();
-    openPage($router, 'addressBook');
-  } catch (error) {
-    $addressForm.setKey('busy', false);
-    // SPEC §8: address add failures show the server's message.
-    showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
-  }
-}
+/** SPEC §2: only add and delete exist; an edit link shows the read-only detail. */
+export const addressEntryFlow = createFlow(['addressBookItem', 'addressBookEdit'], (scope) => {
+  scope.guard([], (page) => (page.route === 'addressBookEdit' ? { route: 'addressBookItem', params: { id: page.params.id } } : undefined));
+  return {};
+});
 
 let deleting = false;
 

@@ -1,3 +1,4 @@
+import { errorPagePath, PAGES, ROUTES } from '../lib/routes.ts';
 import { atom } from 'nanostores';
 import { redirectPage } from '@nanostores/router';
 import { platform } from '../platform/platform.ts';
@@ -6,11 +7,11 @@ import { $router } from './router.ts';
 
 /** SPEC §2: the authentication state is held for 1 second before the route set switches. */
 export const AUTH_HOLD_MS = 1_000;
-export const SIGN_IN_PATH = '/auth/login';
-export const SIGNED_OUT_PATH = '/auth';
-export const HOME_PATH = '/home';
+export const SIGN_IN_PATH = PAGES.signIn;
+export const SIGNED_OUT_PATH = PAGES.auth;
+export const HOME_PATH = ROUTES.home;
 /** Where a failed sign-in lands: the login page shows 'Sign-in failed' (SPEC §8). */
-export const SIGN_IN_FAILED_PATH = '/auth/login?error=signin';
+export const SIGN_IN_FAILED_PATH = `${PAGES.signIn}?error=signin`;
 /** A token this close to its expiry is renewed before a call, so it does not lapse on the way. */
 export const EXPIRY_SKEW_S = 5;
 /** SPEC §8: silent sign-in errors that mean 'nobody is signed in'; invalid_grant is a spent or expired refresh token. */
@@ -86,9 +87,9 @@ export function isAnonymousError(error: unknown): boolean {
   return error instanceof Error && /does not match current sub/.test(error.message);
 }
 
-/** Thrown when the provider returns another subject than the current user's: treated as login_required. */
-export class SubjectChangedError extends Error {
-  readonly error = 'login_required';
+/** The provider returned another subject than the current user's: an OIDC login_required, as the provider says it. */
+function subjectChanged(message: string): Error {
+  return Object.assign(new Error(message), { error: 'login_required' });
 }
 
 function signedIn(user: StoredUser): SignedInUser {
@@ -130,8 +131,8 @@ async function renewOnce(): Promise<StoredUser | null> {
   const subject = held?.profile.sub ?? stored.profile.sub;
   try {
     const renewed = await idp.signinSilent();
-    if (!renewed) throw new SubjectChangedError('the provider returned no user');
-    if (renewed.profile.sub !== subject) throw new SubjectChangedError('the provider signed in another subject');
+    if (!renewed) throw subjectChanged('the provider returned no user');
+    if (renewed.profile.sub !== subject) throw subjectChanged('the provider signed in another subject');
     return renewed;
   } catch (error) {
     if (!isAnonymousError(error)) throw error;
@@ -163,7 +164,7 @@ async function resolveStartupUser(): Promise<StoredUser | null> {
 }
 
 /** The mini app's entry: where a signed-out session inside the messenger starts over (a fresh messenger login). */
-export const MINI_APP_PATH = '/tg';
+export const MINI_APP_PATH = PAGES.miniApp;
 
 /** Startup: resolve the user, hold, then send the anonymous to sign-in and the signed-in from unknown paths home. */
 export async function startAuth(holdMs = AUTH_HOLD_MS): Promise<void> {
@@ -178,7 +179,7 @@ export async function startAuth(holdMs = AUTH_HOLD_MS): Promise<void> {
     } catch (error) {
       setUser(null);
       leaving = true;
-      platform().leave(`/error/${messenger.messengerErrorCode(error)}`, { replace: true });
+      platform().leave(errorPagePath(messenger.messengerErrorCode(error)), { replace: true });
       return;
     }
   } else {

@@ -1,11 +1,11 @@
-import { addAccountCurrencies, addAccountCurrency, getAssets, type BalanceItem } from '../api/wallet.ts';
+import { addAccountCurrencies, addAccountCurrency, getAssets, type AssetItem } from '../api/wallet.ts';
 import { createQuery } from './query.ts';
 import { $accountId } from './account.ts';
 
 /** SPEC §7: balances are the one read that polls, every 10 s, while a screen shows them. */
 export const BALANCE_POLL_MS = 10_000;
 
-export const balancesQuery = createQuery<string, BalanceItem[]>({ key: (account) => account, load: (account) => getAssets(account), pollMs: BALANCE_POLL_MS });
+export const balancesQuery = createQuery<string, AssetItem[]>({ key: (account) => account, load: (account) => getAssets(account), pollMs: BALANCE_POLL_MS });
 
 /** The active account's balance items (SPEC §3). */
 export const $balances = balancesQuery.watch($accountId);
@@ -16,7 +16,7 @@ export function refreshBalances(): Promise<void> {
 }
 
 /** Whether the account holds an asset of this currency (it was added, whatever its amount). */
-export function holds(items: readonly BalanceItem[] | undefined, currency: string): boolean {
+export function holds(items: readonly AssetItem[] | undefined, currency: string): boolean {
   return items?.some((item) => item.currency === currency) ?? false;
 }
 

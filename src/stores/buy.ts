@@ -1,16 +1,21 @@
-import { atom, computed, map, onMount } from 'nanostores';
+import { atom, computed, map } from 'nanostores';
 import { getPagePath, openPage, redirectPage } from '@nanostores/router';
-import { confirmBuyOrder, createBuyOrder, getFiatAvailability, getPaymentMethods, type BuyQuote, type BuyRequestParams, type FiatAvailability, type PaymentMethod } from '../api/buy.ts';
+import { confirmBuyOrder, createBuyOrder, getFiatAvailability, getPaymentMethods, type BuyQuote, type BuyRequestParams, type FiatAvailability, type MethodsRequest, type PaymentMethodItem } from '../api/buy.ts';
 import { toWalletError } from '../api/errors.ts';
 import { AMOUNT_TYPING, compareDecimals } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
 import { realEmail } from '../lib/messenger-email.ts';
+import { newIdempotencyKey } from '../lib/idempotency-key.ts';
+import { isZeroAmount, normalTypedAmount } from '../lib/typed-amount.ts';
 import type { MessageKey } from '../lib/text.ts';
 import { platform } from '../platform/platform.ts';
 import { $accountId } from './account.ts';
 import { $balances, addCurrencies } from './balances.ts';
 import { $activeCoins } from './catalogue.ts';
 import { showErrorToast } from './errors.ts';
+import { createCountdown } from './primitives/countdown.ts';
+import { createDebouncedRequest } from './primitives/debounced-request.ts';
+import { createFlow } from './primitives/flow.ts';
 import { createQuery } from './query.ts';
 import { $router } from './router.ts';
 import { $profile } from './user.ts';
@@ -34,7 +39,7 @@ export type BuyState = {
   to: string | null;
   from: string | null;
   geoId: string | null;
-  methods: PaymentMethod[];
+  methods: PaymentMethodItem[];
   /** The chosen method's code (item ids change with every quote). */
   method: string | null;
   rateId: string | null;
@@ -64,118 +69,19 @@ const EMPTY: BuyState = {
   backFromOrder: false,
   choosing: null,
 };
-export const $buy = map<BuyState>({ ...EMPTY });
-
 const availabilityQuery = createQuery<string, FiatAvailability[]>({ key: (address) => address || '-', load: (address) => getFiatAvailability(address || undefined) });
-const $availabilityArgs = computed([$buy, $balances], (buy, balances) => {
-  if (!buy.to) return null;
-  return balances.data?.find((item) => item.currency === buy.to)?.depositAddress ?? '';
-});
-/** /buy/pay: the fiat currencies a purchase of the chosen crypto can be paid in. */
-export const $fiatOptions = availabilityQuery.watch($availabilityArgs);
-
-/** The method the user chose, in the newest quote. */
-export const $chosenMethod = computed($buy, (buy) => buy.methods.find((m) => m.paymentMethodCode === buy.method) ?? null);
-
-let timer: ReturnType<typeof setTimeout> | undefined;
-let controller: AbortController | undefined;
-let sequence = 0;
-
-function stopQuoting(): void {
-  if (timer) clearTimeout(timer);
-  timer = undefined;
-  controller?.abort();
-  controller = undefined;
-  sequence++;
-}
-
-const isZero = (value: string) => !/[1-9]/.test(value);
-const normal = (value: string) => value.replace(',', '.').replace(/\.$/, '').replace(/^\./, '0.');
 
 /** The method whose amounts fill the other side: the chosen one, else the first returned (SPEC §5). */
-export function leadingMethod(methods: readonly PaymentMethod[], code: string | null): PaymentMethod | undefined {
+export function leadingMethod(methods: readonly PaymentMethodItem[], code: string | null): PaymentMethodItem | undefined {
   return methods.find((m) => m.paymentMethodCode === code) ?? methods[0];
 }
 
 /** A quote's answer applied to the form: the side not typed is filled from the leading method. */
-export function applyQuote(state: BuyState, side: BuySide, quote: BuyQuote): BuyState {
+export function applyQuote(state: BuyState, side: BuySide, quote: Pick<BuyQuote, 'methods' | 'fixedRateId'>): BuyState {
   const lead = leadingMethod(quote.methods, state.method);
   const other = side === 'from' ? { toAmount: lead?.cryptoAmount ?? '' } : { fromAmount: lead?.fiatAmount ?? '' };
   const method = state.method && quote.methods.some((m) => m.paymentMethodCode === state.method) ? state.method : null;
   return { ...state, ...other, methods: quote.methods, rateId: quote.fixedRateId, method, quoting: false, quoteFailed: false };
-}
-
-function quoteRequest(side: BuySide, amount: string) {
-  const { to, geoId } = $buy.get();
-  const account = $accountId.get();
-  if (!to || !geoId || !account) return undefined;
-  return side === 'from' ? { currency: to, geoId, account, fiatAmount: normal(amount) } : { currency: to, geoId, account, cryptoAmount: normal(amount) };
-}
-
-/** Asks for the methods 300 ms after the last change, by the side typed; only the newest answer counts. */
-function scheduleQuote(): void {
-  stopQuoting();
-  const state = $buy.get();
-  const side = state.typed;
-  const amount = side === 'from' ? state.fromAmount : side === 'to' ? state.toAmount : '';
-  const request = side ? quoteRequest(side, amount) : undefined;
-  if (!side || !request || isZero(amount)) {
-    $buy.set({ ...$buy.get(), methods: [], rateId: null, quoting: false, quoteFailed: false });
-    return;
-  }
-  $buy.set({ ...$buy.get(), quoting: true, quoteFailed: false });
-  const mine = sequence;
-  timer = setTimeout(() => {
-    timer = undefined;
-    controller = new AbortController();
-    getPaymentMethods(request, controller.signal).then(
-      (quote) => {
-        if (mine === sequence) $buy.set(applyQuote($buy.get(), side, quote));
-      },
-      () => {
-        if (mine === sequence) $buy.set({ ...$buy.get(), methods: [], rateId: null, quoting: false, quoteFailed: true });
-      },
-    );
-  }, BUY_DEBOUNCE_MS);
-}
-
-/** SPEC §5: digits, an optional point or comma, at most 8 digits either side; editing one side clears the other until the answer. */
-export function typeBuyAmount(side: BuySide, text: string): void {
-  if (!AMOUNT_TYPING.test(text)) return;
-  const other = side === 'from' ? { toAmount: '' } : { fromAmount: '' };
-  $buy.set({ ...$buy.get(), [side === 'from' ? 'fromAmount' : 'toAmount']: text, ...other, typed: text === '' ? null : side, rateId: null });
-  scheduleQuote();
-}
-
-function resetAmounts(patch: Partial<BuyState>): void {
-  stopQuoting();
-  $buy.set({ ...$buy.get(), methods: [], method: null, rateId: null, fromAmount: '', toAmount: '', typed: null, quoting: false, quoteFailed: false, ...patch });
-}
-
-/** /buy/get: picking a crypto the account lacks adds it first (SPEC §2), then on to the fiat. */
-export async function chooseBuyCrypto(currency: string): Promise<void> {
-  if ($buy.get().choosing) return;
-  $buy.setKey('choosing', currency);
-  try {
-    await addCurrencies([currency]);
-    const state = $buy.get();
-    if (state.to !== currency) resetAmounts({ to: currency });
-    $buy.setKey('backFromOrder', false);
-    openPage($router, 'buyPay');
-  } catch (error) {
-    showErrorToast(error, { fallback: 'common_something_went_wrong' });
-  } finally {
-    $buy.setKey('choosing', null);
-  }
-}
-
-/** /buy/pay: the fiat chosen; amounts in another currency start again. */
-export function chooseBuyFiat(option: FiatAvailability, replace = false): void {
-  const state = $buy.get();
-  if (state.from !== option.fiatCurrency) resetAmounts({ from: option.fiatCurrency, geoId: option.geoId });
-  $buy.setKey('backFromOrder', false);
-  if (replace) redirectPage($router, 'buyOrder');
-  else openPage($router, 'buyOrder');
 }
 
 /** SPEC §2: with one fiat option, /buy/pay picks it and is skipped, unless the user came back to it from the order. */
@@ -183,120 +89,28 @@ export function shouldSkipFiatChooser(options: readonly FiatAvailability[] | und
   return options && options.length === 1 && !backFromOrder ? options[0] : undefined;
 }
 
-export function autoPickFiat(options: readonly FiatAvailability[] | undefined): void {
-  const only = shouldSkipFiatChooser(options, $buy.get().backFromOrder);
-  if (only) chooseBuyFiat(only, true);
-}
-
-/** The order screen's currency chip: back to the fiat chooser, which then never skips itself. */
-export function changeBuyFiat(): void {
-  $buy.setKey('backFromOrder', true);
-  openPage($router, 'buyPay');
-}
-
-/** /buy/method: the method chosen; the side not typed follows its amounts. */
-export function chooseBuyMethod(code: string): void {
-  const state = $buy.get();
-  const method = state.methods.find((m) => m.paymentMethodCode === code);
-  if (!method) return;
-  const other = state.typed === 'to' ? { fromAmount: method.fiatAmount } : { toAmount: method.cryptoAmount };
-  $buy.set({ ...state, ...other, method: code });
-  openPage($router, 'buyOrder');
-}
-
 export type BuyProblem = { key: MessageKey; params: Record<string, string> };
 
 /** SPEC §5: outside the method's limits the fiat field is in error with 'Min {min} - max {max} {currency}'. */
-export function buyLimitProblem(fiatAmount: string, method: PaymentMethod | undefined): BuyProblem | null {
-  if (!method || !/^\d+(\.\d+)?$/.test(fiatAmount) || isZero(fiatAmount)) return null;
+export function buyLimitProblem(fiatAmount: string, method: PaymentMethodItem | undefined): BuyProblem | null {
+  if (!method || !/^\d+(\.\d+)?$/.test(fiatAmount) || isZeroAmount(fiatAmount)) return null;
   if (compareDecimals(fiatAmount, method.minLimit) >= 0 && compareDecimals(fiatAmount, method.maxLimit) <= 0) return null;
   return { key: 'buy_limit_error', params: { min: method.minLimit, max: method.maxLimit, currency: method.fiatCurrency } };
 }
 
-/** The fiat amount the limits apply to: typed, or the leading method's when the crypto side was typed. */
-const $fiatForChecks = computed($buy, (buy) => (buy.typed === 'from' ? normal(buy.fromAmount) : (leadingMethod(buy.methods, buy.method)?.fiatAmount ?? '')));
-
-export const $buyProblem = computed([$fiatForChecks, $buy], (fiat, buy) => buyLimitProblem(fiat, leadingMethod(buy.methods, buy.method)));
-
 /** SPEC §5: review is disabled while the crypto amount is 0, no method is chosen, or limits are violated. */
 export function canReviewBuy(state: BuyState, problem: BuyProblem | null): boolean {
   const method = state.methods.find((m) => m.paymentMethodCode === state.method);
-  return !!method && !!state.rateId && !state.quoting && problem === null && !isZero(method.cryptoAmount);
+  return !!method && !!state.rateId && !state.quoting && problem === null && !isZeroAmount(method.cryptoAmount);
 }
-export const $canReviewBuy = computed([$buy, $buyProblem], canReviewBuy);
-
 export type BuyReview = {
-  method: PaymentMethod;
+  method: PaymentMethodItem;
   rateId: string;
   currency: string;
   /** Local time (ms) at which the fixed rate runs out. */
   deadline: number;
   busy: boolean;
 };
-export const $buyReview = atom<BuyReview | null>(null);
-export const $reviewing = atom(false);
-
-/** A fresh quote for the chosen method's fiat amount: the review's 300 s start with it. */
-async function freshReview(): Promise<BuyReview> {
-  const state = $buy.get();
-  const method = $chosenMethod.get();
-  if (!method || !state.to) throw new Error('nothing to review');
-  const request = quoteRequest('from', method.fiatAmount);
-  if (!request) throw new Error('nothing to review');
-  const quote = await getPaymentMethods(request);
-  const fresh = quote.methods.find((m) => m.paymentMethodCode === method.paymentMethodCode);
-  if (!fresh) throw new Error('the method is no longer offered');
-  $buy.set({ ...$buy.get(), methods: quote.methods, rateId: quote.fixedRateId, toAmount: fresh.cryptoAmount, fromAmount: fresh.fiatAmount, typed: 'from' });
-  const seconds = Math.min(quote.expiresInSeconds ?? BUY_REVIEW_SECONDS, BUY_REVIEW_SECONDS);
-  return { method: fresh, rateId: quote.fixedRateId, currency: state.to, deadline: platform().now() + seconds * 1000, busy: false };
-}
-
-/** The order screen's review button. */
-export async function continueToBuyReview(): Promise<void> {
-  if (!$canReviewBuy.get() || $reviewing.get()) return;
-  $reviewing.set(true);
-  try {
-    $buyReview.set(await freshReview());
-    $tick.set(platform().now());
-    openPage($router, 'buyOrderReview');
-  } catch (error) {
-    showErrorToast(error, { fallback: 'common_something_went_wrong' });
-  } finally {
-    $reviewing.set(false);
-  }
-}
-
-const $tick = atom(0);
-
-/** Seconds left on the review, ticking once a second while a screen shows it. */
-export const $buySecondsLeft = computed([$buyReview, $tick], (review, now) => (review ? Math.max(0, Math.ceil((review.deadline - now) / 1000)) : 0));
-onMount($buySecondsLeft, () => {
-  $tick.set(platform().now());
-  const interval = setInterval(() => $tick.set(platform().now()), 1000);
-  return () => clearInterval(interval);
-});
-
-/** SPEC §4: minutes:seconds, 5:00 down to 0:00. */
-export function formatBuyCountdown(seconds: number): string {
-  const whole = Math.max(0, Math.floor(seconds));
-  return `${Math.floor(whole / 60)}:${String(whole % 60).padStart(2, '0')}`;
-}
-
-/** 'Update rate' at zero: a fresh quote, and the countdown starts again. */
-export async function updateBuyRate(): Promise<void> {
-  const review = $buyReview.get();
-  if (!review || review.busy) return;
-  $buyReview.set({ ...review, busy: true });
-  try {
-    $buyReview.set(await freshReview());
-    $tick.set(platform().now());
-  } catch (error) {
-    const current = $buyReview.get();
-    if (current) $buyReview.set({ ...current, busy: false });
-    showErrorToast(error, { fallback: 'common_something_went_wrong' });
-  }
-}
-
 /** SPEC §3 order confirm's request parameters, from the browser (the ip is the gateway's to see, so empty). */
 export function requestParamsOf(email: string | null): BuyRequestParams {
   const nav = globalThis.navigator as Navigator | undefined;
@@ -313,40 +127,231 @@ export function requestParamsOf(email: string | null): BuyRequestParams {
   };
 }
 
-const idempotencyKey = () => (globalThis.crypto?.randomUUID ? globalThis.crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
-
 /** Where the provider's page sends the browser back: the bought asset's screen, where the purchase shows as Pending. */
 function returnUrlOf(currency: string): string {
   return `${globalThis.location?.origin ?? ''}${getPagePath($router, 'asset', { currency })}`;
 }
 
-/**
- * The review's main action: the order is created with a fresh idempotency key, confirmed, and the browser goes to
- * the provider's page (SPEC §4). Order failures show the server's message or common_something_went_wrong.
- */
-export async function payBuyOrder(description: string): Promise<void> {
-  const review = $buyReview.get();
-  const account = $accountId.get();
-  if (!review || review.busy || !account || $buySecondsLeft.get() <= 0) return;
-  $buyReview.set({ ...review, busy: true });
-  try {
-    const order = await createBuyOrder({
-      rateId: review.rateId,
-      itemId: review.method.itemId,
-      description,
-      returnUrl: returnUrlOf(review.currency),
-      idempotencyKey: idempotencyKey(),
-      account,
-      fiatAmount: review.method.fiatAmount,
-    });
-    const { redirectUrl } = await confirmBuyOrder(order.id, account, requestParamsOf(realEmail($profile.get().data?.email)));
-    platform().leave(redirectUrl);
-  } catch (error) {
-    const current = $buyReview.get();
-    if (current) $buyReview.set({ ...current, busy: false });
-    showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
-    // A rate the price has moved away from is refused by the gateway: the review shows a fresh one to pay at.
-    const code = toWalletError(error).code;
-    if (code === 'B2C_RATE_EXPIRED' || code === 'B2C_ORDER_EXPIRED') await updateBuyRate();
+/** The buy flow (SPEC §2 Buy): get, pay, order (and method), review; one visit's state, guards and cleanup. */
+export const buyFlow = createFlow(['buyGet', 'buyPay', 'buyMethod', 'buyOrder', 'buyOrderReview'], (scope) => {
+  const $buy = map<BuyState>({ ...EMPTY });
+  const $availabilityArgs = computed([$buy, $balances], (buy, balances) => {
+    if (!buy.to) return null;
+    return balances.data?.find((item) => item.currency === buy.to)?.depositAddress ?? '';
+  });
+  /** /buy/pay: the fiat currencies a purchase of the chosen crypto can be paid in. */
+  const $fiatOptions = availabilityQuery.watch($availabilityArgs);
+  /** The method the user chose, in the newest quote. */
+  const $chosenMethod = computed($buy, (buy) => buy.methods.find((m) => m.paymentMethodCode === buy.method) ?? null);
+
+  const quotes = createDebouncedRequest({
+    delayMs: BUY_DEBOUNCE_MS,
+    load: (input: { side: BuySide; request: MethodsRequest }, signal) => getPaymentMethods(input.request, signal),
+    onResult: (quote, { side }) => $buy.set(applyQuote($buy.get(), side, quote)),
+    onError: () => $buy.set({ ...$buy.get(), methods: [], rateId: null, quoting: false, quoteFailed: true }),
+  });
+
+  function quoteRequest(side: BuySide, amount: string) {
+    const { to, geoId } = $buy.get();
+    const account = $accountId.get();
+    if (!to || !geoId || !account) return undefined;
+    return side === 'from' ? { currency: to, geoId, account, fiatAmount: normalTypedAmount(amount) } : { currency: to, geoId, account, cryptoAmount: normalTypedAmount(amount) };
   }
-}
+
+  /** Asks for the methods 300 ms after the last change, by the side typed; only the newest answer counts. */
+  function scheduleQuote(): void {
+    quotes.cancel();
+    const state = $buy.get();
+    const side = state.typed;
+    const amount = side === 'from' ? state.fromAmount : side === 'to' ? state.toAmount : '';
+    const request = side ? quoteRequest(side, amount) : undefined;
+    if (!side || !request || isZeroAmount(amount)) {
+      $buy.set({ ...$buy.get(), methods: [], rateId: null, quoting: false, quoteFailed: false });
+      return;
+    }
+    $buy.set({ ...$buy.get(), quoting: true, quoteFailed: false });
+    quotes.schedule({ side, request });
+  }
+
+  /** SPEC §5: digits, an optional point or comma, at most 8 digits either side; editing one side clears the other until the answer. */
+  function typeBuyAmount(side: BuySide, text: string): void {
+    if (!AMOUNT_TYPING.test(text)) return;
+    const other = side === 'from' ? { toAmount: '' } : { fromAmount: '' };
+    $buy.set({ ...$buy.get(), [side === 'from' ? 'fromAmount' : 'toAmount']: text, ...other, typed: text === '' ? null : side, rateId: null });
+    scheduleQuote();
+  }
+
+  function resetAmounts(patch: Partial<BuyState>): void {
+    quotes.cancel();
+    $buy.set({ ...$buy.get(), methods: [], method: null, rateId: null, fromAmount: '', toAmount: '', typed: null, quoting: false, quoteFailed: false, ...patch });
+  }
+
+  /** /buy/get: picking a crypto the account lacks adds it first (SPEC §2), then on to the fiat. */
+  async function chooseBuyCrypto(currency: string): Promise<void> {
+    if ($buy.get().choosing) return;
+    $buy.setKey('choosing', currency);
+    try {
+      await addCurrencies([currency]);
+      const state = $buy.get();
+      if (state.to !== currency) resetAmounts({ to: currency });
+      $buy.setKey('backFromOrder', false);
+      openPage($router, 'buyPay');
+    } catch (error) {
+      showErrorToast(error, { fallback: 'common_something_went_wrong' });
+    } finally {
+      $buy.setKey('choosing', null);
+    }
+  }
+
+  /** /buy/pay: the fiat chosen; amounts in another currency start again. */
+  function chooseBuyFiat(option: FiatAvailability, replace = false): void {
+    const state = $buy.get();
+    if (state.from !== option.fiatCurrency) resetAmounts({ from: option.fiatCurrency, geoId: option.geoId });
+    $buy.setKey('backFromOrder', false);
+    if (replace) redirectPage($router, 'buyOrder');
+    else openPage($router, 'buyOrder');
+  }
+
+  /** /buy/pay with one fiat option: it is picked and the chooser skipped (replaced in history). */
+  const $onlyFiat = computed([$router, $buy, $fiatOptions], (page, buy, options) => (page?.route === 'buyPay' && buy.to ? shouldSkipFiatChooser(options.data, buy.backFromOrder) : undefined));
+  scope.follow($onlyFiat, (only) => {
+    if (only) chooseBuyFiat(only, true);
+  });
+
+  /** The order screen's currency chip: back to the fiat chooser, which then never skips itself. */
+  function changeBuyFiat(): void {
+    $buy.setKey('backFromOrder', true);
+    openPage($router, 'buyPay');
+  }
+
+  /** /buy/method: the method chosen; the side not typed follows its amounts. */
+  function chooseBuyMethod(code: string): void {
+    const state = $buy.get();
+    const method = state.methods.find((m) => m.paymentMethodCode === code);
+    if (!method) return;
+    const other = state.typed === 'to' ? { fromAmount: method.fiatAmount } : { toAmount: method.cryptoAmount };
+    $buy.set({ ...state, ...other, method: code });
+    openPage($router, 'buyOrder');
+  }
+
+  /** The fiat amount the limits apply to: typed, or the leading method's when the crypto side was typed. */
+  const $fiatForChecks = computed($buy, (buy) => (buy.typed === 'from' ? normalTypedAmount(buy.fromAmount) : (leadingMethod(buy.methods, buy.method)?.fiatAmount ?? '')));
+
+  const $buyProblem = computed([$fiatForChecks, $buy], (fiat, buy) => buyLimitProblem(fiat, leadingMethod(buy.methods, buy.method)));
+
+  const $canReviewBuy = computed([$buy, $buyProblem], canReviewBuy);
+
+  const $buyReview = atom<BuyReview | null>(null);
+  const $reviewing = atom(false);
+  const countdown = createCountdown(computed($buyReview, (review) => review?.deadline ?? null), () => platform().now());
+  /** Seconds left on the review, ticking once a second while a screen shows it. */
+  const $buySecondsLeft = countdown.$secondsLeft;
+
+  /** A fresh quote for the chosen method's fiat amount: the review's 300 s start with it. */
+  async function freshReview(): Promise<BuyReview> {
+    const state = $buy.get();
+    const method = $chosenMethod.get();
+    if (!method || !state.to) throw new Error('nothing to review');
+    const request = quoteRequest('from', method.fiatAmount);
+    if (!request) throw new Error('nothing to review');
+    const quote = await getPaymentMethods(request);
+    const fresh = quote.methods.find((m) => m.paymentMethodCode === method.paymentMethodCode);
+    if (!fresh) throw new Error('the method is no longer offered');
+    $buy.set({ ...$buy.get(), methods: quote.methods, rateId: quote.fixedRateId, toAmount: fresh.cryptoAmount, fromAmount: fresh.fiatAmount, typed: 'from' });
+    const seconds = Math.min(quote.expiresInSeconds ?? BUY_REVIEW_SECONDS, BUY_REVIEW_SECONDS);
+    return { method: fresh, rateId: quote.fixedRateId, currency: state.to, deadline: platform().now() + seconds * 1000, busy: false };
+  }
+
+  /** The order screen's review button. */
+  async function continueToBuyReview(): Promise<void> {
+    if (!$canReviewBuy.get() || $reviewing.get()) return;
+    $reviewing.set(true);
+    try {
+      $buyReview.set(await freshReview());
+      countdown.restart();
+      openPage($router, 'buyOrderReview');
+    } catch (error) {
+      showErrorToast(error, { fallback: 'common_something_went_wrong' });
+    } finally {
+      $reviewing.set(false);
+    }
+  }
+
+  /** 'Update rate' at zero: a fresh quote, and the countdown starts again. */
+  async function updateBuyRate(): Promise<void> {
+    const review = $buyReview.get();
+    if (!review || review.busy) return;
+    $buyReview.set({ ...review, busy: true });
+    try {
+      $buyReview.set(await freshReview());
+      countdown.restart();
+    } catch (error) {
+      const current = $buyReview.get();
+      if (current) $buyReview.set({ ...current, busy: false });
+      showErrorToast(error, { fallback: 'common_something_went_wrong' });
+    }
+  }
+
+  /**
+   * The review's main action: the order is created with a fresh idempotency key, confirmed, and the browser goes to
+   * the provider's page (SPEC §4). Order failures show the server's message or common_something_went_wrong.
+   */
+  async function payBuyOrder(description: string): Promise<void> {
+    const review = $buyReview.get();
+    const account = $accountId.get();
+    if (!review || review.busy || !account || $buySecondsLeft.get() <= 0) return;
+    $buyReview.set({ ...review, busy: true });
+    try {
+      const order = await createBuyOrder({
+        rateId: review.rateId,
+        itemId: review.method.itemId,
+        description,
+        returnUrl: returnUrlOf(review.currency),
+        idempotencyKey: newIdempotencyKey(),
+        account,
+        fiatAmount: review.method.fiatAmount,
+      });
+      const { redirectUrl } = await confirmBuyOrder(order.id, account, requestParamsOf(realEmail($profile.get().data?.email)));
+      platform().leave(redirectUrl);
+    } catch (error) {
+      const current = $buyReview.get();
+      if (current) $buyReview.set({ ...current, busy: false });
+      showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
+      // A rate the price has moved away from is refused by the gateway: the review shows a fresh one to pay at.
+      const code = toWalletError(error).code;
+      if (code === 'B2C_RATE_EXPIRED' || code === 'B2C_ORDER_EXPIRED') await updateBuyRate();
+    }
+  }
+
+  scope.onLeave(() => quotes.cancel());
+  scope.guard([$buy], (page) => {
+    const { to, from } = $buy.get();
+    if (page.route === 'buyPay' || page.route === 'buyMethod' || page.route === 'buyOrder') {
+      if (!to) return { route: 'buyGet' };
+      if (!from && page.route !== 'buyPay') return { route: 'buyPay' };
+    }
+    return undefined;
+  });
+  scope.guard([$buyReview], (page) => (page.route === 'buyOrderReview' && !$buyReview.get() ? { route: 'buyOrder' } : undefined));
+
+  return {
+    $buy,
+    $fiatOptions,
+    $chosenMethod,
+    $buyProblem,
+    $canReviewBuy,
+    $buyReview,
+    $reviewing,
+    $buySecondsLeft,
+    typeBuyAmount,
+    chooseBuyCrypto,
+    chooseBuyFiat,
+    changeBuyFiat,
+    chooseBuyMethod,
+    continueToBuyReview,
+    updateBuyRate,
+    payBuyOrder,
+  };
+});
+
+export type BuyVisit = ReturnType<typeof buyFlow.open>;

@@ -7,6 +7,8 @@ import { platform } from '../platform/platform.ts';
 import { showErrorToast } from './errors.ts';
 import { $t } from './i18n.ts';
 import { $pinState } from './passcode.ts';
+import { runCountdown } from './primitives/countdown.ts';
+import { createFlow } from './primitives/flow.ts';
 import { $router } from './router.ts';
 import { showToast } from './toasts.ts';
 import { $profile } from './user.ts';
@@ -29,98 +31,107 @@ export type EmailChangeState = {
 };
 
 const INITIAL: EmailChangeState = { newEmail: '', busy: false, code: '', resendIn: 0 };
-export const $emailChange = atom<EmailChangeState>(INITIAL);
-
-export const $newEmailValid = computed($emailChange, (state) => isEmail(state.newEmail));
-
 /** SPEC §4: the countdown as 00:ss. */
 export function countdownText(seconds: number): string {
   const whole = Math.max(0, Math.floor(seconds));
   return `${String(Math.floor(whole / 60)).padStart(2, '0')}:${String(whole % 60).padStart(2, '0')}`;
 }
 
-function patch(change: Partial<EmailChangeState>): void {
-  $emailChange.set({ ...$emailChange.get(), ...change });
-}
+/** The e-mail change (SPEC §2, §4): the address typed, the code and the resend wait live for one visit of its screens. */
+export const emailChangeFlow = createFlow(['email', 'emailAdd', 'emailEdit', 'emailVerifyOld', 'emailVerifyNew'], (scope) => {
+  const $emailChange = atom<EmailChangeState>(INITIAL);
 
-let ticker: ReturnType<typeof setInterval> | undefined;
+  const $newEmailValid = computed($emailChange, (state) => isEmail(state.newEmail));
 
-/** Starts the 59 s wait before another code may be asked for; it follows the platform's clock. */
-export function startResendCountdown(): void {
-  clearInterval(ticker);
-  const deadline = platform().now() + RESEND_SECONDS * 1000;
-  patch({ resendIn: RESEND_SECONDS });
-  ticker = setInterval(() => {
-    const left = Math.max(0, Math.ceil((deadline - platform().now()) / 1000));
-    patch({ resendIn: left });
-    if (left === 0) clearInterval(ticker);
-  }, 250);
-}
-
-export function stopResendCountdown(): void {
-  clearInterval(ticker);
-}
-
-export function setNewEmail(value: string): void {
-  patch({ newEmail: value });
-}
-
-/** The add/edit screen: asks the gateway to start; the first code goes to the old address if there is one. */
-export async function submitNewEmail(): Promise<void> {
-  const { newEmail, busy } = $emailChange.get();
-  if (busy || !isEmail(newEmail)) return;
-  patch({ busy: true });
-  try {
-    const { stage } = await startEmailChange(newEmail.trim(), $pinState.get().pinCode);
-    patch({ busy: false, code: '' });
-    openPage($router, stage === 'old' ? 'emailVerifyOld' : 'emailVerifyNew');
-  } catch (error) {
-    patch({ busy: false });
-    showErrorToast(error, { fallback: 'common_something_went_wrong' });
+  function patch(change: Partial<EmailChangeState>): void {
+    $emailChange.set({ ...$emailChange.get(), ...change });
   }
-}
 
-/** A verification screen's field: letters and digits only, upper-cased; the fourth character submits it. */
-export function typeCode(value: string): void {
-  const code = value.replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, VERIFICATION_CODE_LENGTH);
-  if ($emailChange.get().busy) return;
-  patch({ code });
-  if (code.length === VERIFICATION_CODE_LENGTH) void submitCode(code);
-}
+  let stopTicker = (): void => {};
 
-async function submitCode(code: string): Promise<void> {
-  patch({ busy: true });
-  try {
-    const result = await confirmEmailChange(code);
-    patch({ busy: false, code: '' });
-    if (result.stage === 'new') {
-      openPage($router, 'emailVerifyNew');
-      return;
+  /** Starts the 59 s wait before another code may be asked for; it follows the platform's clock. */
+  function startResendCountdown(): void {
+    stopTicker();
+    stopTicker = runCountdown(RESEND_SECONDS, () => platform().now(), (left) => patch({ resendIn: left }));
+  }
+
+  function stopResendCountdown(): void {
+    stopTicker();
+  }
+
+  function setNewEmail(value: string): void {
+    patch({ newEmail: value });
+  }
+
+  /** The add/edit screen: asks the gateway to start; the first code goes to the old address if there is one. */
+  async function submitNewEmail(): Promise<void> {
+    const { newEmail, busy } = $emailChange.get();
+    if (busy || !isEmail(newEmail)) return;
+    patch({ busy: true });
+    try {
+      const { stage } = await startEmailChange(newEmail.trim(), $pinState.get().pinCode);
+      patch({ busy: false, code: '' });
+      openPage($router, stage === 'old' ? 'emailVerifyOld' : 'emailVerifyNew');
+    } catch (error) {
+      patch({ busy: false });
+      showErrorToast(error, { fallback: 'common_something_went_wrong' });
     }
-    const state = $profile.get();
-    if (state.data && result.email) {
-      const email = result.email;
-      $profile.set({ ...state, data: { ...state.data, email, accounts: state.data.accounts.map((account) => ({ ...account, email })) } });
-    }
-    $emailChange.set(INITIAL);
-    showToast($t.get()('email_set_toast'));
-    openPage($router, 'walletProtection');
-  } catch (error) {
-    patch({ busy: false, code: '' });
-    showErrorToast(error, { fallback: 'common_something_went_wrong' });
   }
-}
 
-export async function resendCode(): Promise<void> {
-  const state = $emailChange.get();
-  if (state.busy || state.resendIn > 0) return;
-  patch({ busy: true });
-  try {
-    await resendEmailChange();
-    patch({ busy: false, code: '' });
-    startResendCountdown();
-  } catch (error) {
-    patch({ busy: false });
-    showErrorToast(error, { fallback: 'common_something_went_wrong' });
+  /** A verification screen's field: letters and digits only, upper-cased; the fourth character submits it. */
+  function typeCode(value: string): void {
+    const code = value.replace(/[^A-Za-z0-9]/g, '').toUpperCase().slice(0, VERIFICATION_CODE_LENGTH);
+    if ($emailChange.get().busy) return;
+    patch({ code });
+    if (code.length === VERIFICATION_CODE_LENGTH) void submitCode(code);
   }
-}
+
+  async function submitCode(code: string): Promise<void> {
+    patch({ busy: true });
+    try {
+      const result = await confirmEmailChange(code);
+      patch({ busy: false, code: '' });
+      if (result.stage === 'new') {
+        openPage($router, 'emailVerifyNew');
+        return;
+      }
+      const state = $profile.get();
+      if (state.data && result.email) {
+        const email = result.email;
+        $profile.set({ ...state, data: { ...state.data, email, accounts: state.data.accounts.map((account) => ({ ...account, email })) } });
+      }
+      $emailChange.set(INITIAL);
+      showToast($t.get()('email_set_toast'));
+      openPage($router, 'walletProtection');
+    } catch (error) {
+      patch({ busy: false, code: '' });
+      showErrorToast(error, { fallback: 'common_something_went_wrong' });
+    }
+  }
+
+  async function resendCode(): Promise<void> {
+    const state = $emailChange.get();
+    if (state.busy || state.resendIn > 0) return;
+    patch({ busy: true });
+    try {
+      await resendEmailChange();
+      patch({ busy: false, code: '' });
+      startResendCountdown();
+    } catch (error) {
+      patch({ busy: false });
+      showErrorToast(error, { fallback: 'common_something_went_wrong' });
+    }
+  }
+
+  // A verification screen starts the resend wait when it opens (SPEC §4); leaving the flow stops it.
+  const startOnVerify = (page: ReturnType<typeof $router.get>) => {
+    if (page?.route === 'emailVerifyOld' || page?.route === 'emailVerifyNew') startResendCountdown();
+  };
+  startOnVerify($router.get());
+  scope.follow($router, startOnVerify);
+  scope.onLeave(stopResendCountdown);
+
+  return { $emailChange, $newEmailValid, startResendCountdown, stopResendCountdown, setNewEmail, submitNewEmail, typeCode, resendCode };
+});
+
+export type EmailChangeVisit = ReturnType<typeof emailChangeFlow.open>;

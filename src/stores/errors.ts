@@ -6,8 +6,12 @@ import { showToast } from './toasts.ts';
 export type ErrorTextOptions = {
   /** The text when the code has none of its own; SPEC §8 names it per flow. */
   fallback?: MessageKey;
-  /** SPEC §8: send, sell, swap confirm, passcode and address-book errors show the gateway's own message. */
-  serverMessage?: boolean;
+  /**
+   * Which of the gateway's own messages the flow shows (SPEC §8): true, after the code's own text (send, swap
+   * confirm, address book); 'first', before it (the passcode prompt: the gateway's text carries the wait);
+   * 'refusal', only a refusal's (4xx), and the fallback for anything else, transport failures included (sell).
+   */
+  serverMessage?: boolean | 'first' | 'refusal';
 };
 
 /**
@@ -18,10 +22,14 @@ export type ErrorTextOptions = {
 export function errorText(error: unknown, options: ErrorTextOptions = {}): string {
   const t = $t.get();
   const wallet = toWalletError(error);
+  const fromServer = wallet.fromServer && wallet.message !== '';
+  const fallback = t(options.fallback ?? 'error_unknown');
+  if (options.serverMessage === 'refusal') return fromServer && (wallet.status ?? 500) < 500 ? wallet.message : fallback;
+  if (options.serverMessage === 'first' && fromServer) return wallet.message;
   const key = `error_${wallet.code}`;
   if (key in english) return t(key as MessageKey);
-  if (options.serverMessage && wallet.fromServer && wallet.message) return wallet.message;
-  return t(options.fallback ?? 'error_unknown');
+  if (options.serverMessage && fromServer) return wallet.message;
+  return fallback;
 }
 
 export function showErrorToast(error: unknown, options: ErrorTextOptions = {}): void {

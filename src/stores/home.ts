@@ -1,6 +1,6 @@
 import { atom, computed } from 'nanostores';
 import { openPage } from '@nanostores/router';
-import type { BalanceItem, RatesMap } from '../api/wallet.ts';
+import type { AssetItem, RatesMap } from '../api/wallet.ts';
 import { addDecimals, compareDecimals } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
 import { $balances, addCurrencies, holds } from './balances.ts';
@@ -11,6 +11,7 @@ import { platform } from '../platform/platform.ts';
 import { $router } from './router.ts';
 import { $disabledAssets, $hideLinkBanner, $protectWalletDismissed, $selectedCurrency } from './settings.ts';
 import { $profile } from './user.ts';
+import { requestSwapPair } from './swap-selection.ts';
 
 /** SPEC §2, §9: what 'add most common assets' adds. */
 export const COMMON_ASSETS = ['BTC', 'ETH', 'USDT_TRX'] as const;
@@ -30,7 +31,7 @@ export type AssetRow = {
 };
 
 /** The crypto assets a list shows: known to the catalogue and not hidden on this device, by fiat value descending. */
-export function assetRows(items: readonly BalanceItem[], coins: Record<string, CoinMeta>, rates: RatesMap | undefined, fiat: string, hidden: readonly string[] = []): AssetRow[] {
+export function assetRows(items: readonly AssetItem[], coins: Record<string, CoinMeta>, rates: RatesMap | undefined, fiat: string, hidden: readonly string[] = []): AssetRow[] {
   const order = Object.keys(coins);
   const rows: AssetRow[] = [];
   for (const item of items) {
@@ -50,14 +51,14 @@ export function assetRows(items: readonly BalanceItem[], coins: Record<string, C
 }
 
 /** Everything the account holds in the chosen fiat, hidden assets included: hiding is a view, not a loss. */
-export function totalFiat(items: readonly BalanceItem[], coins: Record<string, CoinMeta>, rates: RatesMap | undefined, fiat: string): string {
+export function totalFiat(items: readonly AssetItem[], coins: Record<string, CoinMeta>, rates: RatesMap | undefined, fiat: string): string {
   return assetRows(items, coins, rates, fiat).reduce((sum, row) => addDecimals(sum, row.fiatValue ?? '0'), '0');
 }
 
 export type HomeView = 'loading' | 'error' | 'empty' | 'protect' | 'wallet';
 
 /** SPEC §2: first-time empty, the protect-your-wallet prompt, or the wallet. */
-export function homeViewOf(input: { items: readonly BalanceItem[] | undefined; failed: boolean; pinCodeActive: boolean | undefined; protectDismissed: boolean }): HomeView {
+export function homeViewOf(input: { items: readonly AssetItem[] | undefined; failed: boolean; pinCodeActive: boolean | undefined; protectDismissed: boolean }): HomeView {
   if (!input.items) return input.failed ? 'error' : 'loading';
   if (input.items.length === 0) return 'empty';
   // While the profile is unknown the prompt waits, rather than flashing for a user who has a passcode.
@@ -111,19 +112,11 @@ export function dismissProtectPrompt(): void {
   $protectWalletDismissed.set(true);
 }
 
-export type SwapPair = { from: string; to: string };
-let preselectSwapPair: (pair: SwapPair) => void = () => {};
-
-/** For the swap flow's store: how a pair chosen elsewhere is preselected before /swap/order opens. */
-export function setSwapPreselector(handler: (pair: SwapPair) => void): void {
-  preselectSwapPair = handler;
-}
-
 /** Home's Swap button: straight to the order with BTC → USDT_TRX when both are held (SPEC §2), else the chooser. */
 export function openSwapFromHome(): void {
   const items = $balances.get().data;
   if (holds(items, QUICK_SWAP_PAIR.from) && holds(items, QUICK_SWAP_PAIR.to)) {
-    preselectSwapPair({ ...QUICK_SWAP_PAIR });
+    requestSwapPair(QUICK_SWAP_PAIR);
     openPage($router, 'swapOrder');
   } else {
     openPage($router, 'swap');

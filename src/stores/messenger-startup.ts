@@ -10,18 +10,13 @@ export const MESSENGER_USER_KEY = 'wallet:tgUser';
 /** SPEC §8: codes a messenger login or link may end with; anything else becomes 0022 (refused) or 0027 (our fault). */
 const MESSENGER_CODES = ['B2C_USM0022', 'B2C_USM0023', 'B2C_USM0024', 'B2C_USM0025', 'B2C_USM0026', 'B2C_USM0027'];
 
-/** A messenger login or link that failed with the code of SPEC §8 the error page shows. */
-export class MessengerLoginError extends Error {
-  readonly code: string;
-  constructor(code: string, options?: { cause?: unknown }) {
-    super(`the messenger login failed: ${code}`, options);
-    this.code = code;
-  }
+/** A messenger login or link that failed: a WalletError with the code of SPEC §8 the error page shows. */
+function messengerLoginError(code: string, cause?: unknown): WalletError {
+  return new WalletError(code, `the messenger login failed: ${code}`, { cause });
 }
 
 /** SPEC §8: the error page's code for a failed messenger login. */
 export function messengerErrorCode(error: unknown): string {
-  if (error instanceof MessengerLoginError) return error.code;
   if (error instanceof WalletError) {
     if (MESSENGER_CODES.includes(error.code)) return error.code;
     // Refused for a reason of its own (4xx): try again later; transport failures and our faults: contact support.
@@ -39,7 +34,7 @@ export type SessionTools = { identity: () => Promise<IdentityClient>; renewSessi
 
 /** authTg or linkTg, then the tokens are kept by the identity client like any sign-in's. */
 async function messengerLogin(launch: MessengerLaunch, withLinkToken: boolean, tools: SessionTools): Promise<StoredUser> {
-  if (!launch.initData) throw new MessengerLoginError('B2C_USM0025');
+  if (!launch.initData) throw messengerLoginError('B2C_USM0025');
   const idp = await tools.identity();
   let tokens: TokenUser;
   try {
@@ -48,9 +43,9 @@ async function messengerLogin(launch: MessengerLaunch, withLinkToken: boolean, t
     const code = messengerErrorCode(error);
     // SPEC §4: 0022 on messenger login also clears the stored user.
     if (code === 'B2C_USM0022') await idp.removeUser().catch(() => undefined);
-    throw new MessengerLoginError(code, { cause: error });
+    throw messengerLoginError(code, error);
   }
-  if (!idp.storeUser) throw new MessengerLoginError('B2C_USM0027');
+  if (!idp.storeUser) throw messengerLoginError('B2C_USM0027');
   const stored = await idp.storeUser(tokens);
   storage()?.setItem(MESSENGER_USER_KEY, String(launch.userId ?? ''));
   return stored;
@@ -60,7 +55,7 @@ async function messengerLogin(launch: MessengerLaunch, withLinkToken: boolean, t
  * SPEC §4, the messenger branch. With a stored user (of this Telegram account): a valid access token is ready;
  * an expired one with a usable refresh token renews silently and, if that fails, logs in afresh; both expired log
  * in afresh. Without one: a link_token is exchanged as a one-time code, otherwise the init data logs in.
- * Throws MessengerLoginError; the caller shows /error/{code}.
+ * Throws a WalletError with the messenger code; the caller shows /error/{code}.
  */
 export async function resolveMessengerUser(launch: MessengerLaunch, tools: SessionTools): Promise<StoredUser> {
   const idp = await tools.identity();

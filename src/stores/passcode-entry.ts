@@ -106,7 +106,5 @@ export function isPasscodeRefusal(error: unknown): boolean {
 
 /** The passcode refusals show the gateway's own text, which is in the user's language and carries the wait. */
 export function passcodeErrorText(error: unknown): string {
-  const wallet = toWalletError(error);
-  if (wallet.fromServer && wallet.message && isPasscodeRefusal(error)) return wallet.message;
-  return errorText(error, { serverMessage: true });
+  return errorText(error, { serverMessage: isPasscodeRefusal(error) ? 'first' : true });
 }

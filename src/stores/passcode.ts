@@ -7,6 +7,8 @@ import { platform } from '../platform/platform.ts';
 import { showErrorToast } from './errors.ts';
 import { $t } from './i18n.ts';
 import { $pincodeBlocked } from './passcode-entry.ts';
+import { runCountdown } from './primitives/countdown.ts';
+import { createFlow } from './primitives/flow.ts';
 import { $router, type RouteName } from './router.ts';
 import { $faceIdEnabled } from './settings.ts';
 import { showToast } from './toasts.ts';
@@ -38,9 +40,6 @@ export const PASSCODE_ROUTES: ReadonlySet<RouteName> = new Set<RouteName>([
   'passcodeSuccess',
 ]);
 
-export function isPasscodeRoute(route: RouteName | undefined): boolean {
-  return route !== undefined && PASSCODE_ROUTES.has(route);
-}
 
 export const $pinCodeActive = computed($profile, (profile) => profile.data?.pinCodeActive ?? false);
 
@@ -51,8 +50,10 @@ export function resetPinState(): void {
   if ($pinState.get() !== INVALID) $pinState.set(INVALID);
 }
 
-$router.listen((page) => {
-  if (!isPasscodeRoute(page?.route)) resetPinState();
+/** The protection screens as one flow: the passcode entered during a visit is forgotten when the visit ends. */
+export const protectionFlow = createFlow([...PASSCODE_ROUTES], (scope) => {
+  scope.onLeave(resetPinState);
+  return {};
 });
 
 function setPinCodeActive(active: boolean): void {
@@ -149,24 +150,14 @@ export async function disablePasscode(pin: string): Promise<void> {
 /** /settings/passcode/success: the seconds left before it moves on to the protection screen. */
 export function createSuccessCountdown() {
   const $left = atom(SUCCESS_REDIRECT_SECONDS);
-  let timer: ReturnType<typeof setInterval> | undefined;
+  let stop = (): void => {};
   return {
     $left,
     start() {
-      const deadline = platform().now() + SUCCESS_REDIRECT_SECONDS * 1000;
-      $left.set(SUCCESS_REDIRECT_SECONDS);
-      timer = setInterval(() => {
-        const left = Math.max(0, Math.ceil((deadline - platform().now()) / 1000));
-        $left.set(left);
-        if (left === 0) {
-          clearInterval(timer);
-          openPage($router, 'walletProtection');
-        }
-      }, 250);
+      stop();
+      stop = runCountdown(SUCCESS_REDIRECT_SECONDS, () => platform().now(), (left) => $left.set(left), () => openPage($router, 'walletProtection'));
     },
-    stop() {
-      clearInterval(timer);
-    },
+    stop: () => stop(),
   };
 }
 

@@ -10,5 +10,5 @@ export const $router = createRouter(ROUTES);
 /** Where the bottom navigation marks a route as belonging. */
 export function sectionOf(route: RouteName | undefined): 'home' | 'settings' | undefined {
   if (!route) return undefined;
-  return route === 'settings' || ROUTES[route].startsWith('/settings/') ? 'settings' : 'home';
+  return route === 'settings' || ROUTES[route].startsWith(`${ROUTES.settings}/`) ? 'settings' : 'home';
 }

@@ -1,14 +1,17 @@
 import { atom, computed, onMount } from 'nanostores';
-import { openPage, redirectPage } from '@nanostores/router';
-import { getSavedCards, getSellLimits, getSellOrder, getSellRate, lookupCard, sellByCard, sellBySavedCard, type CardInfo, type SavedCard, type SellLimits, type SellOrder, type SellRate } from '../api/sell.ts';
+import { openPage } from '@nanostores/router';
+import { getSavedCards, getSellLimits, getSellOrder, getSellRate, lookupCard, sellByCard, sellBySavedCard, type CardInfo, type SavedCard, type SellLimits, type SellOrderView, type SellQuote } from '../api/sell.ts';
 import { toWalletError } from '../api/errors.ts';
 import { AMOUNT_TYPING, compareDecimals, formatUnits, multiplyDecimals, parseDecimal } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
+import { newIdempotencyKey } from '../lib/idempotency-key.ts';
 import type { MessageKey } from '../lib/text.ts';
 import { $accountId } from './account.ts';
 import { $balances, addCurrencies, refreshBalances } from './balances.ts';
 import { $activeCoins, $coins } from './catalogue.ts';
+import { errorText } from './errors.ts';
 import { $t } from './i18n.ts';
+import { createFlow } from './primitives/flow.ts';
 import { $router } from './router.ts';
 import { $disabledAssets } from './settings.ts';
 import { showToast } from './toasts.ts';
@@ -26,34 +29,17 @@ export const CARD_DIGITS = 16;
 export const BIN_DIGITS = 6;
 const ORDER_POLL_MS = 2_000;
 
-const newIdempotencyKey = () => (globalThis.crypto?.randomUUID ? globalThis.crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}-${Math.random().toString(36).slice(2)}`);
 
-export const $sellFiat = atom<string | null>(null);
-export const $sellCurrency = atom<string | null>(null);
-export const $sellStep = atom<'amount' | 'card'>('amount');
-export const $sellAmount = atom('');
-
-export type SellTerms = { loading: boolean; failed: boolean; limits?: SellLimits; rate?: SellRate; cards: SavedCard[] };
-export const $sellTerms = atom<SellTerms>({ loading: false, failed: false, cards: [] });
-
+export type SellTerms = { loading: boolean; failed: boolean; limits?: SellLimits; rate?: Pick<SellQuote, 'rate' | 'rateId'>; cards: SavedCard[] };
 export type CardLookup = { bin: string; loading: boolean; info?: CardInfo; problem?: 'not_sber' | 'failed' };
-export const $cardNumber = atom('');
-export const $cardLookup = atom<CardLookup | null>(null);
-export const $savedCardId = atom<string | null>(null);
-export const $saveCard = atom(false);
 
 /** askingPasscode: the passcode prompt shows in place of the review (the passcode is on). */
 export type SellReview = { idempotencyKey: string; busy: boolean; askingPasscode: boolean };
-export const $sellReview = atom<SellReview | null>(null);
-export const $sellOrder = atom<SellOrder | null>(null);
-
 /** /sell/pay: active crypto assets not hidden on this device, with what the account holds of each. */
 export const $sellChoices = computed([$activeCoins, $balances, $disabledAssets], (coins, balances, hidden) =>
   coins.filter((coin) => !hidden.includes(coin.currency)).map((coin) => ({ coin, amount: balances.data?.find((item) => item.currency === coin.currency)?.totalAvailable })),
 );
 
-export const $sellCoin = computed([$sellCurrency, $coins], (currency, coins): CoinMeta | undefined => (currency ? coins[currency] : undefined));
-export const $sellAvailable = computed([$sellCurrency, $balances], (currency, balances) => balances.data?.find((item) => item.currency === currency)?.totalAvailable ?? '0');
 
 const fractionOf = (value: string) => value.split('.')[1]?.length ?? 0;
 
@@ -91,225 +77,266 @@ export function checkSellAmount(amount: string, terms: SellTerms, available: str
   return { fiatAmount, limits, canContinue: true };
 }
 
-export const $sellAmountCheck = computed([$sellAmount, $sellTerms, $sellAvailable, $sellCoin], (amount, terms, available, coin) =>
-  checkSellAmount(amount, terms, available, coin?.decimals ?? 8),
-);
-
-/** SPEC §5 card: exactly 16 digits of a card the lookup names SBR; or a saved card. */
-export const $cardValid = computed([$cardNumber, $cardLookup], (digits, lookup) => digits.length === CARD_DIGITS && lookup?.info?.code === SELL_BANK_CODE && !lookup.loading);
-export const $canReview = computed([$cardValid, $savedCardId], (valid, saved) => valid || saved !== null);
-
-/** The card as the review shows it: first six and last four, as the gateway keeps it. */
-export const $reviewCard = computed([$savedCardId, $sellTerms, $cardNumber, $cardLookup], (savedId, terms, digits, lookup) => {
-  const saved = savedId ? terms.cards.find((card) => card.cardId === savedId) : undefined;
-  if (saved) return { masked: saved.mascCard, bank: saved.bankCode };
-  if (digits.length !== CARD_DIGITS) return undefined;
-  return { masked: `${digits.slice(0, 6)}******${digits.slice(-4)}`, bank: lookup?.info?.code ?? '' };
-});
-
-let lookupAbort: AbortController | undefined;
-
-function clearCard(): void {
-  lookupAbort?.abort();
-  $cardNumber.set('');
-  $cardLookup.set(null);
-  $saveCard.set(false);
-}
-
-function resetFlow(): void {
-  $sellStep.set('amount');
-  $sellAmount.set('');
-  $savedCardId.set(null);
-  $sellReview.set(null);
-  clearCard();
-}
-
-/** /sell/get: RUB is the only payout currency: chosen at once, and on to the crypto. */
-export function startSell(): void {
-  $sellFiat.set(SELL_FIAT);
-  redirectPage($router, 'sellPay');
-}
-
-export const $sellChoosing = atom<string | null>(null);
-
-/** /sell/pay: picks the crypto to sell; one the account lacks is added first. */
-export async function chooseSellAsset(currency: string): Promise<void> {
-  if ($sellChoosing.get()) return;
-  $sellChoosing.set(currency);
-  try {
-    await addCurrencies([currency]);
-    $sellFiat.set(SELL_FIAT);
-    if ($sellCurrency.get() !== currency) resetFlow();
-    $sellCurrency.set(currency);
-    openPage($router, 'sellOrder');
-  } catch {
-    showToast($t.get()('sell_unavailable'), 'error');
-  } finally {
-    $sellChoosing.set(null);
-  }
-}
-
-/** Limits, a fixed rate and the saved cards for the order screen. */
-export async function loadSellTerms(): Promise<void> {
-  const account = $accountId.get();
-  const currency = $sellCurrency.get();
-  if (!account || !currency) return;
-  $sellTerms.set({ ...$sellTerms.get(), loading: true, failed: false });
-  try {
-    const [limits, rate, cards] = await Promise.all([getSellLimits(account, SELL_FIAT), getSellRate(account, SELL_FIAT, currency), getSavedCards(account, SELL_FIAT)]);
-    $sellTerms.set({ loading: false, failed: false, limits, rate, cards });
-  } catch {
-    $sellTerms.set({ loading: false, failed: true, cards: [] });
-  }
-}
-
-// The order screen loads its terms when shown, and sends a visitor without a chosen crypto back to the choice.
-onMount($sellAmountCheck, () => {
-  const unbind = $accountId.subscribe((account) => {
-    if (!account) return;
-    if (!$sellCurrency.get()) {
-      const route = $router.get()?.route;
-      if (route === 'sellOrder' || route === 'sellOrderReview') redirectPage($router, 'sellPay');
-      return;
-    }
-    void loadSellTerms();
-  });
-  return unbind;
-});
-
-/** SPEC §5 amounts: digits, optional decimals, comma as the point, 8 and 8. */
-export function setSellAmount(text: string): void {
-  const value = text.replace(',', '.');
-  if (AMOUNT_TYPING.test(value)) $sellAmount.set(value);
-}
-
-export function continueToCard(): void {
-  if ($sellAmountCheck.get().canContinue) $sellStep.set('card');
-}
-
-export function backToAmount(): void {
-  $sellStep.set('amount');
-}
-
-/** Card number entry: digits only, at most 16; the first 6 are looked up once typed (SPEC §5). */
-export function setCardNumber(text: string): void {
-  const digits = text.replace(/\D/g, '').slice(0, CARD_DIGITS);
-  $cardNumber.set(digits);
-  if (digits.length > 0) $savedCardId.set(null);
-  if (digits.length !== CARD_DIGITS) $saveCard.set(false);
-  if (digits.length < BIN_DIGITS) {
-    lookupAbort?.abort();
-    $cardLookup.set(null);
-    return;
-  }
-  const bin = digits.slice(0, BIN_DIGITS);
-  if ($cardLookup.get()?.bin === bin) return;
-  lookupAbort?.abort();
-  const controller = new AbortController();
-  lookupAbort = controller;
-  $cardLookup.set({ bin, loading: true });
-  lookupCard(bin, controller.signal).then(
-    (info) => {
-      if (controller.signal.aborted) return;
-      $cardLookup.set({ bin, loading: false, info, problem: info.code === SELL_BANK_CODE ? undefined : 'not_sber' });
-    },
-    (error: unknown) => {
-      if (controller.signal.aborted) return;
-      // A bank the lookup does not know is not the one bank that takes payouts.
-      const unknown = toWalletError(error).code === 'C2F_BIN_NOT_FOUND';
-      $cardLookup.set({ bin, loading: false, problem: unknown ? 'not_sber' : 'failed' });
-    },
-  );
-}
-
-export function selectSavedCard(cardId: string): void {
-  clearCard();
-  $savedCardId.set(cardId);
-}
-
-export function setSaveCard(on: boolean): void {
-  $saveCard.set(on && $cardValid.get());
-}
-
-export function continueToReview(): void {
-  // An order still being placed keeps its review: a second one now would be a second sale under a new key.
-  if ($sellReview.get()?.busy) return;
-  if (!$canReview.get() || !$sellAmountCheck.get().canContinue) return;
-  $sellReview.set({ idempotencyKey: newIdempotencyKey(), busy: false, askingPasscode: false });
-  openPage($router, 'sellOrderReview');
-}
-
 /** SPEC §8: the gateway's own message for a refusal; 'Payouts are temporarily unavailable…' otherwise. */
 export function sellErrorText(error: unknown): string {
-  const wallet = toWalletError(error);
-  if (wallet.fromServer && wallet.message && (wallet.status ?? 500) < 500) return wallet.message;
-  return $t.get()('sell_unavailable');
+  return errorText(error, { serverMessage: 'refusal', fallback: 'sell_unavailable' });
 }
 
-/**
- * The review's Confirm. A sale sends the crypto out of the wallet like a withdrawal, so with the passcode on it is
- * asked for first (SPEC §6 guards withdrawals; the gateway refuses a sale without it).
- */
-export const { confirm: confirmSellReview } = passcodeStep($sellReview, () => confirmSell());
+/** The sell flow (SPEC §2 Sell): /sell/get moves on to pay at once (RUB is the only payout currency), then order, review, success. */
+export const sellFlow = createFlow(['sellGet', 'sellPay', 'sellOrder', 'sellOrderReview', 'sellSuccess'], (scope) => {
+  const $sellCurrency = atom<string | null>(null);
+  const $sellStep = atom<'amount' | 'card'>('amount');
+  const $sellAmount = atom('');
+  const $sellTerms = atom<SellTerms>({ loading: false, failed: false, cards: [] });
+  const $cardNumber = atom('');
+  const $cardLookup = atom<CardLookup | null>(null);
+  const $savedCardId = atom<string | null>(null);
+  const $saveCard = atom(false);
+  const $sellReview = atom<SellReview | null>(null);
+  const $sellOrder = atom<SellOrderView | null>(null);
+  const $sellChoosing = atom<string | null>(null);
 
-/**
- * Places the order: it holds the crypto; the screen shows its in-progress state until the answer. A passcode
- * refusal is thrown back to the prompt (which clears and shows it); any other failure is a toast.
- */
-export async function confirmSell(pincode?: string): Promise<void> {
-  const account = $accountId.get();
-  const review = $sellReview.get();
-  const currency = $sellCurrency.get();
-  const terms = $sellTerms.get();
-  if (!account || !review || review.busy || !currency || !terms.rate) return;
-  $sellReview.set({ ...review, busy: true });
-  const base = {
-    currency,
-    fiatCurrency: SELL_FIAT,
-    fixedRateId: terms.rate.rateId,
-    fiatAmount: $sellAmountCheck.get().fiatAmount,
-    idempotencyKey: review.idempotencyKey,
-  };
-  try {
-    const savedId = $savedCardId.get();
-    const lookup = $cardLookup.get();
-    const order = savedId
-      ? await sellBySavedCard(account, { ...base, cardId: savedId }, pincode)
-      : await sellByCard(account, { ...base, card: $cardNumber.get(), bankCode: lookup?.info?.code ?? '', bankSystem: lookup?.info?.system ?? '', saveCard: $saveCard.get() }, pincode);
-    $sellOrder.set(order);
-    resetFlow();
-    void refreshBalances();
-    openPage($router, 'sellSuccess');
-  } catch (error) {
-    // A passcode refusal keeps the prompt open and goes back to it; anything else closes it for a toast.
-    const refused = pincode !== undefined && isPasscodeRefusal(error);
-    const current = $sellReview.get();
-    if (current) $sellReview.set({ ...current, busy: false, askingPasscode: refused && current.askingPasscode });
-    if (refused) throw error;
-    // An expired rate is quoted afresh; the user confirms again at the new one.
-    if (toWalletError(error).code === 'C2F_RATE_EXPIRED') {
-      $sellReview.set({ idempotencyKey: newIdempotencyKey(), busy: false, askingPasscode: false });
-      void loadSellTerms();
-    }
-    showToast(sellErrorText(error), 'error');
-    throw error;
+  const $sellCoin = computed([$sellCurrency, $coins], (currency, coins): CoinMeta | undefined => (currency ? coins[currency] : undefined));
+  const $sellAvailable = computed([$sellCurrency, $balances], (currency, balances) => balances.data?.find((item) => item.currency === currency)?.totalAvailable ?? '0');
+
+  const $sellAmountCheck = computed([$sellAmount, $sellTerms, $sellAvailable, $sellCoin], (amount, terms, available, coin) =>
+    checkSellAmount(amount, terms, available, coin?.decimals ?? 8),
+  );
+
+  /** SPEC §5 card: exactly 16 digits of a card the lookup names SBR; or a saved card. */
+  const $cardValid = computed([$cardNumber, $cardLookup], (digits, lookup) => digits.length === CARD_DIGITS && lookup?.info?.code === SELL_BANK_CODE && !lookup.loading);
+  const $canReview = computed([$cardValid, $savedCardId], (valid, saved) => valid || saved !== null);
+
+  /** The card as the review shows it: first six and last four, as the gateway keeps it. */
+  const $reviewCard = computed([$savedCardId, $sellTerms, $cardNumber, $cardLookup], (savedId, terms, digits, lookup) => {
+    const saved = savedId ? terms.cards.find((card) => card.cardId === savedId) : undefined;
+    if (saved) return { masked: saved.mascCard, bank: saved.bankCode };
+    if (digits.length !== CARD_DIGITS) return undefined;
+    return { masked: `${digits.slice(0, 6)}******${digits.slice(-4)}`, bank: lookup?.info?.code ?? '' };
+  });
+
+  let lookupAbort: AbortController | undefined;
+
+  function clearCard(): void {
+    lookupAbort?.abort();
+    $cardNumber.set('');
+    $cardLookup.set(null);
+    $saveCard.set(false);
   }
-}
 
-/** The success screen follows the order until the bank has paid (or declined). */
-onMount($sellOrder, () => {
-  const timer = setInterval(() => {
+  function resetFlow(): void {
+    $sellStep.set('amount');
+    $sellAmount.set('');
+    $savedCardId.set(null);
+    $sellReview.set(null);
+    clearCard();
+  }
+
+  /** /sell/pay: picks the crypto to sell; one the account lacks is added first. */
+  async function chooseSellAsset(currency: string): Promise<void> {
+    if ($sellChoosing.get()) return;
+    $sellChoosing.set(currency);
+    try {
+      await addCurrencies([currency]);
+      if ($sellCurrency.get() !== currency) resetFlow();
+      $sellCurrency.set(currency);
+      openPage($router, 'sellOrder');
+    } catch {
+      showToast($t.get()('sell_unavailable'), 'error');
+    } finally {
+      $sellChoosing.set(null);
+    }
+  }
+
+  /** Limits, a fixed rate and the saved cards for the order screen. */
+  async function loadSellTerms(): Promise<void> {
     const account = $accountId.get();
-    const order = $sellOrder.get();
-    if (!account || !order || order.state !== 'PROCESSING') return;
-    getSellOrder(account, order.id).then(
-      (next) => {
-        if ($sellOrder.get()?.id !== next.id) return;
-        $sellOrder.set(next);
-        if (next.state !== 'PROCESSING') void refreshBalances();
+    const currency = $sellCurrency.get();
+    if (!account || !currency) return;
+    $sellTerms.set({ ...$sellTerms.get(), loading: true, failed: false });
+    try {
+      const [limits, rate, cards] = await Promise.all([getSellLimits(account, SELL_FIAT), getSellRate(account, SELL_FIAT, currency), getSavedCards(account, SELL_FIAT)]);
+      $sellTerms.set({ loading: false, failed: false, limits, rate, cards });
+    } catch {
+      $sellTerms.set({ loading: false, failed: true, cards: [] });
+    }
+  }
+
+  // The order screen loads its terms when shown (and again once the account is known).
+  onMount($sellAmountCheck, () =>
+    $accountId.subscribe((account) => {
+      if (account && $sellCurrency.get()) void loadSellTerms();
+    }),
+  );
+
+  /** SPEC §5 amounts: digits, optional decimals, comma as the point, 8 and 8. */
+  function setSellAmount(text: string): void {
+    const value = text.replace(',', '.');
+    if (AMOUNT_TYPING.test(value)) $sellAmount.set(value);
+  }
+
+  function continueToCard(): void {
+    if ($sellAmountCheck.get().canContinue) $sellStep.set('card');
+  }
+
+  function backToAmount(): void {
+    $sellStep.set('amount');
+  }
+
+  /** Card number entry: digits only, at most 16; the first 6 are looked up once typed (SPEC §5). */
+  function setCardNumber(text: string): void {
+    const digits = text.replace(/\D/g, '').slice(0, CARD_DIGITS);
+    $cardNumber.set(digits);
+    if (digits.length > 0) $savedCardId.set(null);
+    if (digits.length !== CARD_DIGITS) $saveCard.set(false);
+    if (digits.length < BIN_DIGITS) {
+      lookupAbort?.abort();
+      $cardLookup.set(null);
+      return;
+    }
+    const bin = digits.slice(0, BIN_DIGITS);
+    if ($cardLookup.get()?.bin === bin) return;
+    lookupAbort?.abort();
+    const controller = new AbortController();
+    lookupAbort = controller;
+    $cardLookup.set({ bin, loading: true });
+    lookupCard(bin, controller.signal).then(
+      (info) => {
+        if (controller.signal.aborted) return;
+        $cardLookup.set({ bin, loading: false, info, problem: info.code === SELL_BANK_CODE ? undefined : 'not_sber' });
       },
-      () => {},
+      (error: unknown) => {
+        if (controller.signal.aborted) return;
+        // A bank the lookup does not know is not the one bank that takes payouts.
+        const unknown = toWalletError(error).code === 'C2F_BIN_NOT_FOUND';
+        $cardLookup.set({ bin, loading: false, problem: unknown ? 'not_sber' : 'failed' });
+      },
     );
-  }, ORDER_POLL_MS);
-  return () => clearInterval(timer);
+  }
+
+  function selectSavedCard(cardId: string): void {
+    clearCard();
+    $savedCardId.set(cardId);
+  }
+
+  function setSaveCard(on: boolean): void {
+    $saveCard.set(on && $cardValid.get());
+  }
+
+  function continueToReview(): void {
+    // An order still being placed keeps its review: a second one now would be a second sale under a new key.
+    if ($sellReview.get()?.busy) return;
+    if (!$canReview.get() || !$sellAmountCheck.get().canContinue) return;
+    $sellReview.set({ idempotencyKey: newIdempotencyKey(), busy: false, askingPasscode: false });
+    openPage($router, 'sellOrderReview');
+  }
+
+  /**
+   * The review's Confirm. A sale sends the crypto out of the wallet like a withdrawal, so with the passcode on it is
+   * asked for first (SPEC §6 guards withdrawals; the gateway refuses a sale without it).
+   */
+  const { confirm: confirmSellReview } = passcodeStep($sellReview, () => confirmSell());
+
+  /**
+   * Places the order: it holds the crypto; the screen shows its in-progress state until the answer. A passcode
+   * refusal is thrown back to the prompt (which clears and shows it); any other failure is a toast.
+   */
+  async function confirmSell(pincode?: string): Promise<void> {
+    const account = $accountId.get();
+    const review = $sellReview.get();
+    const currency = $sellCurrency.get();
+    const terms = $sellTerms.get();
+    if (!account || !review || review.busy || !currency || !terms.rate) return;
+    $sellReview.set({ ...review, busy: true });
+    const base = {
+      currency,
+      fiatCurrency: SELL_FIAT,
+      fixedRateId: terms.rate.rateId,
+      fiatAmount: $sellAmountCheck.get().fiatAmount,
+      idempotencyKey: review.idempotencyKey,
+    };
+    try {
+      const savedId = $savedCardId.get();
+      const lookup = $cardLookup.get();
+      const order = savedId
+        ? await sellBySavedCard(account, { ...base, cardId: savedId }, pincode)
+        : await sellByCard(account, { ...base, card: $cardNumber.get(), bankCode: lookup?.info?.code ?? '', bankSystem: lookup?.info?.system ?? '', saveCard: $saveCard.get() }, pincode);
+      $sellOrder.set(order);
+      resetFlow();
+      void refreshBalances();
+      openPage($router, 'sellSuccess');
+    } catch (error) {
+      // A passcode refusal keeps the prompt open and goes back to it; anything else closes it for a toast.
+      const refused = pincode !== undefined && isPasscodeRefusal(error);
+      const current = $sellReview.get();
+      if (current) $sellReview.set({ ...current, busy: false, askingPasscode: refused && current.askingPasscode });
+      if (refused) throw error;
+      // An expired rate is quoted afresh; the user confirms again at the new one.
+      if (toWalletError(error).code === 'C2F_RATE_EXPIRED') {
+        $sellReview.set({ idempotencyKey: newIdempotencyKey(), busy: false, askingPasscode: false });
+        void loadSellTerms();
+      }
+      showToast(sellErrorText(error), 'error');
+      throw error;
+    }
+  }
+
+  /** The success screen follows the order until the bank has paid (or declined). */
+  onMount($sellOrder, () => {
+    const timer = setInterval(() => {
+      const account = $accountId.get();
+      const order = $sellOrder.get();
+      if (!account || !order || order.state !== 'PROCESSING') return;
+      getSellOrder(account, order.id).then(
+        (next) => {
+          if ($sellOrder.get()?.id !== next.id) return;
+          $sellOrder.set(next);
+          if (next.state !== 'PROCESSING') void refreshBalances();
+        },
+        () => {},
+      );
+    }, ORDER_POLL_MS);
+    return () => clearInterval(timer);
+  });
+
+  scope.onLeave(clearCard);
+  // SPEC §2 /sell/get: RUB is the only payout currency, so it is chosen at once and the flow moves on.
+  scope.guard([], (page) => (page.route === 'sellGet' ? { route: 'sellPay' } : undefined));
+  // Without a chosen crypto (a reload, an address typed) the order and its review go back to the choice.
+  scope.guard([$accountId, $sellCurrency], (page) => ((page.route === 'sellOrder' || page.route === 'sellOrderReview') && $accountId.get() && !$sellCurrency.get() ? { route: 'sellPay' } : undefined));
+  scope.guard([$sellReview, $sellCoin], (page) => (page.route === 'sellOrderReview' && !$sellReview.get() ? { route: $sellCoin.get() ? 'sellOrder' : 'sellPay' } : undefined));
+  scope.guard([$sellOrder], (page) => (page.route === 'sellSuccess' && !$sellOrder.get() ? { route: 'home' } : undefined));
+
+  return {
+    $sellCurrency,
+    $sellStep,
+    $sellAmount,
+    $sellTerms,
+    $cardNumber,
+    $cardLookup,
+    $savedCardId,
+    $saveCard,
+    $sellReview,
+    $sellOrder,
+    $sellChoosing,
+    $sellCoin,
+    $sellAvailable,
+    $sellAmountCheck,
+    $cardValid,
+    $canReview,
+    $reviewCard,
+    chooseSellAsset,
+    loadSellTerms,
+    setSellAmount,
+    continueToCard,
+    backToAmount,
+    setCardNumber,
+    selectSavedCard,
+    setSaveCard,
+    continueToReview,
+    confirmSellReview,
+    confirmSell,
+  };
 });
+
+export type SellVisit = ReturnType<typeof sellFlow.open>;

@@ -1,9 +1,11 @@
 import { atom, computed, map } from 'nanostores';
 import { openPage } from '@nanostores/router';
-import { addAddressBookEntry, checkAddress, createWithdrawal, getPreliminaryFee, type AddressCheck, type FeeQuote, type Withdrawal } from '../api/send.ts';
+import { addAddressBookEntry, checkAddress, createWithdrawal, getPreliminaryFee, type AddressCheck, type FeeView, type WithdrawalView } from '../api/send.ts';
 import { isAddressShapeValid } from '../lib/address.ts';
 import { AMOUNT_TYPING, compareDecimals, displayDecimal, parseDecimal, formatUnits } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
+import { newIdempotencyKey } from '../lib/idempotency-key.ts';
+import { isZeroAmount, normalTypedAmount } from '../lib/typed-amount.ts';
 import type { MessageKey } from '../lib/text.ts';
 import { $accountId } from './account.ts';
 import { $assetCurrency } from './asset.ts';
@@ -13,6 +15,8 @@ import { $coins } from './catalogue.ts';
 import { showErrorToast } from './errors.ts';
 import { isPasscodeRefusal, passcodeStep } from './passcode-entry.ts';
 import { $t } from './i18n.ts';
+import { createDebouncedRequest } from './primitives/debounced-request.ts';
+import { createFlow } from './primitives/flow.ts';
 import { $router } from './router.ts';
 import { showToast } from './toasts.ts';
 import { watchWithdrawal, $withdrawalUpdates } from './withdrawal-watch.ts';
@@ -28,7 +32,7 @@ export type SendForm = {
   check: AddressCheck | undefined;
   checkedAddress: string;
   /** The fee for `feeAddress` ('' = no address yet: the network's fee). */
-  fee: FeeQuote | undefined;
+  fee: FeeView | undefined;
   feeAddress: string | null;
   checking: boolean;
   checkFailed: boolean;
@@ -52,95 +56,7 @@ const EMPTY: SendForm = {
   submitting: false,
 };
 
-export const $sendForm = map<SendForm>({ ...EMPTY });
-
-export const $sendCoin = computed([$sendForm, $coins], (form, coins): CoinMeta | undefined => (form.currency ? coins[form.currency] : undefined));
-export const $sendBalance = computed([$sendForm, $balances], (form, balances) => balances.data?.find((item) => item.currency === form.currency)?.totalAvailable ?? '0');
-
-const isZero = (value: string) => !/[1-9]/.test(value);
-const normal = (value: string) => value.trim().replace(',', '.').replace(/\.$/, '').replace(/^\./, '0.');
 const tickerOf = (coin: CoinMeta | undefined, currency: string | null) => coin?.baseCurrency ?? currency ?? '';
-
-let timer: ReturnType<typeof setTimeout> | undefined;
-let controller: AbortController | undefined;
-let sequence = 0;
-
-function stopRequests(): void {
-  if (timer) clearTimeout(timer);
-  timer = undefined;
-  controller?.abort();
-  controller = undefined;
-  sequence++;
-}
-
-/** Starts the form for the asset of the route, once per asset: coming back from the review keeps what was typed. */
-export function startSend(currency: string): void {
-  if ($sendForm.get().currency === currency) return;
-  stopRequests();
-  $sendForm.set({ ...EMPTY, currency });
-  scheduleChecks(0);
-}
-
-/** The fee (and, for a well-formed address, the server's check) for what the form holds now; the newest answer wins. */
-function scheduleChecks(delay = SEND_DEBOUNCE_MS): void {
-  stopRequests();
-  const form = $sendForm.get();
-  const account = $accountId.get();
-  const coin = $sendCoin.get();
-  if (!account || !form.currency) return;
-  const address = form.address.trim();
-  const wellFormed = address !== '' && (!coin || isAddressShapeValid(coin.network, address));
-  $sendForm.set({ ...form, checking: wellFormed, checkFailed: false });
-  const mine = sequence;
-  const currency = form.currency;
-  timer = setTimeout(() => {
-    timer = undefined;
-    controller = new AbortController();
-    const { signal } = controller;
-    const checked = wellFormed ? checkAddress(account, currency, address, signal) : Promise.resolve(undefined);
-    void checked
-      .then(async (check) => {
-        // The fee depends on who receives: none to another user of this wallet.
-        const usable = check?.checkResult === 'VALID' ? address : undefined;
-        const fee = await getPreliminaryFee(account, currency, usable, signal);
-        if (mine !== sequence) return;
-        $sendForm.set({ ...$sendForm.get(), check, checkedAddress: wellFormed ? address : '', fee, feeAddress: usable ?? '', checking: false });
-      })
-      .catch(() => {
-        if (mine !== sequence) return;
-        $sendForm.set({ ...$sendForm.get(), checking: false, checkFailed: true });
-      });
-  }, delay);
-}
-
-/** SPEC §5: digits, an optional point or comma, at most 8 digits either side; anything else is not taken. */
-export function typeSendAmount(text: string): void {
-  if (!AMOUNT_TYPING.test(text)) return;
-  $sendForm.setKey('amount', text);
-}
-
-/** SPEC §5: max fills the whole balance (to 8 decimals at most, rounded down). */
-export function fillMax(): void {
-  const balance = $sendBalance.get();
-  $sendForm.setKey('amount', isZero(balance) ? '0' : displayDecimal(balance, 8, 'down'));
-}
-
-export function typeAddress(text: string): void {
-  $sendForm.set({ ...$sendForm.get(), address: text, check: undefined, checkedAddress: '' });
-  scheduleChecks();
-}
-
-/** Pasted from the clipboard (SPEC §8 toast 'address pasted'). */
-export async function pasteAddress(read: () => Promise<string>): Promise<void> {
-  try {
-    const text = (await read()).trim();
-    if (!text) return;
-    typeAddress(text);
-    showToast($t.get()('send_address_pasted'));
-  } catch {
-    showToast($t.get()('common_something_went_wrong'), 'error');
-  }
-}
 
 /** What a QR code holds: a bare address, or a payment URI (bitcoin:…?amount=, ethereum:…@1, ton://transfer/…). */
 export function addressFromQr(text: string): string {
@@ -151,41 +67,10 @@ export function addressFromQr(text: string): string {
   return withoutScheme.split(/[?@#]/)[0] ?? '';
 }
 
-export function openScanner(): void {
-  $sendForm.setKey('scannerOpen', true);
-}
-
-/** SPEC §8: a camera that is unavailable closes the scanner and returns to the form. */
-export function closeScanner(unavailable = false): void {
-  $sendForm.setKey('scannerOpen', false);
-  if (unavailable) showToast($t.get()('send_camera_unavailable'), 'error');
-}
-
-/** A code was read (SPEC §8 toast 'address scanned'). */
-export function scannedAddress(text: string): void {
-  const address = addressFromQr(text);
-  $sendForm.setKey('scannerOpen', false);
-  if (!address) return;
-  typeAddress(address);
-  showToast($t.get()('send_address_scanned'));
-}
-
-export function togglePicker(open: boolean): void {
-  $sendForm.setKey('pickerOpen', open);
-}
-
-export function pickAddress(address: string): void {
-  $sendForm.setKey('pickerOpen', false);
-  typeAddress(address);
-}
-
-/** The saved addresses on the asset's network, for the picker. */
-export const $sendBookEntries = computed([addressBookQuery.watch($accountId), $sendCoin], (book, coin) => (book.data ?? []).filter((entry) => !coin || entry.blockchain === coin.network));
-
 export type SendProblems = { address: MessageKey | null; amount: MessageKey | null; amountParams?: Record<string, string> };
 
 /** SPEC §5 send rules, in the order the user meets them. */
-export function sendProblemsOf(input: { address: string; network: string | undefined; check: AddressCheck | undefined; checkedAddress: string; amount: string; balance: string; fee: FeeQuote | undefined; ticker: string }): SendProblems {
+export function sendProblemsOf(input: { address: string; network: string | undefined; check: AddressCheck | undefined; checkedAddress: string; amount: string; balance: string; fee: FeeView | undefined; ticker: string }): SendProblems {
   const address = input.address.trim();
   let addressProblem: MessageKey | null = null;
   if (address !== '' && input.network && !isAddressShapeValid(input.network, address)) addressProblem = 'send_error_wrong_address';
@@ -194,43 +79,14 @@ export function sendProblemsOf(input: { address: string; network: string | undef
     else if (input.check.checkResult === 'BLOCKED' || input.check.checkResult === 'NOT_USED') addressProblem = 'send_error_address_not_used';
     else if (input.check.belongsToSameUser) addressProblem = 'send_error_same_user';
   }
-  const amount = normal(input.amount);
-  if (!/^\d+(\.\d+)?$/.test(amount) || isZero(amount)) return { address: addressProblem, amount: null };
+  const amount = normalTypedAmount(input.amount);
+  if (!/^\d+(\.\d+)?$/.test(amount) || isZeroAmount(amount)) return { address: addressProblem, amount: null };
   if (compareDecimals(amount, input.balance) > 0) return { address: addressProblem, amount: 'send_error_not_enough_funds' };
-  if (input.fee && !input.fee.internal && !isZero(input.fee.fee) && compareDecimals(amount, input.fee.fee) <= 0) {
+  if (input.fee && !input.fee.internal && !isZeroAmount(input.fee.fee) && compareDecimals(amount, input.fee.fee) <= 0) {
     return { address: addressProblem, amount: 'send_error_below_fee', amountParams: { fee: `${input.fee.fee} ${input.ticker}` } };
   }
   return { address: addressProblem, amount: null };
 }
-
-export const $sendProblems = computed([$sendForm, $sendCoin, $sendBalance], (form, coin, balance) =>
-  sendProblemsOf({ address: form.address, network: coin?.network, check: form.check, checkedAddress: form.checkedAddress, amount: form.amount, balance, fee: form.fee, ticker: tickerOf(coin, form.currency) }),
-);
-
-/** Balance less the fee, never below 0 (SPEC §5 'available amount'). */
-export const $sendAvailable = computed([$sendForm, $sendBalance, $sendCoin], (form, balance, coin) => {
-  const decimals = coin?.decimals ?? 8;
-  const fee = form.fee && !form.fee.internal ? parseDecimal(form.fee.fee, decimals) : 0n;
-  const units = parseDecimal(balance, decimals) - fee;
-  return formatUnits(units > 0n ? units : 0n, decimals);
-});
-
-/** SPEC §4: the confirm button only when the fee is known, the address valid, no address error and the amount above 0. */
-export const $canContinueSend = computed([$sendForm, $sendProblems], (form, problems) => {
-  const address = form.address.trim();
-  const amount = normal(form.amount);
-  return (
-    !!form.fee &&
-    form.feeAddress === address &&
-    form.check?.checkResult === 'VALID' &&
-    form.checkedAddress === address &&
-    !form.checking &&
-    problems.address === null &&
-    problems.amount === null &&
-    /^\d+(\.\d+)?$/.test(amount) &&
-    !isZero(amount)
-  );
-});
 
 export type SendReview = {
   currency: string;
@@ -250,112 +106,288 @@ export type SendReview = {
   busy: boolean;
 };
 
-export const $sendReview = atom<SendReview | null>(null);
-
-const idempotencyKey = () => (globalThis.crypto?.randomUUID ? globalThis.crypto.randomUUID() : `${Date.now()}-${Math.random().toString(36).slice(2)}`);
-
-export function continueToReview(): void {
-  const form = $sendForm.get();
-  const coin = $sendCoin.get();
-  if (!$canContinueSend.get() || !form.currency || !form.fee || !form.check || !coin) return;
-  const amount = normal(form.amount);
-  const decimals = coin.decimals;
-  const fee = form.fee.internal ? 0n : parseDecimal(form.fee.fee, decimals);
-  $sendReview.set({
-    currency: form.currency,
-    amount,
-    receiveAmount: formatUnits(parseDecimal(amount, decimals) - fee, decimals),
-    fee: formatUnits(fee, decimals),
-    internal: form.check.internal,
-    address: form.check.address,
-    network: coin.blockchain,
-    recipientName: form.check.recipientName,
-    accountType: form.check.accountType,
-    saved: form.check.saved,
-    idempotencyKey: idempotencyKey(),
-    askingPasscode: false,
-    busy: false,
-  });
-  openPage($router, 'sendReview', { currency: form.currency });
-}
-
-/** The review's confirm: with an active passcode it asks for it first (SPEC §2, §6). */
-export const { confirm: confirmReview, cancel: cancelPasscode } = passcodeStep($sendReview, () => confirmSend());
-
-export const $sendResult = atom<Withdrawal | null>(null);
-
-/**
- * POST withdrawal; the pincode header goes only when one was entered. A wrong passcode rejects with its text (the
- * prompt clears and shows it); any other refusal shows the server's message in an error toast (SPEC §8).
- */
-export async function confirmSend(pincode?: string): Promise<void> {
-  const review = $sendReview.get();
-  const account = $accountId.get();
-  if (!review || !account || review.busy) return;
-  $sendReview.set({ ...review, busy: true });
-  try {
-    const withdrawal = await createWithdrawal(account, { currency: review.currency, amount: review.amount, depositAddress: review.address, idempotencyKey: review.idempotencyKey }, pincode || undefined);
-    $sendResult.set(withdrawal);
-    $sendReview.set({ ...review, busy: false, askingPasscode: false });
-    watchWithdrawal(withdrawal);
-    // The next send starts afresh.
-    stopRequests();
-    $sendForm.set({ ...EMPTY });
-    void refreshBalances();
-    openPage($router, 'sendProgress', { currency: review.currency });
-  } catch (error) {
-    $sendReview.set({ ...review, busy: false });
-    // The prompt reads the code (B2C_USM0032 offers the reset) and shows the gateway's own text: pass the error on as is.
-    if (pincode !== undefined && isPasscodeRefusal(error)) throw error;
-    $sendReview.set({ ...review, busy: false, askingPasscode: false });
-    showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
-    throw error;
-  }
-}
-
-/** The in-progress screen follows the withdrawal to its end. */
-export const $sendProgress = computed([$sendResult, $withdrawalUpdates], (result, updates) => (result ? (updates[result.id] ?? result) : null));
-
 export type SaveRecipient = { open: boolean; name: string; busy: boolean; saved: boolean };
-export const $saveRecipient = map<SaveRecipient>({ open: false, name: '', busy: false, saved: false });
 
-export function openSaveRecipient(open: boolean): void {
-  $saveRecipient.set({ ...$saveRecipient.get(), open });
-}
+/** The send flow (SPEC §2, §4): form, review, in progress, for the asset of the route; one visit's state, guards and cleanup. */
+export const sendFlow = createFlow(['send', 'sendReview', 'sendProgress'], (scope) => {
+  const $sendForm = map<SendForm>({ ...EMPTY });
 
-export function typeRecipientName(name: string): void {
-  $saveRecipient.setKey('name', name);
-}
+  const $sendCoin = computed([$sendForm, $coins], (form, coins): CoinMeta | undefined => (form.currency ? coins[form.currency] : undefined));
+  const $sendBalance = computed([$sendForm, $balances], (form, balances) => balances.data?.find((item) => item.currency === form.currency)?.totalAvailable ?? '0');
 
-/** SPEC §2: the in-progress screen adds the recipient to the address book when it is not saved yet. */
-export async function saveRecipient(): Promise<void> {
-  const state = $saveRecipient.get();
-  const review = $sendReview.get();
-  const result = $sendResult.get();
-  const account = $accountId.get();
-  const coin = result ? $coins.get()[result.currency] : undefined;
-  if (!account || !result || !coin || state.busy || !state.name.trim()) return;
-  $saveRecipient.set({ ...state, busy: true });
-  try {
-    await addAddressBookEntry(account, { name: state.name.trim(), blockchain: coin.network, address: review?.address ?? result.depositAddress });
-    $saveRecipient.set({ open: false, name: '', busy: false, saved: true });
-    showToast($t.get()('address_book_added'));
-    void addressBookQuery.refetch(account);
-  } catch (error) {
-    $saveRecipient.set({ ...$saveRecipient.get(), busy: false });
-    showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
+  type CheckInput = { account: string; currency: string; address: string; wellFormed: boolean };
+
+  // The fee depends on who receives: none to another user of this wallet.
+  const checks = createDebouncedRequest({
+    delayMs: SEND_DEBOUNCE_MS,
+    load: async ({ account, currency, address, wellFormed }: CheckInput, signal) => {
+      const check = wellFormed ? await checkAddress(account, currency, address, signal) : undefined;
+      const usable = check?.checkResult === 'VALID' ? address : undefined;
+      const fee = await getPreliminaryFee(account, currency, usable, signal);
+      return { check, fee, usable };
+    },
+    onResult: ({ check, fee, usable }, { address, wellFormed }) =>
+      $sendForm.set({ ...$sendForm.get(), check, checkedAddress: wellFormed ? address : '', fee, feeAddress: usable ?? '', checking: false }),
+    onError: () => $sendForm.set({ ...$sendForm.get(), checking: false, checkFailed: true }),
+  });
+
+  /** Starts the form for the asset of the route, once per asset: coming back from the review keeps what was typed. */
+  function startSend(currency: string): void {
+    if ($sendForm.get().currency === currency) return;
+    checks.cancel();
+    $sendForm.set({ ...EMPTY, currency });
+    scheduleChecks(0);
   }
-}
 
-// A new review starts with the save offer closed.
-$sendReview.listen((review) => {
-  if (review && !review.busy && !review.askingPasscode) $saveRecipient.set({ open: false, name: '', busy: false, saved: review.saved });
-});
+  /** The fee (and, for a well-formed address, the server's check) for what the form holds now; the newest answer wins. */
+  function scheduleChecks(delay = SEND_DEBOUNCE_MS): void {
+    checks.cancel();
+    const form = $sendForm.get();
+    const account = $accountId.get();
+    const coin = $sendCoin.get();
+    if (!account || !form.currency) return;
+    const address = form.address.trim();
+    const wellFormed = address !== '' && (!coin || isAddressShapeValid(coin.network, address));
+    $sendForm.set({ ...form, checking: wellFormed, checkFailed: false });
+    checks.schedule({ account, currency: form.currency, address, wellFormed }, delay);
+  }
 
-// The send form follows the asset of the route.
-$router.listen((page) => {
-  if (page?.route === 'send') {
+  /** SPEC §5: digits, an optional point or comma, at most 8 digits either side; anything else is not taken. */
+  function typeSendAmount(text: string): void {
+    if (!AMOUNT_TYPING.test(text)) return;
+    $sendForm.setKey('amount', text);
+  }
+
+  /** SPEC §5: max fills the whole balance (to 8 decimals at most, rounded down). */
+  function fillMax(): void {
+    const balance = $sendBalance.get();
+    $sendForm.setKey('amount', isZeroAmount(balance) ? '0' : displayDecimal(balance, 8, 'down'));
+  }
+
+  function typeAddress(text: string): void {
+    $sendForm.set({ ...$sendForm.get(), address: text, check: undefined, checkedAddress: '' });
+    scheduleChecks();
+  }
+
+  /** Pasted from the clipboard (SPEC §8 toast 'address pasted'). */
+  async function pasteAddress(read: () => Promise<string>): Promise<void> {
+    try {
+      const text = (await read()).trim();
+      if (!text) return;
+      typeAddress(text);
+      showToast($t.get()('send_address_pasted'));
+    } catch {
+      showToast($t.get()('common_something_went_wrong'), 'error');
+    }
+  }
+
+  function openScanner(): void {
+    $sendForm.setKey('scannerOpen', true);
+  }
+
+  /** SPEC §8: a camera that is unavailable closes the scanner and returns to the form. */
+  function closeScanner(unavailable = false): void {
+    $sendForm.setKey('scannerOpen', false);
+    if (unavailable) showToast($t.get()('send_camera_unavailable'), 'error');
+  }
+
+  /** A code was read (SPEC §8 toast 'address scanned'). */
+  function scannedAddress(text: string): void {
+    const address = addressFromQr(text);
+    $sendForm.setKey('scannerOpen', false);
+    if (!address) return;
+    typeAddress(address);
+    showToast($t.get()('send_address_scanned'));
+  }
+
+  function togglePicker(open: boolean): void {
+    $sendForm.setKey('pickerOpen', open);
+  }
+
+  function pickAddress(address: string): void {
+    $sendForm.setKey('pickerOpen', false);
+    typeAddress(address);
+  }
+
+  /** The saved addresses on the asset's network, for the picker. */
+  const $sendBookEntries = computed([addressBookQuery.watch($accountId), $sendCoin], (book, coin) => (book.data ?? []).filter((entry) => !coin || entry.blockchain === coin.network));
+
+  const $sendProblems = computed([$sendForm, $sendCoin, $sendBalance], (form, coin, balance) =>
+    sendProblemsOf({ address: form.address, network: coin?.network, check: form.check, checkedAddress: form.checkedAddress, amount: form.amount, balance, fee: form.fee, ticker: tickerOf(coin, form.currency) }),
+  );
+
+  /** Balance less the fee, never below 0 (SPEC §5 'available amount'). */
+  const $sendAvailable = computed([$sendForm, $sendBalance, $sendCoin], (form, balance, coin) => {
+    const decimals = coin?.decimals ?? 8;
+    const fee = form.fee && !form.fee.internal ? parseDecimal(form.fee.fee, decimals) : 0n;
+    const units = parseDecimal(balance, decimals) - fee;
+    return formatUnits(units > 0n ? units : 0n, decimals);
+  });
+
+  /** SPEC §4: the confirm button only when the fee is known, the address valid, no address error and the amount above 0. */
+  const $canContinueSend = computed([$sendForm, $sendProblems], (form, problems) => {
+    const address = form.address.trim();
+    const amount = normalTypedAmount(form.amount);
+    return (
+      !!form.fee &&
+      form.feeAddress === address &&
+      form.check?.checkResult === 'VALID' &&
+      form.checkedAddress === address &&
+      !form.checking &&
+      problems.address === null &&
+      problems.amount === null &&
+      /^\d+(\.\d+)?$/.test(amount) &&
+      !isZeroAmount(amount)
+    );
+  });
+
+  const $sendReview = atom<SendReview | null>(null);
+
+  function continueToReview(): void {
+    const form = $sendForm.get();
+    const coin = $sendCoin.get();
+    if (!$canContinueSend.get() || !form.currency || !form.fee || !form.check || !coin) return;
+    const amount = normalTypedAmount(form.amount);
+    const decimals = coin.decimals;
+    const fee = form.fee.internal ? 0n : parseDecimal(form.fee.fee, decimals);
+    $sendReview.set({
+      currency: form.currency,
+      amount,
+      receiveAmount: formatUnits(parseDecimal(amount, decimals) - fee, decimals),
+      fee: formatUnits(fee, decimals),
+      internal: form.check.internal,
+      address: form.check.address,
+      network: coin.blockchain,
+      recipientName: form.check.recipientName,
+      accountType: form.check.accountType,
+      saved: form.check.saved,
+      idempotencyKey: newIdempotencyKey(),
+      askingPasscode: false,
+      busy: false,
+    });
+    openPage($router, 'sendReview', { currency: form.currency });
+  }
+
+  /** The review's confirm: with an active passcode it asks for it first (SPEC §2, §6). */
+  const { confirm: confirmReview, cancel: cancelPasscode } = passcodeStep($sendReview, () => confirmSend());
+
+  const $sendResult = atom<WithdrawalView | null>(null);
+
+  /**
+   * POST withdrawal; the pincode header goes only when one was entered. A wrong passcode rejects with its text (the
+   * prompt clears and shows it); any other refusal shows the server's message in an error toast (SPEC §8).
+   */
+  async function confirmSend(pincode?: string): Promise<void> {
+    const review = $sendReview.get();
+    const account = $accountId.get();
+    if (!review || !account || review.busy) return;
+    $sendReview.set({ ...review, busy: true });
+    try {
+      const withdrawal = await createWithdrawal(account, { currency: review.currency, amount: review.amount, depositAddress: review.address, idempotencyKey: review.idempotencyKey }, pincode || undefined);
+      $sendResult.set(withdrawal);
+      $sendReview.set({ ...review, busy: false, askingPasscode: false });
+      watchWithdrawal(withdrawal);
+      // The next send starts afresh.
+      checks.cancel();
+      $sendForm.set({ ...EMPTY });
+      void refreshBalances();
+      openPage($router, 'sendProgress', { currency: review.currency });
+    } catch (error) {
+      $sendReview.set({ ...review, busy: false });
+      // The prompt reads the code (B2C_USM0032 offers the reset) and shows the gateway's own text: pass the error on as is.
+      if (pincode !== undefined && isPasscodeRefusal(error)) throw error;
+      $sendReview.set({ ...review, busy: false, askingPasscode: false });
+      showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
+      throw error;
+    }
+  }
+
+  /** The in-progress screen follows the withdrawal to its end. */
+  const $sendProgress = computed([$sendResult, $withdrawalUpdates], (result, updates) => (result ? (updates[result.id] ?? result) : null));
+
+  const $saveRecipient = map<SaveRecipient>({ open: false, name: '', busy: false, saved: false });
+  function openSaveRecipient(open: boolean): void {
+    $saveRecipient.set({ ...$saveRecipient.get(), open });
+  }
+
+  function typeRecipientName(name: string): void {
+    $saveRecipient.setKey('name', name);
+  }
+
+  /** SPEC §2: the in-progress screen adds the recipient to the address book when it is not saved yet. */
+  async function saveRecipient(): Promise<void> {
+    const state = $saveRecipient.get();
+    const review = $sendReview.get();
+    const result = $sendResult.get();
+    const account = $accountId.get();
+    const coin = result ? $coins.get()[result.currency] : undefined;
+    if (!account || !result || !coin || state.busy || !state.name.trim()) return;
+    $saveRecipient.set({ ...state, busy: true });
+    try {
+      await addAddressBookEntry(account, { name: state.name.trim(), blockchain: coin.network, address: review?.address ?? result.depositAddress });
+      $saveRecipient.set({ open: false, name: '', busy: false, saved: true });
+      showToast($t.get()('address_book_added'));
+      void addressBookQuery.refetch(account);
+    } catch (error) {
+      $saveRecipient.set({ ...$saveRecipient.get(), busy: false });
+      showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
+    }
+  }
+
+  // A new review starts with the save offer closed.
+  scope.follow($sendReview, (review) => {
+    if (review && !review.busy && !review.askingPasscode) $saveRecipient.set({ open: false, name: '', busy: false, saved: review.saved });
+  });
+  // The send form follows the asset of the route.
+  const followRoute = (page: ReturnType<typeof $router.get>) => {
     const currency = $assetCurrency.get();
-    if (currency) startSend(currency);
-  }
+    if (page?.route === 'send' && currency) startSend(currency);
+  };
+  followRoute($router.get());
+  scope.follow($router, followRoute);
+  scope.onLeave(() => checks.cancel());
+  // Opened without a form or a withdrawal behind it (a reload): back to the form, or to the asset.
+  scope.guard([$assetCurrency, $sendReview], (page) => {
+    const currency = $assetCurrency.get();
+    const review = $sendReview.get();
+    return page.route === 'sendReview' && currency && (!review || review.currency !== currency) ? { route: 'send', params: { currency } } : undefined;
+  });
+  scope.guard([$assetCurrency, $sendProgress], (page) => {
+    const currency = $assetCurrency.get();
+    const withdrawal = $sendProgress.get();
+    return page.route === 'sendProgress' && currency && (!withdrawal || withdrawal.currency !== currency) ? { route: 'asset', params: { currency } } : undefined;
+  });
+
+  return {
+    $sendForm,
+    $sendCoin,
+    $sendBalance,
+    $sendBookEntries,
+    $sendProblems,
+    $sendAvailable,
+    $canContinueSend,
+    $sendReview,
+    $sendResult,
+    $sendProgress,
+    $saveRecipient,
+    startSend,
+    typeSendAmount,
+    fillMax,
+    typeAddress,
+    pasteAddress,
+    openScanner,
+    closeScanner,
+    scannedAddress,
+    togglePicker,
+    pickAddress,
+    continueToReview,
+    confirmReview,
+    cancelPasscode,
+    confirmSend,
+    openSaveRecipient,
+    typeRecipientName,
+    saveRecipient,
+  };
 });
+
+export type SendVisit = ReturnType<typeof sendFlow.open>;

@@ -1,17 +1,21 @@
 import { atom } from 'nanostores';
-import { setSwapPreselector, type SwapPair } from './home.ts';
+
+/** A swap pair chosen outside the swap flow. */
+export type SwapPair = { from: string; to: string };
 
 /**
- * The swap pair being chosen (SPEC §2 Swap), apart from the lazily loaded swap flow so Home's quick swap path
- * (BTC → USDT_TRX when both are held) can preselect it before /swap/order opens. `fresh` tells the flow the
- * pair was set from outside, so its amounts start empty.
+ * SPEC §2 quick swap path: Home asks for BTC → USDT_TRX before /swap/order opens; the swap flow takes the pair
+ * (the open visit at once, else the next one) and starts with empty amounts. Apart from the lazily loaded flow.
  */
-export type SwapSelection = { from: string | null; to: string | null; fresh: boolean };
+export const $requestedSwapPair = atom<SwapPair | null>(null);
 
-export const $swapSelection = atom<SwapSelection>({ from: null, to: null, fresh: true });
-
-export function preselectSwap(pair: SwapPair): void {
-  $swapSelection.set({ from: pair.from, to: pair.to, fresh: true });
+export function requestSwapPair(pair: SwapPair): void {
+  $requestedSwapPair.set({ ...pair });
 }
 
-setSwapPreselector(preselectSwap);
+/** The requested pair, once: whoever takes it clears it. */
+export function takeRequestedSwapPair(): SwapPair | null {
+  const pair = $requestedSwapPair.get();
+  if (pair) $requestedSwapPair.set(null);
+  return pair;
+}

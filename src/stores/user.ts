@@ -89,11 +89,15 @@ export async function chooseLanguage(language: Language): Promise<void> {
   }
 }
 
-// The profile follows the session: loaded when someone signs in, forgotten when they leave.
-$authState.listen((state) => {
-  if (state === 'authenticated') void loadProfile();
-  if (state === 'anonymous') {
-    $profile.set(EMPTY);
-    $activeAccount.set(null);
-  }
-});
+/** The profile follows the session: loaded when someone signs in, forgotten when they leave. Started by the island; returns the stop. */
+export function followSession(): () => void {
+  // A session started before the island (the mini app signs in first) is followed from where it is.
+  if ($authState.get() === 'authenticated' && !$profile.get().data) void loadProfile();
+  return $authState.listen((state) => {
+    if (state === 'authenticated') void loadProfile();
+    if (state === 'anonymous') {
+      $profile.set(EMPTY);
+      $activeAccount.set(null);
+    }
+  });
+}

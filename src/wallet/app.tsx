@@ -5,7 +5,7 @@ import { $routesReady, startAuth } from '../stores/auth.ts';
 import { $t, type Translate } from '../stores/i18n.ts';
 import { $selectedLanguage, syncPreferences } from '../stores/settings.ts';
 import { localeOf } from '../lib/preferences.ts';
-import '../stores/user.ts';
+import { followSession } from '../stores/user.ts';
 import { FullScreenSpinner, Spinner } from './ui/spinner.tsx';
 import { ToastHost } from './ui/toast.tsx';
 import { BottomNav } from './ui/bottom-nav.tsx';
@@ -23,8 +23,6 @@ const SettingsArea = lazy(() => import('./screens/settings/index.tsx').then((mod
 const SellArea = lazy(() => import('./screens/sell/index.tsx').then((module) => ({ default: module.SellArea })));
 const SwapArea = lazy(() => import('./screens/swap/index.tsx').then((module) => ({ default: module.SwapArea })));
 const BuyArea = lazy(() => import('./screens/buy/index.tsx').then((module) => ({ default: module.BuyArea })));
-// Withdrawals on their way are followed wherever the user is, to say how they ended (SPEC §2); its own small chunk.
-void import('../stores/withdrawal-watch.ts');
 const SendArea = lazy(() => import('./screens/send/index.tsx').then((module) => ({ default: module.SendArea })));
 const AddressBookArea = lazy(() => import('./screens/address-book/index.tsx').then((module) => ({ default: module.AddressBookArea })));
 const ProtectionArea = lazy(() => import('./screens/settings/protection-area.tsx').then((module) => ({ default: module.ProtectionArea })));
@@ -107,10 +105,16 @@ export function WalletApp() {
   }, [language]);
   useEffect(() => {
     syncPreferences();
+    const stopFollowing = followSession();
+    // Withdrawals on their way are followed wherever the user is, to say how they ended (SPEC §2); its own small chunk.
+    let stopWatching = (): void => {};
+    void import('../stores/withdrawal-watch.ts').then((watch) => (stopWatching = watch.startWithdrawalWatch()));
     void loadHome();
-    // Home's quick swap path preselects its pair through this small module, loaded beside Home's chunk.
-    void import('../stores/swap-selection.ts');
     void startAuth();
+    return () => {
+      stopFollowing();
+      stopWatching();
+    };
   }, []);
   if (!ready || !page) return <FullScreenSpinner label={t('common_loading')} />;
   return (

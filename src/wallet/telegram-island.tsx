@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { WalletApp } from './app.tsx';
+import { errorPagePath, ROUTES } from '../lib/routes.ts';
 
 /**
  * The wallet island as the mini app mounts it (/tg, and any wallet path reloaded inside the messenger): the
@@ -11,8 +12,8 @@ export function TelegramWallet() {
     void import('./telegram-start.ts')
       .then((module) => module.startTelegram())
       .then(
-        (outcome) => (outcome === 'ready' ? setState('ready') : window.location.replace('/home')),
-        () => window.location.replace('/error/B2C_USM0027'),
+        (outcome) => (outcome === 'ready' ? setState('ready') : window.location.replace(ROUTES.home)),
+        () => window.location.replace(errorPagePath('B2C_USM0027')),
       );
   }, []);
   if (state !== 'ready') {

@@ -1,13 +1,16 @@
 import type { Translate } from '../../stores/i18n.ts';
 import { Icon } from './icon.tsx';
+import { getPagePath } from '@nanostores/router';
+import { $router } from '../../stores/router.ts';
+import { PAGES } from '../../lib/routes.ts';
 
 /** The same navigation the shells render; Exchange and Notify are separate 'soon' pages. */
 export function BottomNav({ t, active }: { t: Translate; active: 'home' | 'settings' | undefined }) {
   const items = [
-    { id: 'home', icon: 'home', href: '/home', label: t('nav_home'), soon: false },
-    { id: 'exchange', icon: 'exchange', href: '/exchange', label: t('nav_exchange'), soon: true },
-    { id: 'notifications', icon: 'bell', href: '/notifications', label: t('nav_notify'), soon: true },
-    { id: 'settings', icon: 'settings', href: '/settings', label: t('nav_settings'), soon: false },
+    { id: 'home', icon: 'home', href: getPagePath($router, 'home'), label: t('nav_home'), soon: false },
+    { id: 'exchange', icon: 'exchange', href: PAGES.exchange, label: t('nav_exchange'), soon: true },
+    { id: 'notifications', icon: 'bell', href: PAGES.notifications, label: t('nav_notify'), soon: true },
+    { id: 'settings', icon: 'settings', href: getPagePath($router, 'settings'), label: t('nav_settings'), soon: false },
   ] as const;
   return (
     <nav className="bottom-nav" aria-label="Main">

@@ -2,6 +2,8 @@ import { useStore } from '@nanostores/react';
 import { useEffect, useState } from 'react';
 import { $pincodeBlocked, createPasscodeEntry, PASSCODE_LENGTH } from '../../stores/passcode-entry.ts';
 import { $t } from '../../stores/i18n.ts';
+import { getPagePath } from '@nanostores/router';
+import { $router } from '../../stores/router.ts';
 
 const KEYS = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '', '0', 'erase'] as const;
 
@@ -46,7 +48,7 @@ export function PasscodePrompt({ title, onComplete }: { title: string; onComplet
         {state.error ?? ''}
       </p>
       {blocked && (
-        <a href="/settings/passcode" className="text-sm text-accent -mt-4" data-testid="passcode-reset-link">
+        <a href={getPagePath($router, 'passcode')} className="text-sm text-accent -mt-4" data-testid="passcode-reset-link">
           {t('passcode_reset_link')}
         </a>
       )}

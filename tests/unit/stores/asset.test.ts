@@ -24,8 +24,9 @@ const { $router } = await import('../../../src/stores/router.ts');
 const { $selectedCurrency, $selectedLanguage, $disabledAssets } = await import('../../../src/stores/settings.ts');
 const { $activeToast, hideToast } = await import('../../../src/stores/toasts.ts');
 const asset = await import('../../../src/stores/asset.ts');
-const chooser = await import('../../../src/stores/select-asset.ts');
-const manage = await import('../../../src/stores/manage-assets.ts');
+// One visit of the chooser for the whole file, as the module's stores were before.
+const chooser = (await import('../../../src/stores/select-asset.ts')).chooserFlow.open();
+const manage = (await import('../../../src/stores/manage-assets.ts')).manageAssetsFlow.open();
 
 const NOW = new Date(2025, 2, 5, 10, 0);
 const ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';

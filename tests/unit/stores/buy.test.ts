@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { PaymentMethod } from '../../../src/api/buy.ts';
+import type { PaymentMethodItem } from '../../../src/api/buy.ts';
 import { COINS } from '../../../src/lib/currencies.ts';
-import { applyQuote, buyableCoins, buyLimitProblem, canReviewBuy, formatBuyCountdown, leadingMethod, shouldSkipFiatChooser, type BuyState } from '../../../src/stores/buy.ts';
+import { applyQuote, buyableCoins, buyLimitProblem, canReviewBuy, leadingMethod, shouldSkipFiatChooser, type BuyState } from '../../../src/stores/buy.ts';
+import { formatCountdown as formatBuyCountdown } from '../../../src/stores/primitives/countdown.ts';
 
-const card: PaymentMethod = { paymentMethodCode: 'CARD', paymentMethodName: 'Bank card', fiatAmount: '100', fiatCurrency: 'USD', cryptoAmount: '98.522167', minLimit: '10', maxLimit: '5000', itemId: 'a' };
-const other: PaymentMethod = { ...card, paymentMethodCode: 'OTHER', paymentMethodName: 'Other', cryptoAmount: '97', fiatAmount: '102', itemId: 'b', minLimit: '50', maxLimit: '100' };
+const card: PaymentMethodItem = { paymentMethodCode: 'CARD', paymentMethodName: 'Bank card', fiatAmount: '100', fiatCurrency: 'USD', cryptoAmount: '98.522167', minLimit: '10', maxLimit: '5000', itemId: 'a', rate: '1.015' };
+const other: PaymentMethodItem = { ...card, paymentMethodCode: 'OTHER', paymentMethodName: 'Other', cryptoAmount: '97', fiatAmount: '102', itemId: 'b', minLimit: '50', maxLimit: '100' };
 const state: BuyState = {
   to: 'USDC_ETH',
   from: 'USD',

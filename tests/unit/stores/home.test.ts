@@ -21,6 +21,7 @@ const { ratesQuery } = await import('../../../src/stores/rates.ts');
 const { $router } = await import('../../../src/stores/router.ts');
 const { $activeToast, hideToast } = await import('../../../src/stores/toasts.ts');
 const home = await import('../../../src/stores/home.ts');
+const { $requestedSwapPair } = await import('../../../src/stores/swap-selection.ts');
 
 const coins = coinMap(CATALOGUE.crypto);
 
@@ -155,19 +156,18 @@ describe('home store with the gateway', () => {
   });
 
   it('takes the quick swap path when BTC and USDT_TRX are both held', async () => {
-    const chosen: unknown[] = [];
-    home.setSwapPreselector((pair) => chosen.push(pair));
+    $requestedSwapPair.set(null);
     api.getAssets.mockResolvedValue([balance('BTC'), balance('ETH')]);
     const off = home.$homeView.listen(() => {});
     await balancesQuery.refetch('acc-1');
     home.openSwapFromHome();
     expect($router.get()?.route).toBe('swap');
-    expect(chosen).toEqual([]);
+    expect($requestedSwapPair.get()).toBeNull();
     api.getAssets.mockResolvedValue([balance('BTC'), balance('USDT_TRX')]);
     await balancesQuery.refetch('acc-1');
     home.openSwapFromHome();
     expect($router.get()?.route).toBe('swapOrder');
-    expect(chosen).toEqual([{ from: 'BTC', to: 'USDT_TRX' }]);
+    expect($requestedSwapPair.get()).toEqual({ from: 'BTC', to: 'USDT_TRX' });
     off();
   });
 

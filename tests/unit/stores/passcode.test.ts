@@ -17,7 +17,11 @@ vi.mock('../../../src/api/protection.ts', async (original) => ({ ...(await origi
 
 const { createPasscodeEntry, PASSCODE_SUBMIT_DELAY_MS } = await import('../../../src/stores/passcode-entry.ts');
 const passcode = await import('../../../src/stores/passcode.ts');
-const email = await import('../../../src/stores/email-change.ts');
+// The protection flow is followed for the whole file, as the module's router listener was before.
+passcode.protectionFlow.$current.listen(() => {});
+const emailRules = await import('../../../src/stores/email-change.ts');
+// One visit of the e-mail change for the whole file, as the module's stores were before.
+const email = { ...emailRules, ...emailRules.emailChangeFlow.open() };
 const { $profile } = await import('../../../src/stores/user.ts');
 const { $router } = await import('../../../src/stores/router.ts');
 const { $faceIdEnabled } = await import('../../../src/stores/settings.ts');

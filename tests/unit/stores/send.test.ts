@@ -24,7 +24,9 @@ const { balancesQuery } = await import('../../../src/stores/balances.ts');
 const { catalogueQuery } = await import('../../../src/stores/catalogue.ts');
 const { $router } = await import('../../../src/stores/router.ts');
 const { $activeToast, hideToast } = await import('../../../src/stores/toasts.ts');
-const store = await import('../../../src/stores/send.ts');
+const rules = await import('../../../src/stores/send.ts');
+// One visit of the send flow for the whole file, as the module's stores were before.
+const store = { ...rules, ...rules.sendFlow.open() };
 const { passcodeErrorText } = await import('../../../src/stores/passcode-entry.ts');
 const { scanRegionOf } = await import('../../../src/wallet/ui/qr-scanner.tsx');
 

@@ -20,8 +20,10 @@ const { $router } = await import('../../../src/stores/router.ts');
 const { balancesQuery } = await import('../../../src/stores/balances.ts');
 const { catalogueQuery } = await import('../../../src/stores/catalogue.ts');
 const home = await import('../../../src/stores/home.ts');
-const { $swapSelection } = await import('../../../src/stores/swap-selection.ts');
-const swap = await import('../../../src/stores/swap.ts');
+const rules = await import('../../../src/stores/swap.ts');
+// One visit of the swap flow for the whole file, as the module's stores were before.
+const swap = { ...rules, ...rules.swapFlow.open() };
+const { $swapSelection } = swap;
 
 const PAIRS = [
   { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX' },

@@ -12,7 +12,9 @@ const api = vi.hoisted(() => ({
 vi.mock('../../../src/api/user.ts', async (original) => ({ ...(await original<typeof UserApi>()), ...api }));
 
 const { $authState } = await import('../../../src/stores/auth.ts');
-const { $account, $profile, chooseCurrency, chooseLanguage, loadProfile } = await import('../../../src/stores/user.ts');
+const { $account, $profile, chooseCurrency, chooseLanguage, followSession, loadProfile } = await import('../../../src/stores/user.ts');
+// The profile follows the session as the island starts it.
+followSession();
 const { $activeAccount, $selectedCurrency, $selectedLanguage } = await import('../../../src/stores/settings.ts');
 const { $activeToast, hideToast } = await import('../../../src/stores/toasts.ts');
 const { $router } = await import('../../../src/stores/router.ts');

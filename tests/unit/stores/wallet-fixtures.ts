@@ -1,5 +1,5 @@
 import { COINS, visibleCoins } from '../../../src/lib/currencies.ts';
-import type { BalanceItem, CoinCatalogue, Transaction } from '../../../src/api/wallet.ts';
+import type { AssetItem, CoinCatalogue, Transaction } from '../../../src/api/wallet.ts';
 
 /** A catalogue as the production gateway sends it, from the shipped coin list. */
 export const CATALOGUE: CoinCatalogue = {
@@ -7,7 +7,7 @@ export const CATALOGUE: CoinCatalogue = {
   crypto: visibleCoins(COINS, true).map((coin) => ({ ...coin })),
 };
 
-export function balance(currency: string, totalAvailable = '0', extra: Partial<BalanceItem> = {}): BalanceItem {
+export function balance(currency: string, totalAvailable = '0', extra: Partial<AssetItem> = {}): AssetItem {
   return { currency, isCrypto: true, isToken: currency.includes('_'), totalAvailable, onHold: '0', depositAddress: `addr-${currency}`, ...extra };
 }
 

@@ -1,20 +1,7 @@
 import { useStore } from '@nanostores/react';
-import { getPagePath, redirectPage } from '@nanostores/router';
-import { useEffect } from 'react';
+import { getPagePath } from '@nanostores/router';
 import { shortenAddress } from '../../../lib/address.ts';
-import {
-  $addressBook,
-  $addressBookEntry,
-  $addressForm,
-  $addressFormError,
-  $addressNetworks,
-  $canSaveAddress,
-  deleteAddress,
-  editAddressForm,
-  networkTitle,
-  resetAddressForm,
-  saveAddress,
-} from '../../../stores/address-book.ts';
+import { $addressBook, $addressBookEntry, $addressNetworks, addressEntryFlow, addressFormFlow, deleteAddress, networkTitle, type AddressFormVisit } from '../../../stores/address-book.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router } from '../../../stores/router.ts';
 import { Glyph } from '../../ui/glyph.tsx';
@@ -26,8 +13,8 @@ export type AddressBookRoute = 'addressBook' | 'addressBookCreate' | 'addressBoo
 
 /** Settings → address book (SPEC §2): list, create, a read-only detail with a delete icon, delete. Only add and delete exist. */
 export function AddressBookArea({ route }: { route: AddressBookRoute }) {
-  if (route === 'addressBookCreate') return <CreateScreen />;
-  if (route === 'addressBookItem' || route === 'addressBookEdit') return <DetailScreen editing={route === 'addressBookEdit'} />;
+  if (route === 'addressBookCreate') return <CreateArea />;
+  if (route === 'addressBookItem' || route === 'addressBookEdit') return <DetailScreen />;
   if (route === 'addressBookDelete') return <DeleteScreen />;
   return <ListScreen />;
 }
@@ -68,17 +55,18 @@ function ListScreen() {
   );
 }
 
-function CreateScreen() {
+function CreateArea() {
   const t = useStore($t);
-  const form = useStore($addressForm);
+  const flow = useStore(addressFormFlow.$current);
+  return flow ? <CreateScreen flow={flow} /> : <Spinner label={t('common_loading')} />;
+}
+
+function CreateScreen({ flow }: { flow: AddressFormVisit }) {
+  const t = useStore($t);
+  const form = useStore(flow.$addressForm);
   const networks = useStore($addressNetworks);
-  const error = useStore($addressFormError);
-  const canSave = useStore($canSaveAddress);
-  useEffect(() => resetAddressForm(), []);
-  // The catalogue may answer after the screen opened: the first network is then chosen.
-  useEffect(() => {
-    if (!$addressForm.get().network && networks[0]) editAddressForm({ network: networks[0].value });
-  }, [networks]);
+  const error = useStore(flow.$addressFormError);
+  const canSave = useStore(flow.$canSaveAddress);
   return (
     <div className="screen" data-testid="address-book-create">
       <ScreenHeader title={t('address_book_create_title')} back={getPagePath($router, 'addressBook')} backLabel={t('common_back')} />
@@ -86,16 +74,16 @@ function CreateScreen() {
         className="flex flex-col gap-4"
         onSubmit={(event) => {
           event.preventDefault();
-          void saveAddress();
+          void flow.saveAddress();
         }}
       >
         <label className="flex flex-col gap-1">
           <span className="text-sm text-muted">{t('address_book_name')}</span>
-          <input className="field" maxLength={64} value={form.name} onChange={(event) => editAddressForm({ name: event.target.value })} data-testid="address-name" />
+          <input className="field" maxLength={64} value={form.name} onChange={(event) => flow.editAddressForm({ name: event.target.value })} data-testid="address-name" />
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-sm text-muted">{t('address_book_network')}</span>
-          <select className="field" value={form.network} onChange={(event) => editAddressForm({ network: event.target.value })} aria-label={t('address_book_choose_network')} data-testid="address-network">
+          <select className="field" value={form.network} onChange={(event) => flow.editAddressForm({ network: event.target.value })} aria-label={t('address_book_choose_network')} data-testid="address-network">
             {networks.map((option) => (
               <option key={option.value} value={option.value}>
                 {option.title}
@@ -110,7 +98,7 @@ function CreateScreen() {
             rows={2}
             spellCheck={false}
             value={form.address}
-            onChange={(event) => editAddressForm({ address: event.target.value })}
+            onChange={(event) => flow.editAddressForm({ address: event.target.value })}
             aria-invalid={error !== null}
             data-testid="address-value"
           />
@@ -120,21 +108,19 @@ function CreateScreen() {
             </span>
           )}
         </label>
-        <MainAction label={t('send_save')} onClick={() => void saveAddress()} disabled={!canSave} busy={form.busy} />
+        <MainAction label={t('send_save')} onClick={() => void flow.saveAddress()} disabled={!canSave} busy={form.busy} />
       </form>
     </div>
   );
 }
 
-function DetailScreen({ editing }: { editing: boolean }) {
+function DetailScreen() {
   const t = useStore($t);
   const entry = useStore($addressBookEntry);
   const page = useStore($router);
   const id = page && 'id' in page.params ? page.params.id : '';
-  // SPEC §2: only add and delete exist; an edit link shows the read-only detail.
-  useEffect(() => {
-    if (editing && id) redirectPage($router, 'addressBookItem', { id });
-  }, [editing, id]);
+  // SPEC §2: only add and delete exist; the entry flow turns an edit link into the read-only detail.
+  useStore(addressEntryFlow.$current);
   return (
     <div className="screen" data-testid="address-book-detail">
       <div className="flex items-center justify-between gap-2">

@@ -1,29 +1,10 @@
 import { useStore } from '@nanostores/react';
-import { getPagePath, redirectPage } from '@nanostores/router';
-import { useEffect, type ReactNode } from 'react';
+import { getPagePath } from '@nanostores/router';
+import type { ReactNode } from 'react';
 import { formatCrypto, formatCryptoWithCode, formatFiat, tickerOf } from '../../../lib/format.ts';
-import { findFiat, type CoinMeta } from '../../../lib/currencies.ts';
-import {
-  $buy,
-  $buyCoins,
-  $buyProblem,
-  $buyReview,
-  $buySecondsLeft,
-  $canReviewBuy,
-  $chosenMethod,
-  $fiatOptions,
-  $reviewing,
-  autoPickFiat,
-  changeBuyFiat,
-  chooseBuyCrypto,
-  chooseBuyFiat,
-  chooseBuyMethod,
-  continueToBuyReview,
-  formatBuyCountdown,
-  payBuyOrder,
-  typeBuyAmount,
-  updateBuyRate,
-} from '../../../stores/buy.ts';
+import { findFiat } from '../../../lib/currencies.ts';
+import { $buyCoins, buyFlow, type BuyVisit } from '../../../stores/buy.ts';
+import { formatCountdown } from '../../../stores/primitives/countdown.ts';
 import { $buyEnabled, $sellEnabled } from '../../../stores/buy-sell.ts';
 import { $catalogue, $coins } from '../../../stores/catalogue.ts';
 import { $t } from '../../../stores/i18n.ts';
@@ -31,28 +12,23 @@ import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
 import { FIAT_SYMBOLS } from '../../../stores/user.ts';
 import { AssetRow } from '../../ui/asset-row.tsx';
-import { CoinLogo } from '../../ui/coin-logo.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
+import { AmountBox, CoinChip, DetailLine } from '../../ui/amount-box.tsx';
+import { FlowView } from '../../ui/flow-view.tsx';
 
 /** The buy flow (SPEC §2 Buy), one lazy chunk: /home/buy-sell, then get, pay, order (and method), review. */
 export function BuyArea({ route }: { route: RouteName }) {
-  switch (route) {
-    case 'buyGet':
-      return <GetScreen />;
-    case 'buyPay':
-      return <PayScreen />;
-    case 'buyMethod':
-      return <MethodScreen />;
-    case 'buyOrder':
-      return <OrderScreen />;
-    case 'buyOrderReview':
-      return <ReviewScreen />;
-    default:
-      return <BuySellScreen />;
-  }
+  return route === 'buySell' ? <BuySellScreen /> : <BuyFlow route={route} />;
+}
+
+const BUY_SCREENS: Partial<Record<RouteName, (props: { flow: BuyVisit }) => ReactNode>> = { buyPay: PayScreen, buyMethod: MethodScreen, buyOrder: OrderScreen, buyOrderReview: ReviewScreen };
+
+function BuyFlow({ route }: { route: RouteName }) {
+  const Screen = BUY_SCREENS[route] ?? GetScreen;
+  return <FlowView flow={buyFlow}>{(flow) => <Screen flow={flow} />}</FlowView>;
 }
 
 function fiatName(currency: string): string {
@@ -118,14 +94,14 @@ function BuySellScreen() {
 }
 
 /** /buy/get: the active USDC coins; one the account lacks is added when picked. */
-function GetScreen() {
+function GetScreen({ flow }: { flow: BuyVisit }) {
   const t = useStore($t);
   const catalogue = useStore($catalogue);
   const buyEnabled = useStore($buyEnabled);
   const available = useStore($buyCoins);
   // With buying off (reached by its address) nothing is offered, as when no coin is on sale.
   const coins = buyEnabled ? available : [];
-  const buy = useStore($buy);
+  const buy = useStore(flow.$buy);
   return (
     <div className="screen" data-testid="buy-get">
       <ScreenHeader title={t('buy_get_title')} back={getPagePath($router, 'buySell')} backLabel={t('common_back')} />
@@ -141,7 +117,7 @@ function GetScreen() {
               key={coin.currency}
               coin={coin}
               subtitle={`${tickerOf(coin.currency)} · ${coin.blockchain}`}
-              onClick={() => void chooseBuyCrypto(coin.currency)}
+              onClick={() => void flow.chooseBuyCrypto(coin.currency)}
               disabled={buy.choosing !== null}
               testId="buy-coin"
               end={buy.choosing === coin.currency ? <Spinner size={18} label={t('common_loading')} /> : <Glyph name="chevron" size={18} className="text-muted" />}
@@ -154,16 +130,10 @@ function GetScreen() {
 }
 
 /** /buy/pay: the fiat; picked and skipped when it is the only one, unless the user came back from the order. */
-function PayScreen() {
+function PayScreen({ flow }: { flow: BuyVisit }) {
   const t = useStore($t);
-  const buy = useStore($buy);
-  const options = useStore($fiatOptions);
-  useEffect(() => {
-    if (!buy.to) redirectPage($router, 'buyGet');
-  }, [buy.to]);
-  useEffect(() => {
-    if (buy.to) autoPickFiat(options.data);
-  }, [buy.to, options.data]);
+  const buy = useStore(flow.$buy);
+  const options = useStore(flow.$fiatOptions);
   if (!buy.to) return null;
   return (
     <div className="screen" data-testid="buy-pay">
@@ -182,7 +152,7 @@ function PayScreen() {
               role="radio"
               aria-checked={buy.from === option.fiatCurrency}
               className="asset-row"
-              onClick={() => chooseBuyFiat(option)}
+              onClick={() => flow.chooseBuyFiat(option)}
               data-testid="buy-fiat"
               data-currency={option.fiatCurrency}
             >
@@ -200,24 +170,12 @@ function PayScreen() {
   );
 }
 
-/** Redirects to the step the flow still lacks; renders nothing meanwhile. */
-function useFlowGuard(): boolean {
-  const buy = useStore($buy);
-  const ready = !!buy.to && !!buy.from;
-  useEffect(() => {
-    if (!buy.to) redirectPage($router, 'buyGet');
-    else if (!buy.from) redirectPage($router, 'buyPay');
-  }, [buy.to, buy.from]);
-  return ready;
-}
-
 /** /buy/method: each method's name and fiat amount. */
-function MethodScreen() {
+function MethodScreen({ flow }: { flow: BuyVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
-  const buy = useStore($buy);
-  const ready = useFlowGuard();
-  if (!ready) return null;
+  const buy = useStore(flow.$buy);
+  if (!buy.to || !buy.from) return null;
   return (
     <div className="screen" data-testid="buy-method">
       <ScreenHeader title={t('buy_method_title')} back={getPagePath($router, 'buyOrder')} backLabel={t('common_back')} />
@@ -236,7 +194,7 @@ function MethodScreen() {
               role="radio"
               aria-checked={buy.method === method.paymentMethodCode}
               className="asset-row"
-              onClick={() => chooseBuyMethod(method.paymentMethodCode)}
+              onClick={() => flow.chooseBuyMethod(method.paymentMethodCode)}
               data-testid="buy-method-item"
             >
               <span className="w-10 h-10 rounded-full bg-bg inline-flex items-center justify-center text-primary shrink-0">
@@ -252,41 +210,9 @@ function MethodScreen() {
   );
 }
 
-function AmountBox(props: { label: string; chip: ReactNode; value: string; onChange: (text: string) => void; invalid?: boolean; testId: string }) {
+function FiatChip({ fiat, onClick }: { fiat: string; onClick: () => void }) {
   return (
-    <div className={`card flex flex-col gap-2 border border-solid ${props.invalid ? 'border-danger' : 'border-transparent focus-within:border-primary'}`} data-testid={props.testId}>
-      <span className="text-sm text-muted">{props.label}</span>
-      <div className="flex items-center gap-3">
-        {props.chip}
-        <input
-          className="flex-1 min-w-0 bg-transparent border-none outline-none focus-visible:outline-none text-right text-2xl font-700 text-fg p-0"
-          inputMode="decimal"
-          autoComplete="off"
-          placeholder="0"
-          value={props.value}
-          onChange={(event) => props.onChange(event.target.value)}
-          aria-label={props.label}
-          aria-invalid={props.invalid}
-          data-testid={`${props.testId}-amount`}
-        />
-      </div>
-    </div>
-  );
-}
-
-function CoinChip({ coin, href }: { coin: CoinMeta; href: string }) {
-  return (
-    <a href={href} className="flex items-center gap-2 shrink-0 text-fg font-600 no-underline" data-testid="buy-to-currency">
-      <CoinLogo coin={coin} size={32} />
-      <span>{tickerOf(coin.currency)}</span>
-      <Glyph name="chevron" size={16} className="text-muted" />
-    </a>
-  );
-}
-
-function FiatChip({ fiat }: { fiat: string }) {
-  return (
-    <button type="button" onClick={changeBuyFiat} className="flex items-center gap-2 shrink-0 text-fg font-600 bg-transparent border-0 p-0 cursor-pointer text-base" data-testid="buy-from-currency">
+    <button type="button" onClick={onClick} className="flex items-center gap-2 shrink-0 text-fg font-600 bg-transparent border-0 p-0 cursor-pointer text-base" data-testid="buy-from-currency">
       <span className="w-8 h-8 rounded-full bg-bg inline-flex items-center justify-center font-700">{FIAT_SYMBOLS[fiat] ?? fiat[0]}</span>
       <span>{fiat}</span>
       <Glyph name="chevron" size={16} className="text-muted" />
@@ -294,28 +220,18 @@ function FiatChip({ fiat }: { fiat: string }) {
   );
 }
 
-function Line({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <div className="flex justify-between gap-3" data-testid={testId}>
-      <span className="text-muted">{label}</span>
-      <span className="font-600 text-right break-all">{value}</span>
-    </div>
-  );
-}
-
 /** /buy/order: both amounts, the method, the limit message, and the review button. */
-function OrderScreen() {
+function OrderScreen({ flow }: { flow: BuyVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
   const coins = useStore($coins);
-  const buy = useStore($buy);
-  const problem = useStore($buyProblem);
-  const method = useStore($chosenMethod);
-  const canReview = useStore($canReviewBuy);
-  const reviewing = useStore($reviewing);
-  const ready = useFlowGuard();
+  const buy = useStore(flow.$buy);
+  const problem = useStore(flow.$buyProblem);
+  const method = useStore(flow.$chosenMethod);
+  const canReview = useStore(flow.$canReviewBuy);
+  const reviewing = useStore(flow.$reviewing);
   const coin = buy.to ? coins[buy.to] : undefined;
-  if (!ready || !buy.from) return null;
+  if (!buy.to || !buy.from) return null;
   if (!coin) return <Spinner label={t('common_loading')} />;
   const rate = (method ?? buy.methods[0])?.rate;
   const message = problem ? t(problem.key, problem.params) : buy.quoteFailed ? t('common_something_went_wrong') : '';
@@ -323,8 +239,8 @@ function OrderScreen() {
     <div className="screen" data-testid="buy-order">
       <ScreenHeader title={t('buy_order_title', { currency: tickerOf(coin.currency) })} back={getPagePath($router, 'buyGet')} backLabel={t('common_back')} />
       <div className="flex flex-col gap-2">
-        <AmountBox label={t('buy_you_pay')} chip={<FiatChip fiat={buy.from} />} value={buy.fromAmount} onChange={(text) => typeBuyAmount('from', text)} invalid={problem !== null} testId="buy-from" />
-        <AmountBox label={t('buy_you_get')} chip={<CoinChip coin={coin} href={getPagePath($router, 'buyGet')} />} value={buy.toAmount} onChange={(text) => typeBuyAmount('to', text)} testId="buy-to" />
+        <AmountBox label={t('buy_you_pay')} chip={<FiatChip fiat={buy.from} onClick={flow.changeBuyFiat} />} value={buy.fromAmount} onChange={(text) => flow.typeBuyAmount('from', text)} invalid={problem !== null} testId="buy-from" />
+        <AmountBox label={t('buy_you_get')} chip={<CoinChip coin={coin} href={getPagePath($router, 'buyGet')} testId="buy-to-currency" />} value={buy.toAmount} onChange={(text) => flow.typeBuyAmount('to', text)} testId="buy-to" />
       </div>
       <p className="m-0 min-h-5 text-sm text-danger" role="alert" data-testid="buy-error">
         {message}
@@ -338,13 +254,13 @@ function OrderScreen() {
         <Glyph name="chevron" size={18} className="text-muted" />
       </a>
       <div className="card flex flex-col gap-2 text-sm">
-        <Line
+        <DetailLine
           label={t('buy_rate', { crypto: tickerOf(coin.currency), rate: rate ? formatCrypto(rate, 8, locale) : '…', fiat: buy.from })}
           value={buy.quoting ? t('buy_quoting') : ''}
           testId="buy-rate"
         />
         {(method ?? buy.methods[0]) && (
-          <Line
+          <DetailLine
             label={t('buy_limits')}
             value={t('buy_limit_error', { min: (method ?? buy.methods[0])?.minLimit ?? '', max: (method ?? buy.methods[0])?.maxLimit ?? '', currency: buy.from })}
             testId="buy-limits"
@@ -352,22 +268,19 @@ function OrderScreen() {
         )}
       </div>
       <div className="mt-auto">
-        <MainAction label={t('buy_review_button')} onClick={() => void continueToBuyReview()} disabled={!canReview} busy={reviewing} />
+        <MainAction label={t('buy_review_button')} onClick={() => void flow.continueToBuyReview()} disabled={!canReview} busy={reviewing} />
       </div>
     </div>
   );
 }
 
 /** /buy/order/review: the fixed order for 300 s; at zero the list is disabled and the rate can be renewed. */
-function ReviewScreen() {
+function ReviewScreen({ flow }: { flow: BuyVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
   const coins = useStore($coins);
-  const review = useStore($buyReview);
-  const seconds = useStore($buySecondsLeft);
-  useEffect(() => {
-    if (!review) redirectPage($router, 'buyOrder');
-  }, [review]);
+  const review = useStore(flow.$buyReview);
+  const seconds = useStore(flow.$buySecondsLeft);
   if (!review) return null;
   const { method } = review;
   const coin = coins[review.currency];
@@ -377,11 +290,11 @@ function ReviewScreen() {
     <div className="screen" data-testid="buy-review">
       <ScreenHeader title={t('buy_review_title')} back={getPagePath($router, 'buyOrder')} backLabel={t('common_back')} />
       <div className={`card flex flex-col gap-3 transition-opacity ${expired ? 'opacity-40 pointer-events-none' : ''}`} aria-disabled={expired} data-testid="buy-review-list">
-        <Line label={t('buy_review_pay')} value={money(method.fiatAmount, method.fiatCurrency, locale)} testId="buy-review-pay" />
-        <Line label={t('buy_review_get')} value={crypto(method.cryptoAmount)} testId="buy-review-get" />
-        {method.rate && <Line label={t('buy_review_rate')} value={`1 ${tickerOf(review.currency)} ≈ ${formatCrypto(method.rate, 8, locale)} ${method.fiatCurrency}`} testId="buy-review-rate" />}
-        <Line label={t('buy_review_method')} value={method.paymentMethodName} testId="buy-review-method" />
-        {coin && <Line label={t('buy_review_network')} value={coin.blockchain} testId="buy-review-network" />}
+        <DetailLine label={t('buy_review_pay')} value={money(method.fiatAmount, method.fiatCurrency, locale)} testId="buy-review-pay" />
+        <DetailLine label={t('buy_review_get')} value={crypto(method.cryptoAmount)} testId="buy-review-get" />
+        {method.rate && <DetailLine label={t('buy_review_rate')} value={`1 ${tickerOf(review.currency)} ≈ ${formatCrypto(method.rate, 8, locale)} ${method.fiatCurrency}`} testId="buy-review-rate" />}
+        <DetailLine label={t('buy_review_method')} value={method.paymentMethodName} testId="buy-review-method" />
+        {coin && <DetailLine label={t('buy_review_network')} value={coin.blockchain} testId="buy-review-network" />}
       </div>
       {expired ? (
         <p className="m-0 text-center text-danger font-600" role="status" data-testid="buy-expired">
@@ -389,15 +302,15 @@ function ReviewScreen() {
         </p>
       ) : (
         <p className="m-0 text-center text-muted" role="timer" data-testid="buy-countdown">
-          {t('buy_rate_valid', { time: formatBuyCountdown(seconds) })}
+          {t('buy_rate_valid', { time: formatCountdown(seconds) })}
         </p>
       )}
       <p className="m-0 text-sm text-muted text-center">{t('buy_redirect_hint')}</p>
       <div className="mt-auto">
         {expired ? (
-          <MainAction label={t('buy_update_rate')} onClick={() => void updateBuyRate()} busy={review.busy} />
+          <MainAction label={t('buy_update_rate')} onClick={() => void flow.updateBuyRate()} busy={review.busy} />
         ) : (
-          <MainAction label={t('buy_pay_button')} onClick={() => void payBuyOrder(t('buy_order_description', { currency: tickerOf(review.currency) }))} busy={review.busy} />
+          <MainAction label={t('buy_pay_button')} onClick={() => void flow.payBuyOrder(t('buy_order_description', { currency: tickerOf(review.currency) }))} busy={review.busy} />
         )}
       </div>
     </div>

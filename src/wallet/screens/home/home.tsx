@@ -23,6 +23,7 @@ import { AmountEnd, AssetRow } from '../../ui/asset-row.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { RoundAction, SectionHeader } from '../../ui/screen-header.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
+import type { ReactNode } from 'react';
 
 /** /home in its three states (SPEC §2): first-time empty, the protect-your-wallet prompt, or the wallet. */
 export function HomeScreen() {
@@ -58,24 +59,29 @@ function EmptyHome() {
   const offered = useStore($commonAssetsOffered);
   const nothingOffered = offered !== undefined && offered.length === 0;
   return (
+    <HomePrompt glyph={<Glyph name="wallet" size={36} />} title={t('home_empty_title')} text={t('home_empty_text')}>
+      <button type="button" className="btn-primary w-full" onClick={() => void addCommonAssets()} disabled={adding || nothingOffered}>
+        <Glyph name="plus" size={20} />
+        {t('home_add_common')}
+      </button>
+      <p className="m-0 -mt-1 text-sm text-muted" data-testid="home-common-hint">
+        {t(nothingOffered ? 'home_common_unavailable' : 'home_common_hint')}
+      </p>
+      <a href={getPagePath($router, 'manageAssets')} className="btn-ghost w-full no-underline">
+        {t('home_select_assets')}
+      </a>
+    </HomePrompt>
+  );
+}
+
+/** A whole-screen prompt of Home: a round icon, a title, a line of text and its actions. */
+function HomePrompt({ glyph, title, text, tone = '', children }: { glyph: ReactNode; title: string; text: string; tone?: string; children: ReactNode }) {
+  return (
     <section className="flex flex-col items-center text-center gap-4 pt-12">
-      <span className="w-20 h-20 rounded-full bg-surface inline-flex items-center justify-center">
-        <Glyph name="wallet" size={36} />
-      </span>
-      <h1 className="text-2xl font-700 m-0">{t('home_empty_title')}</h1>
-      <p className="m-0 text-muted">{t('home_empty_text')}</p>
-      <div className="flex flex-col gap-3 w-full mt-4">
-        <button type="button" className="btn-primary w-full" onClick={() => void addCommonAssets()} disabled={adding || nothingOffered}>
-          <Glyph name="plus" size={20} />
-          {t('home_add_common')}
-        </button>
-        <p className="m-0 -mt-1 text-sm text-muted" data-testid="home-common-hint">
-          {t(nothingOffered ? 'home_common_unavailable' : 'home_common_hint')}
-        </p>
-        <a href={getPagePath($router, 'manageAssets')} className="btn-ghost w-full no-underline">
-          {t('home_select_assets')}
-        </a>
-      </div>
+      <span className={`w-20 h-20 rounded-full bg-surface inline-flex items-center justify-center ${tone}`.trim()}>{glyph}</span>
+      <h1 className="text-2xl font-700 m-0">{title}</h1>
+      <p className="m-0 text-muted">{text}</p>
+      <div className="flex flex-col gap-3 w-full mt-4">{children}</div>
     </section>
   );
 }
@@ -83,21 +89,14 @@ function EmptyHome() {
 function ProtectPrompt() {
   const t = useStore($t);
   return (
-    <section className="flex flex-col items-center text-center gap-4 pt-12">
-      <span className="w-20 h-20 rounded-full bg-surface inline-flex items-center justify-center text-success">
-        <Glyph name="shield" size={36} />
-      </span>
-      <h1 className="text-2xl font-700 m-0">{t('home_protect_title')}</h1>
-      <p className="m-0 text-muted">{t('home_protect_text')}</p>
-      <div className="flex flex-col gap-3 w-full mt-4">
-        <a href={getPagePath($router, 'walletProtection')} className="btn-primary w-full no-underline">
-          {t('home_protect_action')}
-        </a>
-        <button type="button" className="btn-ghost w-full" onClick={dismissProtectPrompt}>
-          {t('home_protect_later')}
-        </button>
-      </div>
-    </section>
+    <HomePrompt glyph={<Glyph name="shield" size={36} />} tone="text-success" title={t('home_protect_title')} text={t('home_protect_text')}>
+      <a href={getPagePath($router, 'walletProtection')} className="btn-primary w-full no-underline">
+        {t('home_protect_action')}
+      </a>
+      <button type="button" className="btn-ghost w-full" onClick={dismissProtectPrompt}>
+        {t('home_protect_later')}
+      </button>
+    </HomePrompt>
   );
 }
 

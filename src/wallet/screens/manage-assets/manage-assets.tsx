@@ -2,7 +2,8 @@ import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
 import { $catalogue } from '../../../stores/catalogue.ts';
 import { $t } from '../../../stores/i18n.ts';
-import { $managedAssets, $toggling, setAssetShown } from '../../../stores/manage-assets.ts';
+import { manageAssetsFlow, type ManageAssetsVisit } from '../../../stores/manage-assets.ts';
+import { FlowView } from '../../ui/flow-view.tsx';
 import { $router } from '../../../stores/router.ts';
 import { AssetRow } from '../../ui/asset-row.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
@@ -10,10 +11,14 @@ import { Spinner } from '../../ui/spinner.tsx';
 
 /** /manage-assets: a toggle per active crypto asset; what is shown is kept on this device. */
 export function ManageAssetsScreen() {
+  return <FlowView flow={manageAssetsFlow}>{(flow) => <ManageScreen flow={flow} />}</FlowView>;
+}
+
+function ManageScreen({ flow }: { flow: ManageAssetsVisit }) {
   const t = useStore($t);
   const catalogue = useStore($catalogue);
-  const assets = useStore($managedAssets);
-  const toggling = useStore($toggling);
+  const assets = useStore(flow.$managedAssets);
+  const toggling = useStore(flow.$toggling);
   return (
     <div className="screen" data-testid="manage-assets">
       <ScreenHeader title={t('manage_title')} back={getPagePath($router, 'home')} backLabel={t('common_back')} />
@@ -34,7 +39,7 @@ export function ManageAssetsScreen() {
                     className="switch"
                     checked={shown}
                     disabled={toggling === coin.currency}
-                    onChange={(event) => void setAssetShown(coin.currency, event.target.checked)}
+                    onChange={(event) => void flow.setAssetShown(coin.currency, event.target.checked)}
                     aria-label={coin.name}
                     data-testid={`toggle-${coin.currency}`}
                   />

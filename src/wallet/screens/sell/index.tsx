@@ -1,81 +1,39 @@
 import { useStore } from '@nanostores/react';
-import { getPagePath, redirectPage } from '@nanostores/router';
-import { useEffect } from 'react';
+import { getPagePath } from '@nanostores/router';
 import { formatCrypto, formatCryptoWithCode, formatFiat, tickerOf } from '../../../lib/format.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
-import {
-  $canReview,
-  $cardLookup,
-  $cardNumber,
-  $cardValid,
-  $reviewCard,
-  $saveCard,
-  $savedCardId,
-  $sellAmount,
-  $sellAmountCheck,
-  $sellAvailable,
-  $sellChoices,
-  $sellChoosing,
-  $sellCoin,
-  $sellOrder,
-  $sellReview,
-  $sellStep,
-  $sellTerms,
-  backToAmount,
-  chooseSellAsset,
-  confirmSell,
-  confirmSellReview,
-  continueToCard,
-  continueToReview,
-  loadSellTerms,
-  selectSavedCard,
-  setCardNumber,
-  setSaveCard,
-  setSellAmount,
-  startSell,
-} from '../../../stores/sell.ts';
+import { $sellChoices, sellFlow, type SellVisit } from '../../../stores/sell.ts';
 import { $catalogue } from '../../../stores/catalogue.ts';
-import { AssetRow } from '../../ui/asset-row.tsx';
 import { CoinLogo } from '../../ui/coin-logo.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
 import { PasscodePrompt } from '../../ui/passcode-prompt.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
+import type { ReactNode } from 'react';
+import { DetailLine } from '../../ui/amount-box.tsx';
+import { FlowView } from '../../ui/flow-view.tsx';
+import { CoinChoiceList } from '../../ui/choice-list.tsx';
 
 const RUB = '₽';
 
 /** The sell flow (SPEC §2 Sell), one lazy chunk: get → pay → order (amount, then card) → order/review → success. */
+const SELL_SCREENS: Partial<Record<RouteName, (props: { flow: SellVisit }) => ReactNode>> = { sellPay: PayScreen, sellOrder: OrderScreen, sellOrderReview: ReviewScreen, sellSuccess: SuccessScreen };
+
 export function SellArea({ route }: { route: RouteName }) {
-  switch (route) {
-    case 'sellPay':
-      return <PayScreen />;
-    case 'sellOrder':
-      return <OrderScreen />;
-    case 'sellOrderReview':
-      return <ReviewScreen />;
-    case 'sellSuccess':
-      return <SuccessScreen />;
-    default:
-      return <GetScreen />;
-  }
+  const t = useStore($t);
+  // /sell/get has no screen: it shows a spinner while the flow moves on to /sell/pay.
+  const Screen = SELL_SCREENS[route] ?? (() => <Spinner label={t('common_loading')} />);
+  return <FlowView flow={sellFlow}>{(flow) => <Screen flow={flow} />}</FlowView>;
 }
 
-/** /sell/get: RUB is chosen at once and the flow moves on. */
-function GetScreen() {
+function PayScreen({ flow }: { flow: SellVisit }) {
   const t = useStore($t);
-  useEffect(() => startSell(), []);
-  return <Spinner label={t('common_loading')} />;
-}
-
-function PayScreen() {
-  const t = useStore($t);
-  const locale = useStore($locale);
   const catalogue = useStore($catalogue);
   const choices = useStore($sellChoices);
-  const choosing = useStore($sellChoosing);
+  const choosing = useStore(flow.$sellChoosing);
   return (
     <div className="screen" data-testid="sell-pay">
       <ScreenHeader title={t('sell_pay_title')} back={getPagePath($router, 'buySell')} backLabel={t('common_back')} />
@@ -83,35 +41,18 @@ function PayScreen() {
       {!catalogue.data ? (
         <Spinner size={32} label={t('common_loading')} />
       ) : (
-        <div className="list-card">
-          {choices.map(({ coin, amount }) => (
-            <AssetRow
-              key={coin.currency}
-              coin={coin}
-              subtitle={coin.token ? `${coin.baseCurrency} · ${coin.blockchain}` : coin.baseCurrency}
-              onClick={() => void chooseSellAsset(coin.currency)}
-              disabled={choosing !== null}
-              testId="sell-choice"
-              end={
-                <span className="flex items-center gap-2 text-muted">
-                  {amount !== undefined && <span className="text-fg font-600">{formatCrypto(amount, coin.round, locale)}</span>}
-                  {choosing === coin.currency ? <Spinner size={18} label={t('common_loading')} /> : <Glyph name="chevron" size={18} />}
-                </span>
-              }
-            />
-          ))}
-        </div>
+        <CoinChoiceList items={choices} onChoose={(currency) => void flow.chooseSellAsset(currency)} choosing={choosing} testId="sell-choice" />
       )}
     </div>
   );
 }
 
-function OrderScreen() {
+function OrderScreen({ flow }: { flow: SellVisit }) {
   const t = useStore($t);
-  const coin = useStore($sellCoin);
-  const step = useStore($sellStep);
-  const terms = useStore($sellTerms);
-  useStore($sellAmountCheck);
+  const coin = useStore(flow.$sellCoin);
+  const step = useStore(flow.$sellStep);
+  const terms = useStore(flow.$sellTerms);
+  useStore(flow.$sellAmountCheck);
   if (!coin) return <Spinner label={t('common_loading')} />;
   return (
     <div className="screen" data-testid="sell-order">
@@ -121,29 +62,29 @@ function OrderScreen() {
           <p className="m-0 text-danger" role="alert" data-testid="sell-unavailable">
             {t('sell_unavailable')}
           </p>
-          <button type="button" className="btn-ghost" onClick={() => void loadSellTerms()}>
+          <button type="button" className="btn-ghost" onClick={() => void flow.loadSellTerms()}>
             {t('common_retry')}
           </button>
         </div>
       ) : !terms.rate || !terms.limits ? (
         <Spinner size={32} label={t('common_loading')} />
       ) : step === 'amount' ? (
-        <AmountStep />
+        <AmountStep flow={flow} />
       ) : (
-        <CardStep />
+        <CardStep flow={flow} />
       )}
     </div>
   );
 }
 
-function AmountStep() {
+function AmountStep({ flow }: { flow: SellVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
-  const coin = useStore($sellCoin);
-  const amount = useStore($sellAmount);
-  const check = useStore($sellAmountCheck);
-  const terms = useStore($sellTerms);
-  const available = useStore($sellAvailable);
+  const coin = useStore(flow.$sellCoin);
+  const amount = useStore(flow.$sellAmount);
+  const check = useStore(flow.$sellAmountCheck);
+  const terms = useStore(flow.$sellTerms);
+  const available = useStore(flow.$sellAvailable);
   if (!coin || !terms.rate) return null;
   const ticker = tickerOf(coin.currency);
   const message = check.error
@@ -166,7 +107,7 @@ function AmountStep() {
             autoComplete="off"
             placeholder="0"
             value={amount}
-            onChange={(event) => setSellAmount(event.target.value)}
+            onChange={(event) => flow.setSellAmount(event.target.value)}
             aria-label={t('sell_amount_label')}
             aria-invalid={check.error !== undefined}
             data-testid="sell-amount-input"
@@ -178,10 +119,10 @@ function AmountStep() {
         {message}
       </p>
       <div className="card flex flex-col gap-2 text-sm">
-        <Line label={t('sell_you_receive')} value={formatFiat(check.fiatAmount, RUB, locale)} testId="sell-fiat" />
-        <Line label={t('sell_rate_line', { currency: ticker, rate: formatFiat(terms.rate.rate, RUB, locale) })} value="" testId="sell-rate" />
+        <DetailLine label={t('sell_you_receive')} value={formatFiat(check.fiatAmount, RUB, locale)} testId="sell-fiat" />
+        <DetailLine label={t('sell_rate_line', { currency: ticker, rate: formatFiat(terms.rate.rate, RUB, locale) })} value="" testId="sell-rate" />
         {check.limits && (
-          <Line
+          <DetailLine
             label={t('sell_amount_limits', { min: formatCrypto(check.limits.min, 8, locale), max: formatCrypto(check.limits.max, 8, locale), currency: ticker })}
             value=""
             testId="sell-limits"
@@ -189,7 +130,7 @@ function AmountStep() {
         )}
       </div>
       <div className="mt-auto">
-        <MainAction label={t('sell_continue')} onClick={continueToCard} disabled={!check.canContinue} />
+        <MainAction label={t('sell_continue')} onClick={flow.continueToCard} disabled={!check.canContinue} />
       </div>
     </>
   );
@@ -198,21 +139,21 @@ function AmountStep() {
 /** Groups a card number (typed or masked) by four for reading: 4276 3800 0000 0001, 4276 38** **** 0001. */
 const grouped = (card: string) => card.replace(/([\d*]{4})(?=[\d*])/g, '$1 ');
 
-function CardStep() {
+function CardStep({ flow }: { flow: SellVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
-  const terms = useStore($sellTerms);
-  const check = useStore($sellAmountCheck);
-  const digits = useStore($cardNumber);
-  const lookup = useStore($cardLookup);
-  const valid = useStore($cardValid);
-  const savedId = useStore($savedCardId);
-  const save = useStore($saveCard);
-  const canReview = useStore($canReview);
+  const terms = useStore(flow.$sellTerms);
+  const check = useStore(flow.$sellAmountCheck);
+  const digits = useStore(flow.$cardNumber);
+  const lookup = useStore(flow.$cardLookup);
+  const valid = useStore(flow.$cardValid);
+  const savedId = useStore(flow.$savedCardId);
+  const save = useStore(flow.$saveCard);
+  const canReview = useStore(flow.$canReview);
   const problem = lookup?.problem === 'not_sber' ? t('sell_only_sber_error') : lookup?.problem === 'failed' ? t('sell_unavailable') : '';
   return (
     <>
-      <button type="button" className="card flex justify-between items-center border-0 text-fg text-base cursor-pointer" onClick={backToAmount} data-testid="sell-change-amount">
+      <button type="button" className="card flex justify-between items-center border-0 text-fg text-base cursor-pointer" onClick={flow.backToAmount} data-testid="sell-change-amount">
         <span className="text-muted text-sm">{t('sell_change_amount')}</span>
         <span className="font-600">{formatFiat(check.fiatAmount, RUB, locale)}</span>
       </button>
@@ -227,7 +168,7 @@ function CardStep() {
                 type="button"
                 role="radio"
                 aria-checked={checked}
-                onClick={() => selectSavedCard(card.cardId)}
+                onClick={() => flow.selectSavedCard(card.cardId)}
                 className="flex items-center justify-between gap-3 px-4 min-h-14 bg-transparent border-0 text-fg text-base text-left cursor-pointer"
                 data-testid="sell-saved-card"
               >
@@ -255,7 +196,7 @@ function CardStep() {
           placeholder={t('sell_card_placeholder')}
           maxLength={19}
           value={grouped(digits)}
-          onChange={(event) => setCardNumber(event.target.value)}
+          onChange={(event) => flow.setCardNumber(event.target.value)}
           aria-label={t('sell_card_number')}
           aria-invalid={problem !== ''}
           data-testid="sell-card-input"
@@ -273,28 +214,25 @@ function CardStep() {
       {valid && (
         <label className="card flex items-center justify-between gap-3 cursor-pointer">
           <span>{t('sell_save_card')}</span>
-          <input type="checkbox" role="switch" className="switch" checked={save} onChange={(event) => setSaveCard(event.target.checked)} data-testid="sell-save-card" />
+          <input type="checkbox" role="switch" className="switch" checked={save} onChange={(event) => flow.setSaveCard(event.target.checked)} data-testid="sell-save-card" />
         </label>
       )}
       <div className="mt-auto">
-        <MainAction label={t('sell_continue')} onClick={continueToReview} disabled={!canReview} />
+        <MainAction label={t('sell_continue')} onClick={flow.continueToReview} disabled={!canReview} />
       </div>
     </>
   );
 }
 
-function ReviewScreen() {
+function ReviewScreen({ flow }: { flow: SellVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
-  const coin = useStore($sellCoin);
-  const review = useStore($sellReview);
-  const check = useStore($sellAmountCheck);
-  const amount = useStore($sellAmount);
-  const terms = useStore($sellTerms);
-  const card = useStore($reviewCard);
-  useEffect(() => {
-    if (!review) redirectPage($router, coin ? 'sellOrder' : 'sellPay');
-  }, [review, coin]);
+  const coin = useStore(flow.$sellCoin);
+  const review = useStore(flow.$sellReview);
+  const check = useStore(flow.$sellAmountCheck);
+  const amount = useStore(flow.$sellAmount);
+  const terms = useStore(flow.$sellTerms);
+  const card = useStore(flow.$reviewCard);
   if (!review || !coin || !terms.rate) return null;
   const ticker = tickerOf(coin.currency);
   // Before `busy`: the prompt stays while its code is checked, so a refusal shows in it.
@@ -302,7 +240,7 @@ function ReviewScreen() {
     return (
       <div className="screen" data-testid="sell-passcode">
         {review.busy ? <h1 className="text-xl font-700 m-0">{t('sell_review_title')}</h1> : <ScreenHeader title={t('sell_review_title')} back={getPagePath($router, 'sellOrder')} backLabel={t('common_back')} />}
-        <PasscodePrompt title={t('sell_passcode_title')} onComplete={(pin) => confirmSell(pin)} />
+        <PasscodePrompt title={t('sell_passcode_title')} onComplete={(pin) => flow.confirmSell(pin)} />
       </div>
     );
   }
@@ -321,26 +259,23 @@ function ReviewScreen() {
     <div className="screen" data-testid="sell-review">
       <ScreenHeader title={t('sell_review_title')} back={getPagePath($router, 'sellOrder')} backLabel={t('common_back')} />
       <div className="card flex flex-col gap-3">
-        <Line label={t('sell_review_sell')} value={formatCryptoWithCode(amount || '0', coin.currency, 8, locale)} testId="sell-review-amount" />
-        <Line label={t('sell_review_receive')} value={formatFiat(check.fiatAmount, RUB, locale)} testId="sell-review-fiat" />
-        <Line label={t('sell_review_rate')} value={`1 ${ticker} = ${formatFiat(terms.rate.rate, RUB, locale)}`} testId="sell-review-rate" />
-        {card && <Line label={t('sell_review_card')} value={grouped(card.masked)} testId="sell-review-card" />}
-        {card && <Line label={t('sell_review_bank')} value={card.bank} testId="sell-review-bank" />}
+        <DetailLine label={t('sell_review_sell')} value={formatCryptoWithCode(amount || '0', coin.currency, 8, locale)} testId="sell-review-amount" />
+        <DetailLine label={t('sell_review_receive')} value={formatFiat(check.fiatAmount, RUB, locale)} testId="sell-review-fiat" />
+        <DetailLine label={t('sell_review_rate')} value={`1 ${ticker} = ${formatFiat(terms.rate.rate, RUB, locale)}`} testId="sell-review-rate" />
+        {card && <DetailLine label={t('sell_review_card')} value={grouped(card.masked)} testId="sell-review-card" />}
+        {card && <DetailLine label={t('sell_review_bank')} value={card.bank} testId="sell-review-bank" />}
       </div>
       <div className="mt-auto">
-        <MainAction label={t('sell_confirm')} onClick={confirmSellReview} busy={review.busy} />
+        <MainAction label={t('sell_confirm')} onClick={flow.confirmSellReview} busy={review.busy} />
       </div>
     </div>
   );
 }
 
-function SuccessScreen() {
+function SuccessScreen({ flow }: { flow: SellVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
-  const order = useStore($sellOrder);
-  useEffect(() => {
-    if (!order) redirectPage($router, 'home');
-  }, [order]);
+  const order = useStore(flow.$sellOrder);
   if (!order) return null;
   const failed = order.state === 'FAILED';
   const status = t(order.state === 'COMPLETED' ? 'tx_status_completed' : failed ? 'tx_status_failed' : 'tx_status_pending');
@@ -354,7 +289,7 @@ function SuccessScreen() {
         {t('sell_success_text', { amount: formatFiat(order.fiatAmount, RUB, locale), card: grouped(order.mascCard).replaceAll(' ', '\u00a0') })}
       </p>
       <div className="card w-full flex flex-col gap-3 text-left">
-        <Line label={t('sell_review_sell')} value={formatCryptoWithCode(order.amount, order.currency, 8, locale)} testId="sell-success-amount" />
+        <DetailLine label={t('sell_review_sell')} value={formatCryptoWithCode(order.amount, order.currency, 8, locale)} testId="sell-success-amount" />
         <div className="flex justify-between gap-3" data-testid="sell-success-status" data-state={order.state}>
           <span className="text-muted">{t('sell_status')}</span>
           <span className={`font-600 ${failed ? 'text-danger' : ''}`}>{status}</span>
@@ -374,11 +309,3 @@ function SuccessScreen() {
   );
 }
 
-function Line({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <div className="flex justify-between gap-3" data-testid={testId}>
-      <span className="text-muted">{label}</span>
-      <span className="font-600 text-right break-all">{value}</span>
-    </div>
-  );
-}

@@ -1,6 +1,5 @@
 import { useStore } from '@nanostores/react';
-import { getPagePath, redirectPage } from '@nanostores/router';
-import { useEffect } from 'react';
+import { getPagePath } from '@nanostores/router';
 import { shortenAddress } from '../../../lib/address.ts';
 import { formatCryptoWithCode } from '../../../lib/format.ts';
 import { $assetCurrency } from '../../../stores/asset.ts';
@@ -8,21 +7,18 @@ import { $coins } from '../../../stores/catalogue.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
-import { $saveRecipient, $sendProgress, openSaveRecipient, saveRecipient, typeRecipientName } from '../../../stores/send.ts';
+import type { SendVisit } from '../../../stores/send.ts';
 import { Glyph } from '../../ui/glyph.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
 
 /** /home/asset/:currency/send/progress: where the withdrawal stands, the waiting time, continue, save the recipient (SPEC §2). */
-export function SendProgressScreen() {
+export function SendProgressScreen({ flow }: { flow: SendVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
   const currency = useStore($assetCurrency);
-  const withdrawal = useStore($sendProgress);
-  const save = useStore($saveRecipient);
+  const withdrawal = useStore(flow.$sendProgress);
+  const save = useStore(flow.$saveRecipient);
   const coins = useStore($coins);
-  useEffect(() => {
-    if (currency && (!withdrawal || withdrawal.currency !== currency)) redirectPage($router, 'asset', { currency });
-  }, [currency, withdrawal]);
   if (!currency || !withdrawal || withdrawal.currency !== currency) return null;
   const coin = coins[currency];
   const amount = formatCryptoWithCode(withdrawal.amount, coin?.baseCurrency ?? currency, coin?.round, locale);
@@ -58,19 +54,19 @@ export function SendProgressScreen() {
             className="card flex flex-col gap-2"
             onSubmit={(event) => {
               event.preventDefault();
-              void saveRecipient();
+              void flow.saveRecipient();
             }}
           >
             <label htmlFor="recipient-name" className="text-sm text-muted">
               {t('address_book_name')}
             </label>
-            <input id="recipient-name" className="field" maxLength={64} autoFocus value={save.name} onChange={(event) => typeRecipientName(event.target.value)} data-testid="recipient-name" />
+            <input id="recipient-name" className="field" maxLength={64} autoFocus value={save.name} onChange={(event) => flow.typeRecipientName(event.target.value)} data-testid="recipient-name" />
             <button type="submit" className="btn-ghost border border-line border-solid" disabled={save.busy || !save.name.trim()} data-testid="recipient-save">
               {t('send_save')}
             </button>
           </form>
         ) : (
-          <button type="button" className="btn-ghost" onClick={() => openSaveRecipient(true)} data-testid="add-to-book">
+          <button type="button" className="btn-ghost" onClick={() => flow.openSaveRecipient(true)} data-testid="add-to-book">
             <Glyph name="plus" size={18} />
             {t('send_add_to_book')}
           </button>

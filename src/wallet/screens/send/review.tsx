@@ -1,13 +1,12 @@
 import { useStore } from '@nanostores/react';
-import { getPagePath, redirectPage } from '@nanostores/router';
-import { useEffect } from 'react';
+import { getPagePath } from '@nanostores/router';
 import { formatCryptoWithCode } from '../../../lib/format.ts';
 import { $assetCurrency } from '../../../stores/asset.ts';
 import { $coins } from '../../../stores/catalogue.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
-import { $sendReview, cancelPasscode, confirmReview, confirmSend } from '../../../stores/send.ts';
+import type { SendVisit } from '../../../stores/send.ts';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
 import { PasscodePrompt } from '../../ui/passcode-prompt.tsx';
@@ -15,16 +14,12 @@ import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { B2bBadge } from './send.tsx';
 
 /** /home/asset/:currency/send/review: amount to receive, network, recipient, fee; the passcode when it is on (SPEC §2). */
-export function SendReviewScreen() {
+export function SendReviewScreen({ flow }: { flow: SendVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
   const currency = useStore($assetCurrency);
-  const review = useStore($sendReview);
+  const review = useStore(flow.$sendReview);
   const coins = useStore($coins);
-  // Opened without a form behind it (a reload): back to the form.
-  useEffect(() => {
-    if (currency && (!review || review.currency !== currency)) redirectPage($router, 'send', { currency });
-  }, [currency, review]);
   if (!currency || !review || review.currency !== currency) return null;
   const coin = coins[currency];
   const ticker = coin?.baseCurrency ?? currency;
@@ -33,11 +28,11 @@ export function SendReviewScreen() {
     return (
       <div className="screen" data-testid="send-passcode">
         <header className="flex items-center gap-2 -mx-2 min-h-10">
-          <button type="button" className="inline-flex items-center justify-center w-10 h-10 rounded-full text-fg bg-transparent border-0 cursor-pointer" onClick={cancelPasscode} aria-label={t('common_back')}>
+          <button type="button" className="inline-flex items-center justify-center w-10 h-10 rounded-full text-fg bg-transparent border-0 cursor-pointer" onClick={flow.cancelPasscode} aria-label={t('common_back')}>
             <Glyph name="back" />
           </button>
         </header>
-        <PasscodePrompt title={t('send_passcode_title')} onComplete={(pin) => confirmSend(pin)} />
+        <PasscodePrompt title={t('send_passcode_title')} onComplete={(pin) => flow.confirmSend(pin)} />
       </div>
     );
   return (
@@ -68,7 +63,7 @@ export function SendReviewScreen() {
         </div>
         <Row label={t('send_fee')} value={review.internal ? t('send_fee_free') : amount(review.fee)} testId="review-fee" />
       </dl>
-      <MainAction label={t('send_confirm')} onClick={confirmReview} busy={review.busy} />
+      <MainAction label={t('send_confirm')} onClick={flow.confirmReview} busy={review.busy} />
     </div>
   );
 }

@@ -1,31 +1,13 @@
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense } from 'react';
 import { shortenAddress } from '../../../lib/address.ts';
 import { formatCryptoWithCode } from '../../../lib/format.ts';
 import { $assetCurrency } from '../../../stores/asset.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
-import {
-  $canContinueSend,
-  $sendAvailable,
-  $sendBookEntries,
-  $sendCoin,
-  $sendForm,
-  $sendProblems,
-  closeScanner,
-  continueToReview,
-  fillMax,
-  openScanner,
-  pasteAddress,
-  pickAddress,
-  scannedAddress,
-  startSend,
-  togglePicker,
-  typeAddress,
-  typeSendAmount,
-} from '../../../stores/send.ts';
+import type { SendVisit } from '../../../stores/send.ts';
 import { CoinLogo } from '../../ui/coin-logo.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
@@ -41,18 +23,15 @@ const readClipboard = async () => {
 };
 
 /** /home/asset/:currency/send: amount, recipient (typed, pasted, scanned, from the address book), max and the fee (SPEC §2). */
-export function SendScreen() {
+export function SendScreen({ flow }: { flow: SendVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
   const currency = useStore($assetCurrency);
-  const form = useStore($sendForm);
-  const coin = useStore($sendCoin);
-  const problems = useStore($sendProblems);
-  const available = useStore($sendAvailable);
-  const canContinue = useStore($canContinueSend);
-  useEffect(() => {
-    if (currency) startSend(currency);
-  }, [currency]);
+  const form = useStore(flow.$sendForm);
+  const coin = useStore(flow.$sendCoin);
+  const problems = useStore(flow.$sendProblems);
+  const available = useStore(flow.$sendAvailable);
+  const canContinue = useStore(flow.$canContinueSend);
   if (!currency) return null;
   const back = getPagePath($router, 'asset', { currency });
   if (!coin)
@@ -86,11 +65,11 @@ export function SendScreen() {
             autoComplete="off"
             placeholder="0"
             value={form.amount}
-            onChange={(event) => typeSendAmount(event.target.value)}
+            onChange={(event) => flow.typeSendAmount(event.target.value)}
             aria-invalid={problems.amount !== null}
             data-testid="send-amount"
           />
-          <button type="button" className="btn-ghost h-12 px-3 border border-line border-solid" onClick={fillMax} data-testid="send-max">
+          <button type="button" className="btn-ghost h-12 px-3 border border-line border-solid" onClick={flow.fillMax} data-testid="send-max">
             {t('send_max')}
           </button>
         </div>
@@ -113,20 +92,20 @@ export function SendScreen() {
           spellCheck={false}
           placeholder={t('send_recipient_placeholder', { network: coin.blockchain })}
           value={form.address}
-          onChange={(event) => typeAddress(event.target.value)}
+          onChange={(event) => flow.typeAddress(event.target.value)}
           aria-invalid={problems.address !== null}
           data-testid="send-address"
         />
         <div className="grid grid-cols-3 gap-2">
-          <button type="button" className="btn-ghost min-w-0 h-auto min-h-14 flex-col gap-1 py-2 px-1 text-xs leading-tight text-center" onClick={() => void pasteAddress(readClipboard)} data-testid="send-paste">
+          <button type="button" className="btn-ghost min-w-0 h-auto min-h-14 flex-col gap-1 py-2 px-1 text-xs leading-tight text-center" onClick={() => void flow.pasteAddress(readClipboard)} data-testid="send-paste">
             <Glyph name="copy" size={18} />
             {t('send_paste')}
           </button>
-          <button type="button" className="btn-ghost min-w-0 h-auto min-h-14 flex-col gap-1 py-2 px-1 text-xs leading-tight text-center" onClick={openScanner} data-testid="send-scan">
+          <button type="button" className="btn-ghost min-w-0 h-auto min-h-14 flex-col gap-1 py-2 px-1 text-xs leading-tight text-center" onClick={flow.openScanner} data-testid="send-scan">
             <Glyph name="search" size={18} />
             {t('send_scan')}
           </button>
-          <button type="button" className="btn-ghost min-w-0 h-auto min-h-14 flex-col gap-1 py-2 px-1 text-xs leading-tight text-center" onClick={() => togglePicker(!form.pickerOpen)} aria-expanded={form.pickerOpen} data-testid="send-book">
+          <button type="button" className="btn-ghost min-w-0 h-auto min-h-14 flex-col gap-1 py-2 px-1 text-xs leading-tight text-center" onClick={() => flow.togglePicker(!form.pickerOpen)} aria-expanded={form.pickerOpen} data-testid="send-book">
             <Glyph name="wallet" size={18} />
             {t('send_address_book')}
           </button>
@@ -142,7 +121,7 @@ export function SendScreen() {
             {check.accountType === 'B2B' && <B2bBadge label={t('send_b2b')} />}
           </p>
         )}
-        {form.pickerOpen && <AddressPicker />}
+        {form.pickerOpen && <AddressPicker flow={flow} />}
       </section>
 
       <p className="card m-0 flex items-center justify-between gap-2" data-testid="send-fee">
@@ -152,11 +131,11 @@ export function SendScreen() {
         </span>
       </p>
 
-      {canContinue && <MainAction label={t('common_continue')} onClick={continueToReview} />}
+      {canContinue && <MainAction label={t('common_continue')} onClick={flow.continueToReview} />}
 
       {form.scannerOpen && (
         <Suspense fallback={<div className="fixed inset-0 z-40 bg-black/80 flex items-center justify-center"><Spinner label={t('common_loading')} /></div>}>
-          <QrScannerView title={t('send_scan_title')} closeLabel={t('send_close')} onResult={scannedAddress} onClose={closeScanner} />
+          <QrScannerView title={t('send_scan_title')} closeLabel={t('send_close')} onResult={flow.scannedAddress} onClose={flow.closeScanner} />
         </Suspense>
       )}
     </div>
@@ -171,9 +150,9 @@ export function B2bBadge({ label }: { label: string }) {
   );
 }
 
-function AddressPicker() {
+function AddressPicker({ flow }: { flow: SendVisit }) {
   const t = useStore($t);
-  const entries = useStore($sendBookEntries);
+  const entries = useStore(flow.$sendBookEntries);
   return (
     <div className="flex flex-col gap-1" data-testid="send-picker">
       <span className="text-sm font-600">{t('send_pick_title')}</span>
@@ -182,7 +161,7 @@ function AddressPicker() {
       ) : (
         <div className="list-card border border-line border-solid">
           {entries.map((entry) => (
-            <button key={entry.id} type="button" className="asset-row min-h-12" onClick={() => pickAddress(entry.address)} data-testid="send-picker-item">
+            <button key={entry.id} type="button" className="asset-row min-h-12" onClick={() => flow.pickAddress(entry.address)} data-testid="send-picker-item">
               <span className="flex-1 min-w-0 flex flex-col">
                 <span className="font-600 truncate">{entry.name}</span>
                 <span className="text-sm text-muted font-mono">{shortenAddress(entry.address)}</span>

@@ -1,36 +1,30 @@
 import { useStore } from '@nanostores/react';
-import { useEffect } from 'react';
-import {
-  $emailChange,
-  $newEmailValid,
-  $realEmail,
-  countdownText,
-  resendCode,
-  setNewEmail,
-  startResendCountdown,
-  stopResendCountdown,
-  submitNewEmail,
-  typeCode,
-  VERIFICATION_CODE_LENGTH,
-} from '../../../stores/email-change.ts';
+import { $realEmail, countdownText, emailChangeFlow, VERIFICATION_CODE_LENGTH, type EmailChangeVisit } from '../../../stores/email-change.ts';
+import { FlowView } from '../../ui/flow-view.tsx';
 import { $t } from '../../../stores/i18n.ts';
 import { MainAction } from '../../ui/main-action.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
+import { getPagePath } from '@nanostores/router';
+import { $router } from '../../../stores/router.ts';
 
 /** /settings/wallet-protection/email: the address on the account, and the way to add or change it. */
 export function EmailScreen() {
+  return <FlowView flow={emailChangeFlow}>{() => <EmailOverview />}</FlowView>;
+}
+
+function EmailOverview() {
   const t = useStore($t);
   const email = useStore($realEmail);
   return (
     <div className="screen">
-      <ScreenHeader title={t('email_title')} back="/settings/wallet-protection" backLabel={t('common_back')} />
+      <ScreenHeader title={t('email_title')} back={getPagePath($router, 'walletProtection')} backLabel={t('common_back')} />
       <div className="card flex flex-col gap-1">
         <span className="text-sm text-muted">{t('email_current')}</span>
         <span className="font-600 break-all" data-testid="email-current">
           {email ?? t('email_none')}
         </span>
       </div>
-      <a href={email ? '/settings/wallet-protection/email/edit' : '/settings/wallet-protection/email/add'} className="btn-primary w-full no-underline" data-testid="email-start">
+      <a href={email ? getPagePath($router, 'emailEdit') : getPagePath($router, 'emailAdd')} className="btn-primary w-full no-underline" data-testid="email-start">
         {email ? t('email_edit_title') : t('email_add_title')}
       </a>
     </div>
@@ -38,18 +32,22 @@ export function EmailScreen() {
 }
 
 export function EmailFormScreen({ mode }: { mode: 'add' | 'edit' }) {
+  return <FlowView flow={emailChangeFlow}>{(flow) => <EmailForm mode={mode} flow={flow} />}</FlowView>;
+}
+
+function EmailForm({ mode, flow }: { mode: 'add' | 'edit'; flow: EmailChangeVisit }) {
   const t = useStore($t);
-  const state = useStore($emailChange);
-  const valid = useStore($newEmailValid);
+  const state = useStore(flow.$emailChange);
+  const valid = useStore(flow.$newEmailValid);
   return (
     <div className="screen">
-      <ScreenHeader title={mode === 'add' ? t('email_add_title') : t('email_edit_title')} back="/settings/wallet-protection/email" backLabel={t('common_back')} />
+      <ScreenHeader title={mode === 'add' ? t('email_add_title') : t('email_edit_title')} back={getPagePath($router, 'email')} backLabel={t('common_back')} />
       <p className="m-0 text-muted">{mode === 'add' ? t('email_add_text') : t('email_edit_text')}</p>
       <form
         className="flex flex-col gap-4"
         onSubmit={(event) => {
           event.preventDefault();
-          void submitNewEmail();
+          void flow.submitNewEmail();
         }}
       >
         <label className="flex flex-col gap-2">
@@ -60,28 +58,28 @@ export function EmailFormScreen({ mode }: { mode: 'add' | 'edit' }) {
             inputMode="email"
             autoComplete="email"
             value={state.newEmail}
-            onChange={(event) => setNewEmail(event.target.value)}
+            onChange={(event) => flow.setNewEmail(event.target.value)}
             data-testid="email-new"
           />
         </label>
-        <MainAction label={t('common_continue')} onClick={() => void submitNewEmail()} disabled={!valid} busy={state.busy} />
+        <MainAction label={t('common_continue')} onClick={() => void flow.submitNewEmail()} disabled={!valid} busy={state.busy} />
       </form>
     </div>
   );
 }
 
 export function EmailVerifyScreen({ stage }: { stage: 'old' | 'new' }) {
+  return <FlowView flow={emailChangeFlow}>{(flow) => <EmailVerify stage={stage} flow={flow} />}</FlowView>;
+}
+
+function EmailVerify({ stage, flow }: { stage: 'old' | 'new'; flow: EmailChangeVisit }) {
   const t = useStore($t);
-  const state = useStore($emailChange);
+  const state = useStore(flow.$emailChange);
   const current = useStore($realEmail);
-  useEffect(() => {
-    startResendCountdown();
-    return stopResendCountdown;
-  }, [stage]);
   const address = stage === 'old' ? (current ?? '') : state.newEmail;
   return (
     <div className="screen">
-      <ScreenHeader title={stage === 'old' ? t('email_verify_old_title') : t('email_verify_new_title')} back="/settings/wallet-protection/email" backLabel={t('common_back')} />
+      <ScreenHeader title={stage === 'old' ? t('email_verify_old_title') : t('email_verify_new_title')} back={getPagePath($router, 'email')} backLabel={t('common_back')} />
       <p className="m-0 text-muted" data-testid="email-verify-text">
         {t('email_verify_text', { email: address })}
       </p>
@@ -96,10 +94,10 @@ export function EmailVerifyScreen({ stage }: { stage: 'old' | 'new' }) {
         value={state.code}
         disabled={state.busy}
         autoFocus
-        onChange={(event) => typeCode(event.target.value)}
+        onChange={(event) => flow.typeCode(event.target.value)}
         data-testid="email-code"
       />
-      <button type="button" className="btn-ghost w-full" disabled={state.resendIn > 0 || state.busy} onClick={() => void resendCode()} data-testid="email-resend">
+      <button type="button" className="btn-ghost w-full" disabled={state.resendIn > 0 || state.busy} onClick={() => void flow.resendCode()} data-testid="email-resend">
         {state.resendIn > 0 ? t('email_resend_in', { time: countdownText(state.resendIn) }) : t('email_resend')}
       </button>
     </div>

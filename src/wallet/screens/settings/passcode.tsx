@@ -6,6 +6,8 @@ import { $pinCodeActive, $pincodeReset, createPasscodeChange, createPasscodeSetu
 import { Glyph } from '../../ui/glyph.tsx';
 import { PasscodePrompt } from '../../ui/passcode-prompt.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
+import { getPagePath } from '@nanostores/router';
+import { $router } from '../../../stores/router.ts';
 
 /** /settings/passcode: set one, or change or turn off the one that is set. */
 export function PasscodeMenuScreen() {
@@ -13,22 +15,22 @@ export function PasscodeMenuScreen() {
   const active = useStore($pinCodeActive);
   return (
     <div className="screen">
-      <ScreenHeader title={t('passcode_title')} back="/settings/wallet-protection" backLabel={t('common_back')} />
+      <ScreenHeader title={t('passcode_title')} back={getPagePath($router, 'walletProtection')} backLabel={t('common_back')} />
       <p className="m-0 text-muted" data-testid="passcode-status">
         {active ? t('passcode_active_text') : t('passcode_inactive_text')}
       </p>
       {active && <PincodeReset />}
       {active ? (
         <div className="flex flex-col gap-3">
-          <a href="/settings/passcode/change" className="btn-primary w-full no-underline" data-testid="passcode-change">
+          <a href={getPagePath($router, 'passcodeChange')} className="btn-primary w-full no-underline" data-testid="passcode-change">
             {t('passcode_change')}
           </a>
-          <a href="/settings/passcode/disable" className="btn-ghost w-full no-underline text-danger" data-testid="passcode-disable">
+          <a href={getPagePath($router, 'passcodeDisable')} className="btn-ghost w-full no-underline text-danger" data-testid="passcode-disable">
             {t('passcode_disable')}
           </a>
         </div>
       ) : (
-        <a href="/settings/passcode/enable" className="btn-primary w-full no-underline" data-testid="passcode-enable">
+        <a href={getPagePath($router, 'passcodeEnable')} className="btn-primary w-full no-underline" data-testid="passcode-enable">
           {t('passcode_enable')}
         </a>
       )}
@@ -42,7 +44,7 @@ export function PasscodeEnableScreen() {
   const step = useStore(setup.$step);
   return (
     <div className="screen">
-      <ScreenHeader title={t('passcode_enable')} back="/settings/passcode" backLabel={t('common_back')} />
+      <ScreenHeader title={t('passcode_enable')} back={getPagePath($router, 'passcode')} backLabel={t('common_back')} />
       <PasscodePrompt title={step === 'enter' ? t('passcode_new_title') : t('passcode_confirm_title')} onComplete={setup.submit} />
     </div>
   );
@@ -55,7 +57,7 @@ export function PasscodeChangeScreen() {
   const title = step === 'current' ? t('passcode_current_title') : step === 'new' ? t('passcode_new_title') : t('passcode_confirm_title');
   return (
     <div className="screen">
-      <ScreenHeader title={t('passcode_change')} back="/settings/passcode" backLabel={t('common_back')} />
+      <ScreenHeader title={t('passcode_change')} back={getPagePath($router, 'passcode')} backLabel={t('common_back')} />
       <PasscodePrompt title={title} onComplete={change.submit} />
     </div>
   );
@@ -65,7 +67,7 @@ export function PasscodeDisableScreen() {
   const t = useStore($t);
   return (
     <div className="screen">
-      <ScreenHeader title={t('passcode_disable')} back="/settings/passcode" backLabel={t('common_back')} />
+      <ScreenHeader title={t('passcode_disable')} back={getPagePath($router, 'passcode')} backLabel={t('common_back')} />
       <PasscodePrompt title={t('passcode_current_title')} onComplete={disablePasscode} />
     </div>
   );
@@ -90,7 +92,7 @@ export function PasscodeSuccessScreen() {
       <p className="m-0 text-muted" data-testid="passcode-redirect">
         {t('passcode_success_redirect', { seconds: left })}
       </p>
-      <a href="/settings/wallet-protection" className="btn-primary w-full no-underline mt-4">
+      <a href={getPagePath($router, 'walletProtection')} className="btn-primary w-full no-underline mt-4">
         {t('common_continue')}
       </a>
     </div>

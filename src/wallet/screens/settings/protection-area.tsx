@@ -1,6 +1,6 @@
 import { useStore } from '@nanostores/react';
 import { $t } from '../../../stores/i18n.ts';
-import { $needsPasscode, unlockProtection } from '../../../stores/passcode.ts';
+import { $needsPasscode, protectionFlow, unlockProtection } from '../../../stores/passcode.ts';
 import { $profile, loadProfile } from '../../../stores/user.ts';
 import { Spinner } from '../../ui/spinner.tsx';
 import type { RouteName } from '../../../stores/router.ts';
@@ -9,10 +9,14 @@ import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { EmailFormScreen, EmailScreen, EmailVerifyScreen } from './email.tsx';
 import { PasscodeChangeScreen, PasscodeDisableScreen, PasscodeEnableScreen, PasscodeMenuScreen, PasscodeSuccessScreen } from './passcode.tsx';
 import { ProtectionScreen } from './protection.tsx';
+import { getPagePath } from '@nanostores/router';
+import { $router } from '../../../stores/router.ts';
 
 /** Wallet protection, the passcode and the e-mail screens, loaded as one lazy chunk. */
 export function ProtectionArea({ route }: { route: RouteName }) {
   const t = useStore($t);
+  // While these screens show, the protection flow keeps the passcode entered; leaving them forgets it.
+  useStore(protectionFlow.$current);
   const locked = useStore($needsPasscode);
   const profile = useStore($profile);
   // Whether a passcode is set is the profile's to say: nothing here shows before it is known.
@@ -37,7 +41,7 @@ export function ProtectionArea({ route }: { route: RouteName }) {
   if (gated && locked) {
     return (
       <div className="screen">
-        <ScreenHeader title={t('protection_title')} back="/settings" backLabel={t('common_back')} />
+        <ScreenHeader title={t('protection_title')} back={getPagePath($router, 'settings')} backLabel={t('common_back')} />
         <PasscodePrompt title={t('passcode_enter_title')} onComplete={unlockProtection} />
       </div>
     );

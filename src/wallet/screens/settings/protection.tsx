@@ -5,6 +5,8 @@ import { $pinCodeActive, biometryAvailable, toggleBiometry } from '../../../stor
 import { $faceIdEnabled } from '../../../stores/settings.ts';
 import { Icon } from '../../ui/icon.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
+import { getPagePath } from '@nanostores/router';
+import { $router } from '../../../stores/router.ts';
 
 export function ProtectionRow({ href, label, value, testId }: { href: string; label: string; value?: string; testId?: string }) {
   return (
@@ -26,11 +28,11 @@ export function ProtectionScreen() {
   const faceId = useStore($faceIdEnabled);
   return (
     <div className="screen">
-      <ScreenHeader title={t('protection_title')} back="/settings" backLabel={t('common_back')} />
+      <ScreenHeader title={t('protection_title')} back={getPagePath($router, 'settings')} backLabel={t('common_back')} />
       <p className="m-0 text-muted">{t('protection_text')}</p>
       <nav className="card flex flex-col p-0 overflow-hidden" aria-label={t('protection_title')}>
-        <ProtectionRow href="/settings/passcode" label={t('passcode_title')} value={active ? t('passcode_on') : t('passcode_off')} testId="protection-passcode" />
-        <ProtectionRow href="/settings/wallet-protection/email" label={email ? t('email_edit_title') : t('email_add_title')} value={email ?? ''} testId="protection-email" />
+        <ProtectionRow href={getPagePath($router, 'passcode')} label={t('passcode_title')} value={active ? t('passcode_on') : t('passcode_off')} testId="protection-passcode" />
+        <ProtectionRow href={getPagePath($router, 'email')} label={email ? t('email_edit_title') : t('email_add_title')} value={email ?? ''} testId="protection-email" />
       </nav>
       {biometryAvailable() && (
         <label className="card flex items-center justify-between cursor-pointer">

@@ -4,6 +4,8 @@ import { $selectedCurrency } from '../../../stores/settings.ts';
 import { chooseCurrency, FIAT_CURRENCIES, FIAT_SYMBOLS, type FiatCurrency } from '../../../stores/user.ts';
 import { OptionList } from '../../ui/option-list.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
+import { getPagePath } from '@nanostores/router';
+import { $router } from '../../../stores/router.ts';
 
 export function SelectCurrencyScreen() {
   const t = useStore($t);
@@ -11,7 +13,7 @@ export function SelectCurrencyScreen() {
   const options = FIAT_CURRENCIES.map((currency) => ({ value: currency, title: `${currency} ${FIAT_SYMBOLS[currency] ?? ''}`.trim(), detail: t(`currency_${currency}`) }));
   return (
     <div className="screen">
-      <ScreenHeader title={t('settings_select_currency_title')} back="/settings" backLabel={t('common_back')} />
+      <ScreenHeader title={t('settings_select_currency_title')} back={getPagePath($router, 'settings')} backLabel={t('common_back')} />
       <OptionList label={t('settings_select_currency_title')} options={options} selected={selected} onSelect={(currency) => void chooseCurrency(currency)} />
     </div>
   );

@@ -4,6 +4,8 @@ import { $selectedLanguage } from '../../../stores/settings.ts';
 import { chooseLanguage } from '../../../stores/user.ts';
 import { OptionList } from '../../ui/option-list.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
+import { getPagePath } from '@nanostores/router';
+import { $router } from '../../../stores/router.ts';
 
 export function SelectLanguageScreen() {
   const t = useStore($t);
@@ -15,7 +17,7 @@ export function SelectLanguageScreen() {
   ];
   return (
     <div className="screen">
-      <ScreenHeader title={t('settings_select_language_title')} back="/settings" backLabel={t('common_back')} />
+      <ScreenHeader title={t('settings_select_language_title')} back={getPagePath($router, 'settings')} backLabel={t('common_back')} />
       <OptionList label={t('settings_select_language_title')} options={options} selected={selected} onSelect={(language) => void chooseLanguage(language)} />
     </div>
   );

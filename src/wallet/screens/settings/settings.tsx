@@ -6,6 +6,9 @@ import { $darkTheme, $selectedCurrency, $selectedLanguage, isDark, setDarkTheme 
 import { $profile } from '../../../stores/user.ts';
 import { Icon } from '../../ui/icon.tsx';
 import { MessengerLinkRow } from './messenger-link.tsx';
+import { getPagePath } from '@nanostores/router';
+import { $router } from '../../../stores/router.ts';
+import { PAGES } from '../../../lib/routes.ts';
 
 function LinkRow({ href, label, value, testId }: { href: string; label: string; value?: string; testId?: string }) {
   return (
@@ -40,13 +43,13 @@ export function SettingsScreen() {
         </div>
       )}
       <nav className="card flex flex-col p-0 overflow-hidden" aria-label={t('settings_title')}>
-        <LinkRow href="/settings/select-currency" label={t('settings_default_currency')} value={currency} testId="settings-currency" />
-        <LinkRow href="/settings/select-language" label={t('settings_default_language')} value={language === 'RUS' ? t('common_russian') : t('common_english')} testId="settings-language" />
+        <LinkRow href={getPagePath($router, 'selectCurrency')} label={t('settings_default_currency')} value={currency} testId="settings-currency" />
+        <LinkRow href={getPagePath($router, 'selectLanguage')} label={t('settings_default_language')} value={language === 'RUS' ? t('common_russian') : t('common_english')} testId="settings-language" />
       </nav>
       <nav className="card flex flex-col p-0 overflow-hidden" aria-label={t('settings_wallet_protection')}>
-        <LinkRow href="/settings/wallet-protection" label={t('settings_wallet_protection')} testId="settings-protection" />
-        <LinkRow href="/settings/passcode" label={t('settings_passcode')} value={profile.data?.pinCodeActive ? t('passcode_on') : t('passcode_off')} testId="settings-passcode" />
-        <LinkRow href="/settings/address-book" label={t('settings_address_book')} testId="settings-address-book" />
+        <LinkRow href={getPagePath($router, 'walletProtection')} label={t('settings_wallet_protection')} testId="settings-protection" />
+        <LinkRow href={getPagePath($router, 'passcode')} label={t('settings_passcode')} value={profile.data?.pinCodeActive ? t('passcode_on') : t('passcode_off')} testId="settings-passcode" />
+        <LinkRow href={getPagePath($router, 'addressBook')} label={t('settings_address_book')} testId="settings-address-book" />
       </nav>
       <MessengerLinkRow />
       <label className="card flex items-center justify-between cursor-pointer">
@@ -54,10 +57,10 @@ export function SettingsScreen() {
         <input type="checkbox" role="switch" checked={dark} onChange={(event) => setDarkTheme(event.target.checked)} className="w-5 h-5" />
       </label>
       <nav className="card flex flex-col p-0 overflow-hidden" aria-label={t('terms_title')}>
-        <a href="/terms" rel="external" className="flex items-center justify-between px-4 min-h-14 no-underline border-b border-line border-solid">
+        <a href={PAGES.terms} rel="external" className="flex items-center justify-between px-4 min-h-14 no-underline border-b border-line border-solid">
           {t('terms_title')}
         </a>
-        <a href="/privacy" rel="external" className="flex items-center justify-between px-4 min-h-14 no-underline">
+        <a href={PAGES.privacy} rel="external" className="flex items-center justify-between px-4 min-h-14 no-underline">
           {t('privacy_title')}
         </a>
       </nav>

@@ -1,74 +1,40 @@
 import { useStore } from '@nanostores/react';
-import { getPagePath, openPage, redirectPage } from '@nanostores/router';
-import { useEffect } from 'react';
+import { getPagePath, openPage } from '@nanostores/router';
 import { formatCrypto, formatCryptoWithCode, tickerOf } from '../../../lib/format.ts';
-import type { CoinMeta } from '../../../lib/currencies.ts';
 import { $balances } from '../../../stores/balances.ts';
 import { $coins } from '../../../stores/catalogue.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
-import {
-  $canContinue,
-  $canReverse,
-  $destinationChoices,
-  $pinCodeActive,
-  $sourceChoices,
-  $swapForm,
-  $swapLimit,
-  $swapPairs,
-  $swapPasscodeOpen,
-  $swapProblem,
-  $swapResult,
-  $swapReview,
-  $swapSecondsLeft,
-  chooseDestination,
-  chooseSource,
-  confirmSwap,
-  continueToReview,
-  formatCountdown,
-  requestSwapConfirmation,
-  reversePair,
-  typeAmount,
-  updateSwapRate,
-  type SwapChoice,
-} from '../../../stores/swap.ts';
-import { $swapSelection } from '../../../stores/swap-selection.ts';
-import { AssetRow } from '../../ui/asset-row.tsx';
-import { CoinLogo } from '../../ui/coin-logo.tsx';
+import { $pinCodeActive, $sourceChoices, $swapPairs, formatCountdown, swapFlow, type SwapChoice, type SwapVisit } from '../../../stores/swap.ts';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
 import { PasscodePrompt } from '../../ui/passcode-prompt.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
+import { AmountBox, CoinChip, DetailLine } from '../../ui/amount-box.tsx';
+import { FlowView } from '../../ui/flow-view.tsx';
+import { CoinChoiceList } from '../../ui/choice-list.tsx';
 
 /** The swap flow (SPEC §2 Swap), one lazy chunk: /swap and /swap/from choose the source, then to, order, review, success. */
 export function SwapArea({ route }: { route: RouteName }) {
-  switch (route) {
-    case 'swapTo':
-      return <ChooserScreen side="to" />;
-    case 'swapOrder':
-      return <OrderScreen />;
-    case 'swapOrderReview':
-      return <ReviewScreen />;
-    case 'swapOrderSuccess':
-      return <SuccessScreen />;
-    default:
-      return <ChooserScreen side="from" />;
-  }
+  return <FlowView flow={swapFlow}>{(flow) => <SwapScreen route={route} flow={flow} />}</FlowView>;
 }
 
-function ChooserScreen({ side }: { side: 'from' | 'to' }) {
+function SwapScreen({ route, flow }: { route: RouteName; flow: SwapVisit }) {
+  if (route === 'swapOrder') return <OrderScreen flow={flow} />;
+  if (route === 'swapOrderReview') return <ReviewScreen flow={flow} />;
+  if (route === 'swapOrderSuccess') return <SuccessScreen flow={flow} />;
+  return <ChooserScreen side={route === 'swapTo' ? 'to' : 'from'} flow={flow} />;
+}
+
+function ChooserScreen({ side, flow }: { side: 'from' | 'to'; flow: SwapVisit }) {
   const t = useStore($t);
-  const locale = useStore($locale);
   const pairs = useStore($swapPairs);
   const sources = useStore($sourceChoices);
-  const destinations = useStore($destinationChoices);
-  const selection = useStore($swapSelection);
+  const destinations = useStore(flow.$destinationChoices);
+  const selection = useStore(flow.$swapSelection);
   const balances = useStore($balances);
-  useEffect(() => {
-    if (side === 'to' && !selection.from) redirectPage($router, 'swapFrom');
-  }, [side, selection.from]);
   const items: SwapChoice[] = side === 'from' ? sources : destinations;
   const loading = !pairs.data && !pairs.error ? true : side === 'from' && !balances.data;
   const back = side === 'from' ? getPagePath($router, 'home') : selection.to ? getPagePath($router, 'swapOrder') : getPagePath($router, 'swapFrom');
@@ -85,43 +51,23 @@ function ChooserScreen({ side }: { side: 'from' | 'to' }) {
           {t('swap_no_sources')}
         </p>
       ) : (
-        <div className="list-card">
-          {items.map(({ coin, amount }) => (
-            <AssetRow
-              key={coin.currency}
-              coin={coin}
-              subtitle={coin.token ? `${coin.baseCurrency} · ${coin.blockchain}` : coin.baseCurrency}
-              onClick={() => (side === 'from' ? chooseSource(coin.currency) : chooseDestination(coin.currency))}
-              testId="swap-choice"
-              end={
-                <span className="flex items-center gap-2 text-muted">
-                  {amount !== undefined && <span className="text-fg font-600">{formatCrypto(amount, coin.round, locale)}</span>}
-                  <Glyph name="chevron" size={18} />
-                </span>
-              }
-            />
-          ))}
-        </div>
+        <CoinChoiceList items={items} onChoose={(currency) => (side === 'from' ? flow.chooseSource(currency) : flow.chooseDestination(currency))} testId="swap-choice" />
       )}
     </div>
   );
 }
 
-function OrderScreen() {
+function OrderScreen({ flow }: { flow: SwapVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
   const coins = useStore($coins);
-  const selection = useStore($swapSelection);
-  const form = useStore($swapForm);
-  const problem = useStore($swapProblem);
-  const limit = useStore($swapLimit);
-  const canReverse = useStore($canReverse);
-  const canContinue = useStore($canContinue);
+  const selection = useStore(flow.$swapSelection);
+  const form = useStore(flow.$swapForm);
+  const problem = useStore(flow.$swapProblem);
+  const limit = useStore(flow.$swapLimit);
+  const canReverse = useStore(flow.$canReverse);
+  const canContinue = useStore(flow.$canContinue);
   const balances = useStore($balances);
-  useEffect(() => {
-    if (!selection.from) redirectPage($router, 'swap');
-    else if (!selection.to) redirectPage($router, 'swapTo');
-  }, [selection.from, selection.to]);
   const from = selection.from ? coins[selection.from] : undefined;
   const to = selection.to ? coins[selection.to] : undefined;
   if (!from || !to) return <Spinner label={t('common_loading')} />;
@@ -133,10 +79,9 @@ function OrderScreen() {
       <div className="flex flex-col gap-2">
         <AmountBox
           label={t('swap_you_pay')}
-          coin={from}
-          href={getPagePath($router, 'swapFrom')}
+          chip={<CoinChip coin={from} href={getPagePath($router, 'swapFrom')} testId="swap-source-currency" />}
           value={form.sourceAmount}
-          onChange={(text) => typeAmount('source', text)}
+          onChange={(text) => flow.typeAmount('source', text)}
           invalid={problem !== null}
           testId="swap-source"
           note={t('swap_available', { amount: formatCryptoWithCode(available, from.currency, from.round, locale) })}
@@ -145,7 +90,7 @@ function OrderScreen() {
           <button
             type="button"
             className="w-11 h-11 rounded-full bg-primary text-bg inline-flex items-center justify-center border-4 border-solid border-bg disabled:opacity-40 disabled:cursor-not-allowed"
-            onClick={reversePair}
+            onClick={flow.reversePair}
             disabled={!canReverse}
             aria-label={t('swap_reverse')}
             data-testid="swap-reverse"
@@ -153,76 +98,37 @@ function OrderScreen() {
             <Glyph name="swap" size={20} className="rotate-90" />
           </button>
         </div>
-        <AmountBox label={t('swap_you_get')} coin={to} href={getPagePath($router, 'swapTo')} value={form.destinationAmount} onChange={(text) => typeAmount('destination', text)} testId="swap-destination" />
+        <AmountBox label={t('swap_you_get')} chip={<CoinChip coin={to} href={getPagePath($router, 'swapTo')} testId="swap-destination-currency" />} value={form.destinationAmount} onChange={(text) => flow.typeAmount('destination', text)} testId="swap-destination" />
       </div>
       <p className="m-0 min-h-5 text-sm text-danger" role="alert" data-testid="swap-error">
         {message}
       </p>
       <div className="card flex flex-col gap-2 text-sm">
-        <Line
+        <DetailLine
           label={t('swap_rate', { from: tickerOf(from.currency), rate: form.quote ? formatCrypto(form.quote.rate, 8, locale) : '…', to: tickerOf(to.currency) })}
           value={form.quoting ? t('swap_quoting') : ''}
           testId="swap-rate"
         />
-        {form.quote && <Line label={t('swap_fee')} value={formatCryptoWithCode(form.quote.fee, form.quote.feeCurrency, to.round, locale)} testId="swap-fee" />}
+        {form.quote && <DetailLine label={t('swap_fee')} value={formatCryptoWithCode(form.quote.fee, form.quote.feeCurrency, to.round, locale)} testId="swap-fee" />}
         {limit.data && (
-          <Line label={t('swap_limits', { min: formatCrypto(limit.data.minLimit, 8, locale), max: formatCrypto(limit.data.maxLimit, 8, locale), currency: tickerOf(limit.data.currency) })} value="" testId="swap-limits" />
+          <DetailLine label={t('swap_limits', { min: formatCrypto(limit.data.minLimit, 8, locale), max: formatCrypto(limit.data.maxLimit, 8, locale), currency: tickerOf(limit.data.currency) })} value="" testId="swap-limits" />
         )}
       </div>
       <div className="mt-auto">
-        <MainAction label={t('common_continue')} onClick={() => void continueToReview()} disabled={!canContinue} busy={form.submitting} />
+        <MainAction label={t('common_continue')} onClick={() => void flow.continueToReview()} disabled={!canContinue} busy={form.submitting} />
       </div>
     </div>
   );
 }
 
-function AmountBox(props: { label: string; coin: CoinMeta; href: string; value: string; onChange: (text: string) => void; invalid?: boolean; note?: string; testId: string }) {
-  return (
-    <div className={`card flex flex-col gap-2 border border-solid ${props.invalid ? 'border-danger' : 'border-transparent focus-within:border-primary'}`} data-testid={props.testId}>
-      <span className="text-sm text-muted">{props.label}</span>
-      <div className="flex items-center gap-3">
-        <a href={props.href} className="flex items-center gap-2 shrink-0 text-fg font-600 no-underline" data-testid={`${props.testId}-currency`} data-currency={props.coin.currency}>
-          <CoinLogo coin={props.coin} size={32} />
-          <span>{tickerOf(props.coin.currency)}</span>
-          <Glyph name="chevron" size={16} className="text-muted" />
-        </a>
-        <input
-          className="flex-1 min-w-0 bg-transparent border-none outline-none focus-visible:outline-none text-right text-2xl font-700 text-fg p-0"
-          inputMode="decimal"
-          autoComplete="off"
-          placeholder="0"
-          value={props.value}
-          onChange={(event) => props.onChange(event.target.value)}
-          aria-label={props.label}
-          aria-invalid={props.invalid}
-          data-testid={`${props.testId}-amount`}
-        />
-      </div>
-      {props.note && <span className="text-xs text-muted">{props.note}</span>}
-    </div>
-  );
-}
-
-function Line({ label, value, testId }: { label: string; value: string; testId: string }) {
-  return (
-    <div className="flex justify-between gap-3" data-testid={testId}>
-      <span className="text-muted">{label}</span>
-      <span className="font-600 text-right break-all">{value}</span>
-    </div>
-  );
-}
-
-function ReviewScreen() {
+function ReviewScreen({ flow }: { flow: SwapVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
   const coins = useStore($coins);
-  const review = useStore($swapReview);
-  const seconds = useStore($swapSecondsLeft);
+  const review = useStore(flow.$swapReview);
+  const seconds = useStore(flow.$swapSecondsLeft);
   const pinActive = useStore($pinCodeActive);
-  const asking = useStore($swapPasscodeOpen);
-  useEffect(() => {
-    if (!review) redirectPage($router, 'swapOrder');
-  }, [review]);
+  const asking = useStore(flow.$swapPasscodeOpen);
   if (!review) return null;
   const { order } = review;
   const money = (value: string, code: string) => formatCryptoWithCode(value, code, coins[code]?.round, locale);
@@ -231,7 +137,7 @@ function ReviewScreen() {
     return (
       <div className="screen" data-testid="swap-review">
         <ScreenHeader title={t('swap_review_title')} back={getPagePath($router, 'swapOrder')} backLabel={t('common_back')} />
-        <PasscodePrompt title={t('swap_passcode_title')} onComplete={(pin) => confirmSwap(pin)} />
+        <PasscodePrompt title={t('swap_passcode_title')} onComplete={(pin) => flow.confirmSwap(pin)} />
       </div>
     );
   }
@@ -239,10 +145,10 @@ function ReviewScreen() {
     <div className="screen" data-testid="swap-review">
       <ScreenHeader title={t('swap_review_title')} back={getPagePath($router, 'swapOrder')} backLabel={t('common_back')} />
       <div className="card flex flex-col gap-3">
-        <Line label={t('swap_you_pay')} value={money(order.sourceAmount, order.sourceCurrency)} testId="review-pay" />
-        <Line label={t('swap_you_get')} value={money(order.destinationAmount, order.destinationCurrency)} testId="review-get" />
-        <Line label={t('swap_rate', { from: tickerOf(order.sourceCurrency), rate: formatCrypto(order.rate, 8, locale), to: tickerOf(order.destinationCurrency) })} value="" testId="review-rate" />
-        <Line label={t('swap_fee')} value={money(order.fee, order.feeCurrency)} testId="review-fee" />
+        <DetailLine label={t('swap_you_pay')} value={money(order.sourceAmount, order.sourceCurrency)} testId="review-pay" />
+        <DetailLine label={t('swap_you_get')} value={money(order.destinationAmount, order.destinationCurrency)} testId="review-get" />
+        <DetailLine label={t('swap_rate', { from: tickerOf(order.sourceCurrency), rate: formatCrypto(order.rate, 8, locale), to: tickerOf(order.destinationCurrency) })} value="" testId="review-rate" />
+        <DetailLine label={t('swap_fee')} value={money(order.fee, order.feeCurrency)} testId="review-fee" />
       </div>
       {expired ? (
         <p className="m-0 text-center text-danger font-600" role="status" data-testid="swap-expired">
@@ -255,23 +161,20 @@ function ReviewScreen() {
       )}
       <div className="mt-auto">
         {expired ? (
-          <MainAction label={t('swap_update_rate')} onClick={() => void updateSwapRate()} busy={review.busy} />
+          <MainAction label={t('swap_update_rate')} onClick={() => void flow.updateSwapRate()} busy={review.busy} />
         ) : (
-          <MainAction label={t('swap_confirm')} onClick={() => (pinActive ? requestSwapConfirmation() : void confirmSwap())} busy={review.busy} />
+          <MainAction label={t('swap_confirm')} onClick={() => (pinActive ? flow.requestSwapConfirmation() : void flow.confirmSwap())} busy={review.busy} />
         )}
       </div>
     </div>
   );
 }
 
-function SuccessScreen() {
+function SuccessScreen({ flow }: { flow: SwapVisit }) {
   const t = useStore($t);
   const locale = useStore($locale);
   const coins = useStore($coins);
-  const result = useStore($swapResult);
-  useEffect(() => {
-    if (!result) redirectPage($router, 'home');
-  }, [result]);
+  const result = useStore(flow.$swapResult);
   if (!result) return null;
   const money = (value: string, code: string) => formatCryptoWithCode(value, code, coins[code]?.round, locale);
   return (

@@ -1,0 +1,54 @@
+import type { Network } from '../currencies.ts';
+
+/** SPEC §3 address check result: BLOCKED and NOT_USED both refuse the address ('send_error_address_not_used'). */
+export type CheckResult = 'VALID' | 'INVALID' | 'BLOCKED' | 'NOT_USED';
+export type AccountType = 'B2C' | 'B2B';
+
+/** POST /api/{account}/withdrawal/check-address. */
+export type CheckAddressRequest = { account: string; currency: string; address: string };
+
+export type AddressCheck = {
+  checkResult: CheckResult;
+  belongsToSameUser: boolean;
+  accountType: AccountType;
+  /** Another user of this wallet: the transfer settles at once, without a fee. */
+  internal: boolean;
+  /** The address as it will be used (trimmed; the network's canonical spelling for a wallet user's address). */
+  address: string;
+  network: Network;
+  /** The sender's own name for the address in their address book, or a business recipient's name. */
+  recipientName: string | null;
+  /** Whether the sender's address book already holds the address on this network. */
+  saved: boolean;
+};
+
+/** POST /api/{account}/withdrawal/preliminary/fee. */
+export type FeeRequest = { account: string; currency: string; amount: string; depositAddress: string | undefined };
+export type FeeView = { currency: string; feeCurrency: string; fee: string; amount: string; receiveAmount: string; internal: boolean };
+
+/** POST /api/{account}/withdrawal; the pincode travels in its header. */
+export type WithdrawalRequest = { account: string; pinCode: null; currency: string; amount: string; depositAddress: string; idempotencyKey: string };
+
+export type WithdrawalView = {
+  id: string;
+  account: string;
+  currency: string;
+  network: string;
+  amount: string;
+  fee: string;
+  feeCurrency: string;
+  receiveAmount: string;
+  depositAddress: string;
+  internal: boolean;
+  /** As the history shows it: IN_PROGRESS until the chain confirms it. */
+  state: 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+  hash: string | null;
+  explorerUrl: string | null;
+  transactionId: string | null;
+  accountToType: AccountType | null;
+  confirmations: number;
+  confirmationsRequired: number | null;
+  failureReason: string | null;
+  createdDate: string;
+  completedDate: string | null;
+};
