@@ -4,6 +4,9 @@ import { redirectPage } from '@nanostores/router';
 import { platform } from '../platform/platform.ts';
 import type { ApiSession, IdentityClient, StoredUser } from '../api/session.ts';
 import { $router } from './router.ts';
+import { accessExpired, refreshUsable } from './token-expiry.ts';
+
+export { accessExpired, EXPIRY_SKEW_S, refreshUsable } from './token-expiry.ts';
 
 /** SPEC §2: the authentication state is held for 1 second before the route set switches. */
 export const AUTH_HOLD_MS = 1_000;
@@ -12,8 +15,6 @@ export const SIGNED_OUT_PATH = PAGES.auth;
 export const HOME_PATH = ROUTES.home;
 /** Where a failed sign-in lands: the login page shows 'Sign-in failed' (SPEC §8). */
 export const SIGN_IN_FAILED_PATH = `${PAGES.signIn}?error=signin`;
-/** A token this close to its expiry is renewed before a call, so it does not lapse on the way. */
-export const EXPIRY_SKEW_S = 5;
 /** SPEC §8: silent sign-in errors that mean 'nobody is signed in'; invalid_grant is a spent or expired refresh token. */
 export const ANONYMOUS_ERRORS = ['login_required', 'consent_required', 'interaction_required', 'account_selection_required', 'invalid_grant'] as const;
 
@@ -51,32 +52,6 @@ function identity(): Promise<IdentityClient> {
     throw error;
   });
   return client;
-}
-
-const nowS = () => Math.floor(platform().now() / 1000);
-
-/** Whether the access token has expired (or is about to); a token without an expiry never does. */
-export function accessExpired(user: Pick<StoredUser, 'expires_at'>, now = nowS()): boolean {
-  return user.expires_at !== undefined && user.expires_at - EXPIRY_SKEW_S <= now;
-}
-
-/** Whether the refresh token may still work: a JWT tells its expiry, an opaque one only the provider knows. */
-export function refreshUsable(user: Pick<StoredUser, 'refresh_token'>, now = nowS()): boolean {
-  const token = user.refresh_token;
-  if (!token) return false;
-  const exp = jwtExpiry(token);
-  return exp === undefined || exp > now;
-}
-
-function jwtExpiry(token: string): number | undefined {
-  const parts = token.split('.');
-  if (parts.length !== 3 || !parts[1]) return undefined;
-  try {
-    const claims: unknown = JSON.parse(atob(parts[1].replace(/-/g, '+').replace(/_/g, '/')));
-    return claims && typeof claims === 'object' && 'exp' in claims && typeof claims.exp === 'number' ? claims.exp : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Whether a sign-in error means an anonymous session rather than a failure (SPEC §8, §5 'Sign-in return'). */

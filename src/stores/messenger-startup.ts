@@ -3,7 +3,7 @@ import type { TokenUser } from '../api/messenger.ts';
 import { authTg, linkTg } from '../api/public.ts';
 import { WalletError } from '../api/errors.ts';
 import type { MessengerLaunch } from '../platform/platform.ts';
-import { accessExpired, refreshUsable } from './auth.ts';
+import { accessExpired, refreshUsable } from './token-expiry.ts';
 
 /** Which Telegram user the stored user signed in as: another Telegram account on this device gets its own login. */
 export const MESSENGER_USER_KEY = 'wallet:tgUser';

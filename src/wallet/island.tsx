@@ -1,15 +1,8 @@
-import { setApiSession } from '../api/client.ts';
-import { setPlatform } from '../platform/platform.ts';
-import { webPlatform } from '../platform/web.ts';
-import { authSession } from '../stores/auth.ts';
+import { startBrowserWallet } from '../stores/startup.ts';
 import { WalletApp } from './app.tsx';
 import { TelegramWallet } from './telegram-island.tsx';
 
-// The browser's composition root: the environment and the session the gateway client uses.
-setPlatform(webPlatform());
-setApiSession(authSession);
-// The Home banner's 'link': a code from the gateway, then the bot's deep link (loaded when Home is).
-void import('../stores/home.ts').then((home) => home.setMessengerLinker(() => import('../stores/messenger-link.ts').then((link) => link.openBotLink())));
+startBrowserWallet();
 
 /** Set by the mini app for its tab (telegram-start.ts), so a wallet path reloaded inside the messenger stays in it. */
 const MINI_APP_FLAG = 'wallet:miniApp';
