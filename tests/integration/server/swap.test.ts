@@ -8,7 +8,7 @@ import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
-import type { OrderView, QuoteView } from '../../../src/server/domain/swaps/view.ts';
+import type { SwapOrderView, QuoteView } from '../../../src/server/domain/swaps/view.ts';
 import { parseDecimal } from '../../../src/lib/amount.ts';
 
 /**
@@ -53,8 +53,8 @@ describe('swaps', () => {
     (await call<{ result: TransactionItem[] }>(user, 'POST', at(user, '/asset/transactions'), { currency, sort: 'DESC', properties: ['createdDate'], pageSize: 100, pageNumber: 1 })).body.result;
   const quote = async (user: SignedInUser, body: Record<string, string>) => call<QuoteView>(user, 'POST', at(user, '/exchange/pre-calculate'), body);
   const order = async (user: SignedInUser, q: QuoteView, key = randomUUID()) =>
-    call<OrderView>(user, 'POST', at(user, '/exchange'), { quoteId: q.quoteId, sourceAmount: q.sourceAmount, idempotencyKey: key });
-  const confirm = (user: SignedInUser, id: string, headers: Record<string, string> = {}) => call<OrderView>(user, 'POST', at(user, `/exchange/confirm/${id}`), undefined, headers);
+    call<SwapOrderView>(user, 'POST', at(user, '/exchange'), { quoteId: q.quoteId, sourceAmount: q.sourceAmount, idempotencyKey: key });
+  const confirm = (user: SignedInUser, id: string, headers: Record<string, string> = {}) => call<SwapOrderView>(user, 'POST', at(user, `/exchange/confirm/${id}`), undefined, headers);
   const btcToUsdt = async (user: SignedInUser, sourceAmount: string) => {
     const q = await quote(user, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount });
     expect(q.status).toBe(200);
@@ -238,7 +238,7 @@ describe('swaps', () => {
   it('the worker expires abandoned orders and gives their hold back', async () => {
     const created = await btcToUsdt(alice, '0.003');
     await expireInDatabase(created.id);
-    await waitFor('the worker to expire the order', async () => (await call<OrderView>(alice, 'GET', at(alice, `/exchange/${created.id}`))).body.state === 'EXPIRED');
+    await waitFor('the worker to expire the order', async () => (await call<SwapOrderView>(alice, 'GET', at(alice, `/exchange/${created.id}`))).body.state === 'EXPIRED');
     await expect.poll(async () => (await balance(alice, 'BTC')).onHold).toBe('0');
   });
 
@@ -257,7 +257,7 @@ describe('swaps', () => {
     const created = await btcToUsdt(alice, '0.001');
     expect(await confirm(alice, created.id)).toMatchObject({ status: 403, body: { exceptionCode: 'B2C_USM0031' } });
     expect(await confirm(alice, created.id, { pincode: '1111' })).toMatchObject({ status: 403, body: { exceptionCode: 'B2C_USM0031' } });
-    expect((await call<OrderView>(alice, 'GET', at(alice, `/exchange/${created.id}`))).body.state).toBe('PENDING');
+    expect((await call<SwapOrderView>(alice, 'GET', at(alice, `/exchange/${created.id}`))).body.state).toBe('PENDING');
     expect(await confirm(alice, created.id, { pincode: '2580' })).toMatchObject({ status: 200, body: { state: 'COMPLETED' } });
   });
 
@@ -325,7 +325,7 @@ describe('swaps', () => {
       expect(await wallet()).toEqual({ btc: { available: 5_000_000n, onHold: 0n }, usdt: { available: 0n, onHold: 0n } });
       const entries = await pool.query<{ kind: string }>(`SELECT kind FROM ledger_entries WHERE reference = $1 ORDER BY id`, [`swap:${held.body.id}`]);
       expect(entries.rows.map((r) => r.kind)).toEqual(['SWAP_HOLD', 'SWAP_RELEASE']);
-      expect((await call<OrderView>(carol, 'GET', at(carol, `/exchange/${held.body.id}`))).body.state).toBe('EXPIRED');
+      expect((await call<SwapOrderView>(carol, 'GET', at(carol, `/exchange/${held.body.id}`))).body.state).toBe('EXPIRED');
       const failed = (await history(carol, 'BTC')).find((t) => t.id === held.body.transactionId);
       expect(failed).toMatchObject({ state: 'FAILED', failureReason: 'The rate moved before the swap was confirmed' });
       // A fresh quote at the new price is what the user gets ('Update rate').

@@ -9,21 +9,9 @@ import type { BuyQuoteItem, buyRateQuotes } from '../../db/schema/buy.ts';
 import { BuyError } from './errors.ts';
 import { checkAccount, checkFiat, coinOf, paymentsOn, prices, rateOf, type BuyDeps } from './context.ts';
 import { BUY_METHODS, cryptoFor, FIAT_DECIMALS, fiatFor, GEO_OF_FIAT, limitsOf, parseCrypto, parseFiat } from './rules.ts';
+import type { FiatAvailability, PaymentMethodItem, BuyQuote } from '../../../lib/wire/buy.ts';
+export type { FiatAvailability, PaymentMethodItem, BuyQuote };
 
-export type FiatAvailability = { fiatCurrency: string; geoId: string };
-export type PaymentMethodItem = {
-  paymentMethodCode: string;
-  paymentMethodName: string;
-  fiatAmount: string;
-  fiatCurrency: string;
-  cryptoAmount: string;
-  minLimit: string;
-  maxLimit: string;
-  itemId: string;
-  /** Fiat per one coin at this method, the fee included. */
-  rate: string;
-};
-export type BuyQuote = { methods: PaymentMethodItem[]; fixedRateId: string; currency: string; fiatCurrency: string; expiresInSeconds: number; expiresAt: string };
 export type QuoteInput = { account: string; currency: string; fiatCurrency: string; fiatAmount?: string | undefined; cryptoAmount?: string | undefined };
 
 export function availability(deps: BuyDeps): FiatAvailability[] {

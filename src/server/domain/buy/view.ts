@@ -3,24 +3,9 @@ import { formatUnits } from '../../../lib/amount.ts';
 import { decimalsOf } from '../../../lib/currencies.ts';
 import type { BuyOrderRow } from './store.ts';
 import { FIAT_DECIMALS } from './rules.ts';
+import type { BuyOrderState, BuyOrderView } from '../../../lib/wire/buy.ts';
+export type { BuyOrderState, BuyOrderView };
 
-export type BuyOrderState = BuyOrderRow['state'];
-export type BuyOrderView = {
-  id: string;
-  state: BuyOrderState;
-  currency: string;
-  cryptoAmount: string;
-  fiatCurrency: string;
-  fiatAmount: string;
-  rate: string;
-  paymentMethodCode: string;
-  redirectUrl: string | null;
-  transactionId: string | null;
-  failureReason: string | null;
-  createdDate: string;
-  expiresAt: string;
-  completedDate: string | null;
-};
 
 export function buyOrderView(row: BuyOrderRow): BuyOrderView {
   const decimals = decimalsOf(row.currency);

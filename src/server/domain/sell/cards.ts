@@ -8,8 +8,9 @@ import type { sellSavedCards } from '../../db/schema/sell.ts';
 import { SellError } from './errors.ts';
 import { payoutsOn, unavailable, type SellDeps } from './context.ts';
 import { checkFiat, ONLY_SBER_MESSAGE, SELL_BANK_CODE } from './rules.ts';
+import type { SavedCard } from '../../../lib/wire/sell.ts';
+export type { SavedCard };
 
-export type SavedCard = { cardId: string; mascCard: string; bankCode: string; bankSystem: string };
 /** The card an order pays out to; `save` keeps a new card for next time. */
 export type PayoutCard = { token: string; masked: string; code: string; system: string; savedCardId: string | null; save: boolean };
 

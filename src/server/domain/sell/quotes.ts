@@ -3,9 +3,9 @@ import { formatUnits } from '../../../lib/amount.ts';
 import type { sellRateQuotes } from '../../db/schema/sell.ts';
 import { coinOf, currentRate, payoutsOn, type SellDeps } from './context.ts';
 import { checkFiat, FIAT_DECIMALS, limitsOf, SELL_FIAT } from './rules.ts';
+import type { SellLimits, SellQuote } from '../../../lib/wire/sell.ts';
+export type { SellLimits, SellQuote };
 
-export type SellLimits = { minLimit: string; maxLimit: string; limitCurrency: string };
-export type SellQuote = { rate: string; rateId: string; currency: string; fiatCurrency: string; expiresAt: string };
 
 export function limits(deps: SellDeps, fiat: string): SellLimits {
   payoutsOn(deps);

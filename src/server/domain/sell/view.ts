@@ -3,23 +3,9 @@ import { formatUnits } from '../../../lib/amount.ts';
 import { decimalsOf } from '../../../lib/currencies.ts';
 import type { SellOrderRow } from './store.ts';
 import { FIAT_DECIMALS } from './rules.ts';
+import type { SellOrderView } from '../../../lib/wire/sell.ts';
+export type { SellOrderView };
 
-export type SellOrderView = {
-  id: string;
-  state: SellOrderRow['state'];
-  currency: string;
-  amount: string;
-  fiatCurrency: string;
-  fiatAmount: string;
-  rate: string;
-  mascCard: string;
-  bankCode: string;
-  cardId: string | null;
-  transactionId: string | null;
-  failureReason: string | null;
-  createdDate: string;
-  completedDate: string | null;
-};
 
 export function sellOrderView(row: SellOrderRow): SellOrderView {
   const decimals = decimalsOf(row.currency);

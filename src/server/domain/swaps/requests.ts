@@ -19,7 +19,7 @@ import { recordHistory } from '../orders/history.ts';
 import { oncePerKey, requestHash } from '../orders/idempotency.ts';
 import { amountUnits, limitOf, ORDER_MOVED, QUOTE_MOVED, quoteByDestination, quoteBySource, quoteHolds, SWAP_QUOTE_TTL_SECONDS, SwapError, type SwapPair, type SwapSettings } from './rules.ts';
 import { closeSwap, settleSwap } from './settlement.ts';
-import { findSwapOrder, findSwapOrderByKey, orderView, type OrderView, type QuoteView, type SwapOrderRow } from './view.ts';
+import { findSwapOrder, findSwapOrderByKey, orderView, type SwapOrderView, type QuoteView, type SwapOrderRow } from './view.ts';
 
 export type SwapService = ReturnType<typeof createSwapService>;
 
@@ -126,7 +126,7 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
   async function createOrder(
     account: string,
     input: { quoteId: string; sourceAmount: string; idempotencyKey: string; sourceCurrency?: string | undefined; destinationCurrency?: string | undefined },
-  ): Promise<OrderView> {
+  ): Promise<SwapOrderView> {
     const request = { scope: 'swap', account, key: input.idempotencyKey, hash: requestHash({ quoteId: input.quoteId, sourceAmount: sameDecimal(input.sourceAmount) }) };
     return oncePerKey(pool, request, {
       find: (db) => findSwapOrderByKey(db, account, input.idempotencyKey),
@@ -196,10 +196,10 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
    * waits, then finds it COMPLETED and answers the same. An expired order is closed (hold released) and refused, and
    * so is one whose rate the market has since moved against the desk beyond the slippage (this is where money moves).
    */
-  async function confirm(account: string, orderId: string): Promise<OrderView> {
+  async function confirm(account: string, orderId: string): Promise<SwapOrderView> {
     const { usd } = await rates.prices();
     // A refusal that closed the order commits the closing, then is thrown.
-    const outcome = await inTransaction(pool, async (db): Promise<OrderView | SwapError> => {
+    const outcome = await inTransaction(pool, async (db): Promise<SwapOrderView | SwapError> => {
       const order = await findSwapOrder(db, account, orderId, true);
       if (!order) throw new SwapError('SWAP_ORDER_NOT_FOUND', 'No such swap order in this account');
       const expired = () => new SwapError('SWAP_ORDER_EXPIRED', 'The rate of this order has expired: update the rate and try again');
@@ -222,7 +222,7 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
   }
 
   /** Gives a pending order up (the review's 'Update rate', leaving it): releases its hold. Idempotent. */
-  async function cancel(account: string, orderId: string): Promise<OrderView> {
+  async function cancel(account: string, orderId: string): Promise<SwapOrderView> {
     return inTransaction(pool, async (db) => {
       const order = await findSwapOrder(db, account, orderId, true);
       if (!order) throw new SwapError('SWAP_ORDER_NOT_FOUND', 'No such swap order in this account');
@@ -234,7 +234,7 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
     });
   }
 
-  async function order(account: string, orderId: string): Promise<OrderView> {
+  async function order(account: string, orderId: string): Promise<SwapOrderView> {
     const row = await findSwapOrder(pool, account, orderId);
     if (!row) throw new SwapError('SWAP_ORDER_NOT_FOUND', 'No such swap order in this account');
     return orderView(row);

@@ -9,6 +9,8 @@ import type { CoinMeta } from '../../../lib/currencies.ts';
 import { PRICE_DECIMALS } from '../../adapters/rates/port.ts';
 import { DomainError } from '../errors.ts';
 import { honoursFixedRate } from '../slippage.ts';
+import type { SwapPair } from '../../../lib/wire/swaps.ts';
+export type { SwapPair };
 
 /** SPEC §9: swap review validity. Fixed by the product, not configuration. */
 export const SWAP_QUOTE_TTL_SECONDS = 300;
@@ -49,7 +51,6 @@ export type SwapCode =
 
 export class SwapError extends DomainError<SwapCode> {}
 
-export type SwapPair = { sourceCurrency: string; destinationCurrency: string };
 export type SwapLimit = { minLimit: bigint; maxLimit: bigint };
 
 /** One computed quote in atomic units: the user pays `source`, gets `destination`; `fee` (destination units) is the spread. */

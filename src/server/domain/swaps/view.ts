@@ -4,25 +4,12 @@ import { decimalsOf } from '../../../lib/currencies.ts';
 import { selectColumns } from '../../db/columns.ts';
 import { swapOrders } from '../../db/schema/swaps.ts';
 import type { Queryable } from '../ledger.ts';
+import type { QuoteView, SwapOrderView } from '../../../lib/wire/swaps.ts';
 
-/** What a quote and the order that takes it both show: the pair, the amounts, the spread, the rate. */
-type SwapTerms = {
-  sourceCurrency: string;
-  destinationCurrency: string;
-  sourceAmount: string;
-  destinationAmount: string;
-  fee: string;
-  feeCurrency: string;
-  rate: string;
-  expiresAt: string;
-  expiresInSeconds: number;
-};
-
-export type QuoteView = { quoteId: string } & SwapTerms;
+export type { QuoteView, SwapOrderView };
 
 export type SwapOrderState = (typeof swapOrders.$inferSelect)['state'];
 
-export type OrderView = { id: string; state: SwapOrderState; createdDate: string; transactionId: string | null } & SwapTerms;
 
 const FIELDS = [
   'id',
@@ -61,7 +48,7 @@ function decimalsFor(currency: string): number {
   return decimals;
 }
 
-export function orderView(order: SwapOrderRow): OrderView {
+export function orderView(order: SwapOrderRow): SwapOrderView {
   return {
     id: order.id,
     sourceCurrency: order.sourceCurrency,

@@ -12,8 +12,9 @@ import { createAddressChecker } from './address-check.ts';
 import { openWithdrawal } from './open.ts';
 import { canonicalAddress, WithdrawalError, withdrawalFees, withdrawalRequestFields, withdrawalUnits, type CheckedAddress } from './rules.ts';
 import { findWithdrawal, findWithdrawalByKey, openWithdrawals, withdrawalView, type WithdrawalRow, type WithdrawalView } from './view.ts';
+import type { FeeView } from '../../../lib/wire/withdrawals.ts';
+export type { FeeView };
 
-export type FeeView = { currency: string; feeCurrency: string; fee: string; amount: string; receiveAmount: string; internal: boolean };
 export type WithdrawalSettings = { fees: Readonly<Record<string, string>>; blockedAddresses: readonly string[] };
 export type WithdrawalService = ReturnType<typeof createWithdrawalService>;
 

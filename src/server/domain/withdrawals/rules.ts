@@ -7,6 +7,8 @@ import { AmountError, parseDecimal } from '../../../lib/amount.ts';
 import type { CoinMeta, Network } from '../../../lib/currencies.ts';
 import { DomainError } from '../errors.ts';
 import { toChecksumAddress } from '../addresses.ts';
+import type { CheckResult, AccountType, AddressCheck } from '../../../lib/wire/withdrawals.ts';
+export type { CheckResult, AccountType, AddressCheck };
 
 /** SPEC §5: at most 8 digits after the point in any amount a user types. */
 const SHOWN_DECIMALS = 8;
@@ -24,24 +26,7 @@ export type WithdrawalCode =
 
 export class WithdrawalError extends DomainError<WithdrawalCode> {}
 
-/** SPEC §3 address check result: BLOCKED and NOT_USED both refuse the address ('send_error_address_not_used'). */
-export type CheckResult = 'VALID' | 'INVALID' | 'BLOCKED' | 'NOT_USED';
-export type AccountType = 'B2C' | 'B2B';
 
-export type AddressCheck = {
-  checkResult: CheckResult;
-  belongsToSameUser: boolean;
-  accountType: AccountType;
-  /** Another user of this wallet: the transfer settles at once, without a fee. */
-  internal: boolean;
-  /** The address as it will be used (trimmed; the network's canonical spelling for a wallet user's address). */
-  address: string;
-  network: Network;
-  /** The sender's own name for the address in their address book, or a business recipient's name. */
-  recipientName: string | null;
-  /** Whether the sender's address book already holds the address on this network. */
-  saved: boolean;
-};
 
 /** What the request needs beyond the wire answer: who receives an internal transfer, who sends. */
 export type CheckedAddress = AddressCheck & { recipientAccountId: string | null; senderType: AccountType; senderName: string | null };

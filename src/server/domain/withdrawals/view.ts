@@ -5,33 +5,11 @@ import { selectColumns } from '../../db/columns.ts';
 import { walletTransactions } from '../../db/schema/wallet.ts';
 import { withdrawals } from '../../db/schema/withdrawals.ts';
 import type { Queryable } from '../ledger.ts';
-import type { AccountType } from './rules.ts';
+import type { WithdrawalView } from '../../../lib/wire/withdrawals.ts';
+export type { WithdrawalView };
 
 export type WithdrawalState = (typeof withdrawals.$inferSelect)['state'];
 
-export type WithdrawalView = {
-  id: string;
-  account: string;
-  currency: string;
-  network: string;
-  amount: string;
-  fee: string;
-  feeCurrency: string;
-  receiveAmount: string;
-  depositAddress: string;
-  internal: boolean;
-  /** As the history shows it: IN_PROGRESS until the chain confirms it. */
-  state: 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
-  hash: string | null;
-  explorerUrl: string | null;
-  transactionId: string | null;
-  accountToType: AccountType | null;
-  confirmations: number;
-  confirmationsRequired: number | null;
-  failureReason: string | null;
-  createdDate: string;
-  completedDate: string | null;
-};
 
 const FIELDS = [
   'id',
