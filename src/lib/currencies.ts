@@ -148,6 +148,13 @@ export function decimalsOf(currency: string): number | undefined {
   return COIN_BY_CURRENCY.get(currency)?.decimals ?? FIAT_BY_CURRENCY.get(currency)?.decimals;
 }
 
+/** Decimals of a currency money is kept in: an unknown code is a fault, never guessed (SPEC §5: amounts are exact). */
+export function requireDecimals(currency: string): number {
+  const decimals = decimalsOf(currency);
+  if (decimals === undefined) throw new Error(`unknown currency ${currency}`);
+  return decimals;
+}
+
 export function isNetwork(value: string): value is Network {
   return (NETWORKS as readonly string[]).includes(value);
 }

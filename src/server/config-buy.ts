@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { MAX_SLIPPAGE_BPS } from '../lib/slippage.ts';
 import { decimalLimits, jsonSetting } from './config-schema.ts';
+import type { BuySettings } from './domain/buy/rules.ts';
 
-/** Buying crypto with a card (README, Configuration); read by loadConfig with the rest. */
-export type BuyConfig = Readonly<{
+/** Buying crypto with a card (README, Configuration), read by loadConfig with the rest: the provider's settings and the desk's. */
+export type BuyConfig = BuySettings & Readonly<{
   /** The card payment provider: `sandbox` is the embedded hosted page under /sandbox/card (never in production); `off` turns buying off. */
   provider: 'sandbox' | 'off';
   /** The secret the provider signs its webhooks with; unset with the sandbox means one generated once into the database. */
@@ -12,18 +13,6 @@ export type BuyConfig = Readonly<{
   merchantName: string;
   /** How long the sandbox provider takes to report a payment's outcome by webhook. */
   sandboxDelayMs: number;
-  /** The fiat currencies a purchase can be paid in, in the order the chooser lists them. */
-  fiatCurrencies: readonly string[];
-  /** The provider's and our margin on top of the market price, in basis points. */
-  feeBps: number;
-  /** Limits per payment method (CARD) or method and fiat (CARD/EUR); a method's own limits are in USD and converted. */
-  limits: Readonly<Record<string, { min: string; max: string }>>;
-  /** How long a quoted rate holds (SPEC §9: the review's 300 s). */
-  rateTtlS: number;
-  /** How long an order may wait to be paid before it expires. */
-  orderTtlS: number;
-  /** How far the coin's price may have risen since the rate was fixed for an order and its confirmation to take it. */
-  maxSlippageBps: number;
 }>;
 
 export const BUY_FIAT_OPTIONS = ['USD', 'EUR', 'KZT', 'UAH', 'AZN', 'CAD'] as const;

@@ -23,11 +23,17 @@ export const BUYING_OFF_MESSAGE = 'Buying with a card is not available on this w
 
 /** The desk's settings (README, Configuration: BUY_*); money in decimal strings, margins in basis points. */
 export type BuySettings = Readonly<{
+  /** The fiat currencies a purchase can be paid in, in the order the chooser lists them. */
   fiatCurrencies: readonly string[];
+  /** The provider's and our margin on top of the market price, in basis points. */
   feeBps: number;
+  /** Limits per payment method (CARD) or method and fiat (CARD/EUR); a method's own limits are in USD and converted. */
   limits: Readonly<Record<string, { min: string; max: string }>>;
+  /** How long a quoted rate holds (SPEC §9: the review's 300 s). */
   rateTtlS: number;
+  /** How long an order may wait to be paid before it expires. */
   orderTtlS: number;
+  /** How far the coin's price may have risen since the rate was fixed for an order and its confirmation to take it. */
   maxSlippageBps: number;
 }>;
 

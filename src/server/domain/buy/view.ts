@@ -1,6 +1,6 @@
 /** A buy order as the gateway shows it (SPEC §3 buy order), and how it is read from its row. */
 import { formatUnits } from '../../../lib/amount.ts';
-import { decimalsOf } from '../../../lib/currencies.ts';
+import { requireDecimals } from '../../../lib/currencies.ts';
 import type { BuyOrderRow } from './store.ts';
 import { FIAT_DECIMALS } from './rules.ts';
 import type { BuyOrderState, BuyOrderView } from '../../../lib/wire/buy.ts';
@@ -8,8 +8,7 @@ export type { BuyOrderState, BuyOrderView };
 
 
 export function buyOrderView(row: BuyOrderRow): BuyOrderView {
-  const decimals = decimalsOf(row.currency);
-  if (decimals === undefined) throw new Error(`buy order ${row.id} is in an unknown currency ${row.currency}`);
+  const decimals = requireDecimals(row.currency);
   return {
     id: row.id,
     state: row.state,

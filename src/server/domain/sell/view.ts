@@ -1,6 +1,6 @@
 /** A sell order as the gateway shows it (SPEC §3 sell order), and how it is read from its row. */
 import { formatUnits } from '../../../lib/amount.ts';
-import { decimalsOf } from '../../../lib/currencies.ts';
+import { requireDecimals } from '../../../lib/currencies.ts';
 import type { SellOrderRow } from './store.ts';
 import { FIAT_DECIMALS } from './rules.ts';
 import type { SellOrderView } from '../../../lib/wire/sell.ts';
@@ -8,8 +8,7 @@ export type { SellOrderView };
 
 
 export function sellOrderView(row: SellOrderRow): SellOrderView {
-  const decimals = decimalsOf(row.currency);
-  if (decimals === undefined) throw new Error(`sell order ${row.id} is in an unknown currency ${row.currency}`);
+  const decimals = requireDecimals(row.currency);
   return {
     id: row.id,
     state: row.state,

@@ -1,6 +1,6 @@
 /** A swap quote and order as the gateway shows them (SPEC §7 exchange), and the reads of an order. */
 import { formatUnits } from '../../../lib/amount.ts';
-import { decimalsOf } from '../../../lib/currencies.ts';
+import { requireDecimals } from '../../../lib/currencies.ts';
 import { selectColumns } from '../../db/columns.ts';
 import { swapOrders } from '../../db/schema/swaps.ts';
 import type { Queryable } from '../ledger.ts';
@@ -43,8 +43,7 @@ export async function findSwapOrderByKey(db: Queryable, account: string, key: st
 }
 
 function decimalsFor(currency: string): number {
-  const decimals = decimalsOf(currency);
-  if (decimals === undefined) throw new Error(`unknown currency ${currency}`);
+  const decimals = requireDecimals(currency);
   return decimals;
 }
 

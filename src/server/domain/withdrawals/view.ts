@@ -1,6 +1,6 @@
 /** A withdrawal as the gateway shows it (SPEC §7 withdrawal), and the reads that give one. */
 import { formatUnits } from '../../../lib/amount.ts';
-import { decimalsOf, explorerLink, type CoinMeta } from '../../../lib/currencies.ts';
+import { requireDecimals, explorerLink, type CoinMeta } from '../../../lib/currencies.ts';
 import { selectColumns } from '../../db/columns.ts';
 import { walletTransactions } from '../../db/schema/wallet.ts';
 import { withdrawals } from '../../db/schema/withdrawals.ts';
@@ -50,8 +50,7 @@ export async function openWithdrawals(db: Queryable, account: string): Promise<W
 }
 
 export function withdrawalView(row: WithdrawalRow, coin: CoinMeta | undefined): WithdrawalView {
-  const decimals = decimalsOf(row.currency);
-  if (decimals === undefined) throw new Error(`unknown currency ${row.currency}`);
+  const decimals = requireDecimals(row.currency);
   const amount = BigInt(row.amount);
   const fee = BigInt(row.fee);
   const shownHash = row.state === 'PENDING' || row.state === 'SIGNED' ? null : row.txHash;
