@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { randomInt } from 'node:crypto';
 import { parseDecimal } from '../../../lib/amount.ts';
 import { PRICE_DECIMALS, type PriceTable, type RatesPort } from './port.ts';
+import { inTransaction } from '../../db/transaction.ts';
 
 /** Reference USD prices per base asset: the centre the walk never strays far from. */
 export const REFERENCE_USD: Readonly<Record<string, string>> = {
@@ -89,30 +90,21 @@ export function createReferenceRates(pool: pg.Pool): ReferenceRates {
       return table;
     },
     async step() {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
+      await inTransaction(pool, async (client) => {
         await client.query(`INSERT INTO app_setting (key, value) VALUES ($1, '{}'::jsonb) ON CONFLICT (key) DO NOTHING`, [SETTING]);
         const locked = await client.query<{ value: { prices?: Record<string, string> } }>(
           'SELECT value FROM app_setting WHERE key = $1 FOR UPDATE SKIP LOCKED',
           [SETTING],
         );
         const row = locked.rows[0];
-        if (row) {
-          const current: Record<string, bigint> = {};
-          for (const [asset, value] of Object.entries(row.value.prices ?? {})) if (/^\d+$/.test(value)) current[asset] = BigInt(value);
-          const next = walk(current);
-          const prices = Object.fromEntries(Object.entries(next).map(([k, v]) => [k, v.toString()]));
-          await client.query('UPDATE app_setting SET value = $2, updated_at = now() WHERE key = $1', [SETTING, { prices }]);
-        }
-        await client.query('COMMIT');
-        cache = undefined;
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw error;
-      } finally {
-        client.release();
-      }
+        if (!row) return;
+        const current: Record<string, bigint> = {};
+        for (const [asset, value] of Object.entries(row.value.prices ?? {})) if (/^\d+$/.test(value)) current[asset] = BigInt(value);
+        const next = walk(current);
+        const prices = Object.fromEntries(Object.entries(next).map(([k, v]) => [k, v.toString()]));
+        await client.query('UPDATE app_setting SET value = $2, updated_at = now() WHERE key = $1', [SETTING, { prices }]);
+      });
+      cache = undefined;
     },
   };
 }
