@@ -1,5 +1,5 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { configureApi } from "../../../src/api/client.ts";
 import { setPlatform } from "../../../src/platform/platform.ts";
 import { testPlatform } from "../../../src/platform/test.ts";
@@ -66,7 +66,6 @@ const linked = {
   botUsername: "wallet_bot",
 };
 const unlinked = { linked: false, telegram: null, botUsername: "wallet_bot" };
-const settled = () => new Promise((resolve) => setTimeout(resolve, 50));
 
 describe("linking and unlinking the messaging account (issue 14 item 5)", () => {
   let platform: ReturnType<typeof testPlatform>;
@@ -88,7 +87,8 @@ describe("linking and unlinking the messaging account (issue 14 item 5)", () => 
       },
     });
     await unlinkMessengerAccount();
-    await settled();
+    // The unlink runs in the background over a real socket: wait for its end, not for a fixed time (slow under load).
+    await vi.waitFor(() => expect([$activeToast.get() !== null, $messengerLink.get().busy]).toEqual([true, false]), { timeout: 5000 });
     expect(calls.list).toEqual([
       { path: "/user/tg/unlink", pincode: undefined },
     ]);
