@@ -8,7 +8,7 @@ import { COINS, findCoin, type CoinMeta, type Network } from '../../lib/currenci
 import { deriveAddress } from './addresses.ts';
 import { ensureUserLedgerAccount, type Queryable } from './ledger.ts';
 import { notifyAccountChanged } from './account-changes.ts';
-import type { WalletSeed } from '../adapters/keys/seed.ts';
+import type { WalletSeed } from '../adapters/keys/port.ts';
 import { DomainError } from './errors.ts';
 import type { accountAssets, depositAddresses, ledgerBalances, walletAccountKeys } from '../db/schema.ts';
 

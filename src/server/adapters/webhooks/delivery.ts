@@ -12,7 +12,8 @@
 import type pg from 'pg';
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Logger } from '../../log.ts';
-import { loadSealedSetting, type SecretsKey } from '../keys/secrets-key.ts';
+import type { SecretsKey } from '../keys/port.ts';
+import { loadSealedSetting } from '../keys/secrets-key.ts';
 import { signWebhook, SIGNATURE_HEADER } from './signature.ts';
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
