@@ -15,6 +15,8 @@ import { createMessengerService, loadDevKeys, type MessengerService } from './do
 import { migrateCodeHashes } from './domain/codes.ts';
 import type { SecretsKey } from './adapters/keys/port.ts';
 import { createSealedSettings } from './adapters/keys/secrets-key.ts';
+import { createWalletBot } from './adapters/telegram/bot.ts';
+import type { WalletBot } from './adapters/telegram/port.ts';
 
 /** The sign-in area wired together: users, mail, the token verifier and, unless OIDC_ISSUER names another, the provider. */
 export type Accounts = {
@@ -26,7 +28,7 @@ export type Accounts = {
   limits: Limits;
   idp: IdentityProvider | undefined;
   /** Telegram accounts and sign-in (config.telegram.enabled); `token` is the provider's token endpoint, in process. */
-  messenger: { service: MessengerService; token: ((form: URLSearchParams) => Promise<TokenEndpointAnswer>) | undefined } | undefined;
+  messenger: { service: MessengerService; token: ((form: URLSearchParams) => Promise<TokenEndpointAnswer>) | undefined; bot: WalletBot | undefined } | undefined;
   close: () => void;
 };
 
@@ -67,6 +69,12 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
         keys: telegram.botToken ? { botToken: telegram.botToken, publicKey: telegram.publicKey } : await loadDevKeys(settings),
       })
     : undefined;
+  // Development mode's generated token makes a bot too: its Bot API calls go to the /sandbox/telegram stand-in.
+  const botToken = messengerService?.keys.botToken;
+  const bot = messengerService && botToken ? createWalletBot({ config: telegram, botToken, messenger: messengerService, log }) : undefined;
+  if (bot && telegram.setWebhook && telegram.botToken) {
+    bot.setWebhook(`${config.publicUrl}/api/tg/webhook`).catch((error: unknown) => log.error({ err: error }, 'setting the telegram webhook failed'));
+  }
   if (telegram.devMode) log.warn('TELEGRAM_BOT_TOKEN is unset: the Telegram mini app runs in development mode, with a generated bot token (open /tg)');
   const idp = config.oidc.embedded
     ? createIdentityProvider({
@@ -93,7 +101,7 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
     hasher,
     limits,
     idp,
-    messenger: messengerService && { service: messengerService, token: idp && createTokenEndpointCaller(idp.handle, '/oidc/token') },
+    messenger: messengerService && { service: messengerService, token: idp && createTokenEndpointCaller(idp.handle, '/oidc/token'), bot },
     close() {
       idp?.close();
       mailer.close();
