@@ -1,7 +1,8 @@
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { Logger } from './log.ts';
-import { createMailer, type Mailer } from './adapters/mail/mailer.ts';
+import { createMailer } from './adapters/mail/mailer.ts';
+import type { Mailer } from './adapters/mail/port.ts';
 import { createPasswordHasher, type PasswordHasher } from './domain/passwords.ts';
 import { createUserService, type UserService } from './domain/users.ts';
 import { createAccessTokenVerifier, type AccessTokenVerifier } from './http/auth-middleware.ts';
@@ -12,7 +13,10 @@ import { createTokenEndpointCaller, type TokenEndpointAnswer } from './idp/messe
 import { capMails, createLimits, emailKeyOf, type Limits } from './domain/limits.ts';
 import { createMessengerService, loadDevKeys, type MessengerService } from './domain/messenger.ts';
 import { migrateCodeHashes } from './domain/codes.ts';
-import type { SecretsKey } from './adapters/keys/secrets-key.ts';
+import type { SecretsKey } from './adapters/keys/port.ts';
+import { createSealedSettings } from './adapters/keys/secrets-key.ts';
+import { createWalletBot } from './adapters/telegram/bot.ts';
+import type { WalletBot } from './adapters/telegram/port.ts';
 
 /** The sign-in area wired together: users, mail, the token verifier and, unless OIDC_ISSUER names another, the provider. */
 export type Accounts = {
@@ -24,7 +28,7 @@ export type Accounts = {
   limits: Limits;
   idp: IdentityProvider | undefined;
   /** Telegram accounts and sign-in (config.telegram.enabled); `token` is the provider's token endpoint, in process. */
-  messenger: { service: MessengerService; token: ((form: URLSearchParams) => Promise<TokenEndpointAnswer>) | undefined } | undefined;
+  messenger: { service: MessengerService; token: ((form: URLSearchParams) => Promise<TokenEndpointAnswer>) | undefined; bot: WalletBot | undefined } | undefined;
   close: () => void;
 };
 
@@ -38,7 +42,8 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
     log.warn({ kind: mail.kind }, 'mail not sent: the address had its hourly share of mails'),
   );
   const hasher = createPasswordHasher();
-  const auth = createAccessTokenVerifier({ config, db: database.db, pool: database.pool, secrets, log });
+  const settings = createSealedSettings(database.pool, secrets);
+  const auth = createAccessTokenVerifier({ config, db: database.db, secrets, settings, log });
   const users = createUserService({
     db: database.db,
     log,
@@ -61,9 +66,15 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
         log,
         secrets,
         config: telegram,
-        keys: telegram.botToken ? { botToken: telegram.botToken, publicKey: telegram.publicKey } : await loadDevKeys(database.pool, secrets),
+        keys: telegram.botToken ? { botToken: telegram.botToken, publicKey: telegram.publicKey } : await loadDevKeys(settings),
       })
     : undefined;
+  // Development mode's generated token makes a bot too: its Bot API calls go to the /sandbox/telegram stand-in.
+  const botToken = messengerService?.keys.botToken;
+  const bot = messengerService && botToken ? createWalletBot({ config: telegram, botToken, messenger: messengerService, log }) : undefined;
+  if (bot && telegram.setWebhook && telegram.botToken) {
+    bot.setWebhook(`${config.publicUrl}/api/tg/webhook`).catch((error: unknown) => log.error({ err: error }, 'setting the telegram webhook failed'));
+  }
   if (telegram.devMode) log.warn('TELEGRAM_BOT_TOKEN is unset: the Telegram mini app runs in development mode, with a generated bot token (open /tg)');
   const idp = config.oidc.embedded
     ? createIdentityProvider({
@@ -72,7 +83,8 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
         pool: database.pool,
         log,
         users,
-        secrets: await loadIdpSecrets(database.pool, secrets),
+        secrets: await loadIdpSecrets(settings),
+        settings,
         secretsKey: secrets,
         messenger: messengerService && (({ initData, oneTimeCode }) => (oneTimeCode === undefined ? messengerService.signIn(initData) : messengerService.signInWithCode(oneTimeCode, initData))),
       })
@@ -89,7 +101,7 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
     hasher,
     limits,
     idp,
-    messenger: messengerService && { service: messengerService, token: idp && createTokenEndpointCaller(idp.handle, '/oidc/token') },
+    messenger: messengerService && { service: messengerService, token: idp && createTokenEndpointCaller(idp.handle, '/oidc/token'), bot },
     close() {
       idp?.close();
       mailer.close();

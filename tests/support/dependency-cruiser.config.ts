@@ -44,6 +44,20 @@ const configuration: IConfiguration = {
       to: { path: '^src/server/adapters/', pathNot: port },
     },
     {
+      name: 'idp-not-to-http',
+      comment: 'The identity provider is mounted beside the gateway, not inside it: it never imports http.',
+      severity: 'error',
+      from: { path: '^src/server/idp/' },
+      to: { path: '^src/server/http/' },
+    },
+    {
+      name: 'idp-not-to-adapter-implementations',
+      comment: 'Like http, the identity provider names an adapter port (the secrets key, its sealed settings), never an implementation.',
+      severity: 'error',
+      from: { path: '^src/server/idp/' },
+      to: { path: '^src/server/adapters/', pathNot: port },
+    },
+    {
       name: 'http-not-to-jobs',
       comment: 'http and jobs are siblings that both call the domain.',
       severity: 'error',

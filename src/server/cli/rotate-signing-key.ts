@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../log.ts';
 import { openDatabase } from '../db/database.ts';
-import { openSecretsKey } from '../adapters/keys/secrets-key.ts';
+import { createSealedSettings, openSecretsKey } from '../adapters/keys/secrets-key.ts';
 import { rotateSigningKey } from '../idp/keys.ts';
 
 /**
@@ -16,7 +16,7 @@ const log = createLogger(config.logLevel);
 const database = await openDatabase(config, log);
 try {
   const secrets = await openSecretsKey({ value: config.secretsKey, dataDir: config.dataDir, production: config.production }, log, database.pool);
-  const rotated = await rotateSigningKey(database.pool, secrets);
+  const rotated = await rotateSigningKey(createSealedSettings(database.pool, secrets));
   log.info({ kid: rotated.signingKeys[0]?.kid, kept: rotated.signingKeys.length }, 'signing key rotated; restart the servers to sign with it');
 } finally {
   await database.close();

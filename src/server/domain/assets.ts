@@ -4,25 +4,17 @@
  */
 import type pg from 'pg';
 import { formatUnits } from '../../lib/amount.ts';
+import type { AssetItem } from '../../lib/wire/assets.ts';
 import { COINS, findCoin, type CoinMeta, type Network } from '../../lib/currencies.ts';
 import { deriveAddress } from './addresses.ts';
 import { ensureUserLedgerAccount, type Queryable } from './ledger.ts';
 import { notifyAccountChanged } from './account-changes.ts';
-import type { WalletSeed } from '../adapters/keys/seed.ts';
+import type { WalletSeed } from '../adapters/keys/port.ts';
 import { DomainError } from './errors.ts';
 import type { accountAssets, depositAddresses, ledgerBalances, walletAccountKeys } from '../db/schema.ts';
 
-/** SPEC §3 account balance item, amounts as exact decimal strings. */
-export type AssetItem = {
-  currency: string;
-  isCrypto: boolean;
-  isToken: boolean;
-  /** Spendable now. */
-  totalAvailable: string;
-  /** Set aside for operations in flight (withdrawals, swaps). */
-  onHold: string;
-  depositAddress: string | null;
-};
+/** SPEC §3 account balance item: the wire type itself, so the gateway answers exactly what the browser reads. */
+export type { AssetItem };
 
 export class AssetError extends DomainError<'UNKNOWN_CURRENCY' | 'ASSET_NOT_FOUND'> {}
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
+import type { SecretsKey } from '../adapters/keys/port.ts';
 
 /** How long a mailed code stays usable. */
 export const CODE_TTL_MS = { confirm_email: 24 * 60 * 60 * 1000, reset_password: 60 * 60 * 1000 } as const;

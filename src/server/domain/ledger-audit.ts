@@ -4,10 +4,9 @@
  * (a withdrawal's state against its postings, a swap's...).
  */
 import type pg from 'pg';
+import type { AuditCheck } from './audit-check.ts';
 import { WITHDRAWAL_CHECKS } from './withdrawal-audit.ts';
 import { depositEntryKeySql, orderEntryKeySql } from './orders/entry-keys.ts';
-
-export type AuditCheck = { name: string; sql: string };
 
 export const LEDGER_CHECKS: AuditCheck[] = [
   {

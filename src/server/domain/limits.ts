@@ -6,8 +6,8 @@
 import type pg from 'pg';
 import { RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { DomainError } from './errors.ts';
-import type { Mailer, MailRequest } from '../adapters/mail/mailer.ts';
-import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
+import type { Mailer, MailRequest } from '../adapters/mail/port.ts';
+import type { SecretsKey } from '../adapters/keys/port.ts';
 
 export type LimitPolicy = { points: number; durationS: number };
 

@@ -4,11 +4,10 @@ import type { Db } from '../db/database.ts';
 import { telegramAccounts, telegramLinkCodes, users, walletAccounts } from '../db/schema.ts';
 import { DomainError } from './errors.ts';
 import type { Logger } from '../log.ts';
-import type pg from 'pg';
 import { newCode, storedCode } from './codes.ts';
-import { loadSealedSetting, type SecretsKey } from '../adapters/keys/secrets-key.ts';
+import type { SealedSettings, SecretsKey } from '../adapters/keys/port.ts';
 import type { Queryable } from './ledger.ts';
-import type { Mailer } from '../adapters/mail/mailer.ts';
+import type { Mailer } from '../adapters/mail/port.ts';
 import { guardPincodeOrRecentSignIn } from './pincode.ts';
 import { ed25519PublicKey, InitDataError, validateInitData, type TelegramUser, type ValidInitData } from './telegram-init-data.ts';
 
@@ -57,8 +56,8 @@ function isDevKeys(value: unknown): value is { botToken: string; privateKey: str
  * The development mode's stand-in for a bot: a generated token and Ed25519 key, kept sealed in app_setting so every
  * process (and every restart) signs and checks alike.
  */
-export async function loadDevKeys(pool: pg.Pool, key: SecretsKey): Promise<InitDataKeys> {
-  const value = await loadSealedSetting(pool, key, DEV_KEYS, {
+export async function loadDevKeys(settings: SealedSettings): Promise<InitDataKeys> {
+  const value = await settings.load(DEV_KEYS, {
     parse: (stored) => (isDevKeys(stored) ? stored : undefined),
     fresh: () => ({ botToken: `1${randomBytes(4).readUInt32BE(0)}:${randomBytes(27).toString('base64url')}`, privateKey: randomBytes(32).toString('hex') }),
   });

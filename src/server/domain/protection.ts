@@ -1,7 +1,7 @@
 import { randomInt, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
-import type { Mailer } from '../adapters/mail/mailer.ts';
-import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
+import type { Mailer } from '../adapters/mail/port.ts';
+import type { SecretsKey } from '../adapters/keys/port.ts';
 import { storedCode } from './codes.ts';
 import type { Logger } from '../log.ts';
 import { DomainError } from './errors.ts';

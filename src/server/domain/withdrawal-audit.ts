@@ -1,4 +1,4 @@
-import type { AuditCheck } from './ledger-audit.ts';
+import type { AuditCheck } from './audit-check.ts';
 import { orderEntryKeySql } from './orders/entry-keys.ts';
 
 /** ledger:audit's checks of withdrawals: each one's entries match its state, and so do its history items. */

@@ -20,13 +20,13 @@ import { createDevnetSandbox } from './sandbox-devnet.ts';
 import { loopbackOnly } from './loopback-only.ts';
 import { createSellApi } from './sell.ts';
 import { createBuyApi } from './buy.ts';
-import type { Mailer } from '../adapters/mail/mailer.ts';
+import type { Mailer } from '../adapters/mail/port.ts';
 import { createProtectionService } from '../domain/protection.ts';
 import { createProtectionApi } from './protection.ts';
 import { createAccountOwners } from './account-owner.ts';
 import { createTelegramArea } from './telegram.ts';
 import type { Accounts } from '../accounts.ts';
-import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
+import type { SecretsKey } from '../adapters/keys/port.ts';
 import type { Limits } from '../domain/limits.ts';
 
 const ACCOUNT_URL = /^[a-z]+:\/\/[^/]+\/api\/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\//;

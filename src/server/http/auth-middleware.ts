@@ -4,9 +4,8 @@ import { eq, sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import type pg from 'pg';
 import type { Db } from '../db/database.ts';
-import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
+import type { SealedSettings, SecretsKey } from '../adapters/keys/port.ts';
 import { users, walletAccounts } from '../db/schema.ts';
 import { loadIdpSecrets, publicJwks } from '../idp/keys.ts';
 import { readRevokedGrants } from '../idp/revocations.ts';
@@ -44,7 +43,7 @@ const REVOKED_OVERLAP_MS = 30_000;
  * until it expires in a bounded cache. With the embedded provider the keys come from the database; with an
  * external issuer (OIDC_ISSUER) from its JWKS found by discovery, and unknown subjects get a user on first sight.
  */
-export function createAccessTokenVerifier(deps: { config: Config; db: Db; pool: pg.Pool; secrets: SecretsKey; log: Logger }): AccessTokenVerifier {
+export function createAccessTokenVerifier(deps: { config: Config; db: Db; secrets: SecretsKey; settings: SealedSettings; log: Logger }): AccessTokenVerifier {
   const { config, db, log } = deps;
   const { oidc } = config;
   const cache = new Map<string, { principal: Principal; expiresAt: number; grantId: string | undefined }>();
@@ -78,7 +77,7 @@ export function createAccessTokenVerifier(deps: { config: Config; db: Db; pool: 
   let keys: Promise<JWTVerifyGetKey> | undefined;
   let reloadedAt = 0;
   const loadKeys = async (): Promise<JWTVerifyGetKey> => {
-    if (oidc.embedded) return createLocalJWKSet(publicJwks(await loadIdpSecrets(deps.pool, deps.secrets)));
+    if (oidc.embedded) return createLocalJWKSet(publicJwks(await loadIdpSecrets(deps.settings)));
     const response = await fetch(`${oidc.issuer}/.well-known/openid-configuration`, { signal: AbortSignal.timeout(10_000) });
     const body: unknown = await response.json();
     return createRemoteJWKSet(new URL(discoverySchema.parse(body).jwks_uri));

@@ -12,7 +12,7 @@
 import { Hono } from 'hono';
 import { html } from 'hono/html';
 import { z } from 'zod';
-import { DevnetError, type DevnetChain } from '../adapters/chains/devnet.ts';
+import type { DevnetControls } from '../adapters/chains/port.ts';
 import { ApiError } from './errors.ts';
 import { readJsonBody } from './json-body.ts';
 
@@ -28,16 +28,20 @@ const failBody = z.object({
   mode: z.enum(['REJECT', 'DROP']).default('REJECT'),
 });
 
-export function createDevnetSandbox(chain: DevnetChain): Hono {
+export function createDevnetSandbox(chain: DevnetControls): Hono {
   const app = new Hono();
+  // The devnet's refusals (unknown currency, bad address or amount) are the caller's mistake: 400 with its problem.
+  const refused = (error: unknown): unknown => {
+    const refusal = chain.refusalOf(error);
+    return refusal ? new ApiError(400, refusal.problem, refusal.message, { cause: error }) : error;
+  };
 
   app.post('/fail', async (c) => {
     const body = failBody.parse(await readJsonBody(c.req.raw, { empty: {} }));
     try {
       return c.json(await chain.failNext(body), 201);
     } catch (error) {
-      if (error instanceof DevnetError) throw new ApiError(400, error.problem, error.message, { cause: error });
-      throw error;
+      throw refused(error);
     }
   });
 
@@ -51,8 +55,7 @@ export function createDevnetSandbox(chain: DevnetChain): Hono {
     try {
       return c.json(await chain.send({ currency: body.currency, toAddress: body.address, amount: body.amount }), 201);
     } catch (error) {
-      if (error instanceof DevnetError) throw new ApiError(400, error.problem, error.message, { cause: error });
-      throw error;
+      throw refused(error);
     }
   });
 

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { WalletBot } from '../adapters/telegram/bot.ts';
+import type { WalletBot } from '../adapters/telegram/port.ts';
 
 /** One call the bot made to the Bot API, as the stand-in received it. */
 export type BotApiCall = { method: string; payload: Record<string, unknown>; at: string };

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { checkWebhookSignature, SIGNATURE_HEADER } from '../adapters/webhooks/signature.ts';
+import { checkWebhookSignature, SIGNATURE_HEADER } from '../adapters/webhooks/port.ts';
 import { DomainError } from '../domain/errors.ts';
 
 /**

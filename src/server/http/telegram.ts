@@ -8,7 +8,7 @@ import type { Logger } from '../log.ts';
 import { MESSENGER_CODES, type MessengerService, type OwnerProof } from '../domain/messenger.ts';
 import { signInitData } from '../domain/telegram-init-data.ts';
 import { MESSENGER_GRANT, type TokenEndpointAnswer } from '../idp/messenger-grant.ts';
-import { createWalletBot, type WalletBot } from '../adapters/telegram/bot.ts';
+import type { WalletBot } from '../adapters/telegram/port.ts';
 import { TELEGRAM_SANDBOX_PATH } from '../config-telegram.ts';
 import { createTelegramSandbox } from './sandbox-telegram.ts';
 import { FIRST_PARTY_SCOPE, API_SCOPE } from '../idp/provider.ts';
@@ -179,16 +179,13 @@ export function createTelegramArea(deps: {
   config: Config;
   log: Logger;
   auth: AccessTokenVerifier;
-  messenger: { service: MessengerService; token: ((form: URLSearchParams) => Promise<TokenEndpointAnswer>) | undefined } | undefined;
+  /** `bot` is built by the composition root (accounts.ts): this area only routes its webhook and stand-in. */
+  messenger: { service: MessengerService; token: ((form: URLSearchParams) => Promise<TokenEndpointAnswer>) | undefined; bot: WalletBot | undefined } | undefined;
 }): { api: Hono<ApiEnv>; sandbox: Hono | undefined } {
   const { config, log } = deps;
   const telegram = config.telegram;
   const service = deps.messenger?.service;
-  const botToken = service?.keys.botToken;
-  const bot = service && botToken ? createWalletBot({ config: telegram, botToken, messenger: service, log }) : undefined;
-  if (bot && telegram.setWebhook && telegram.botToken) {
-    bot.setWebhook(`${config.publicUrl}/api/tg/webhook`).catch((error: unknown) => log.error({ err: error }, 'setting the telegram webhook failed'));
-  }
+  const bot = deps.messenger?.bot;
   const api = createTelegramApi({ config, log, auth: deps.auth, messenger: service, token: deps.messenger?.token, bot });
   const sandboxOn = telegram.enabled && telegram.apiRoot === `${config.publicUrl}${TELEGRAM_SANDBOX_PATH}`;
   return { api, sandbox: sandboxOn ? createTelegramSandbox({ bot, devMode: telegram.devMode, miniAppUrl: telegram.miniAppUrl }) : undefined };

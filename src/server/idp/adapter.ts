@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { KEYED_HASH_PREFIX, type SecretsKey } from '../adapters/keys/secrets-key.ts';
+import type { SecretsKey } from '../adapters/keys/port.ts';
 
 type Row = { payload: AdapterPayload; consumed_at: Date | null };
 
@@ -93,7 +93,7 @@ export async function migrateOidcPayloads(pool: pg.Pool, key: SecretsKey): Promi
   for (;;) {
     const legacy = await pool.query<{ id: string; type: string; payload: AdapterPayload; grant_id: string | null; user_code: string | null }>(
       `SELECT id, type, payload, grant_id, user_code FROM oidc_payload WHERE id NOT LIKE $1 LIMIT 500`,
-      [`${KEYED_HASH_PREFIX}%`],
+      [`${key.keyedHashPrefix}%`],
     );
     for (const row of legacy.rows) {
       const result = await pool.query('UPDATE oidc_payload SET id = $3, payload = $4, grant_id = $5, user_code = $6 WHERE type = $1 AND id = $2', [

@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type pg from 'pg';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import { loadSealedSetting, saveSealedSetting, type SecretsKey } from '../adapters/keys/secrets-key.ts';
+import type { SealedSettings } from '../adapters/keys/port.ts';
 
 const KEY = 'idp.secrets';
 /** Keys kept after a rotation so tokens signed by the previous key still verify until they expire. */
@@ -24,18 +23,18 @@ function isSecrets(value: unknown): value is IdpSecrets {
  * Reads the secrets, generating them on the very first start; concurrent first starts agree on one set. They are
  * kept sealed under SECRETS_KEY; a plaintext row from before is sealed on the first start that reads it.
  */
-export async function loadIdpSecrets(pool: pg.Pool, key: SecretsKey): Promise<IdpSecrets> {
-  return loadSealedSetting(pool, key, KEY, {
+export async function loadIdpSecrets(settings: SealedSettings): Promise<IdpSecrets> {
+  return settings.load(KEY, {
     parse: (value) => (isSecrets(value) ? value : undefined),
     fresh: async () => ({ signingKeys: [await newSigningKey()], cookieKeys: [randomBytes(32).toString('base64url')] }),
   });
 }
 
 /** Puts a new signing key first (it signs from the next start on) and keeps the last few for verification. */
-export async function rotateSigningKey(pool: pg.Pool, key: SecretsKey): Promise<IdpSecrets> {
-  const current = await loadIdpSecrets(pool, key);
+export async function rotateSigningKey(settings: SealedSettings): Promise<IdpSecrets> {
+  const current = await loadIdpSecrets(settings);
   const next: IdpSecrets = { ...current, signingKeys: [await newSigningKey(), ...current.signingKeys].slice(0, KEPT_SIGNING_KEYS) };
-  await saveSealedSetting(pool, key, KEY, next);
+  await settings.save(KEY, next);
   return next;
 }
 

@@ -8,7 +8,7 @@ import { users } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import type { UserService } from '../domain/users.ts';
 import { createPostgresAdapter, pruneOidcPayloads } from './adapter.ts';
-import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
+import type { SealedSettings, SecretsKey } from '../adapters/keys/port.ts';
 import { refuseNulIds } from './nul-guard.ts';
 import type { IdpSecrets } from './keys.ts';
 import { handleInteraction } from './interactions.ts';
@@ -75,6 +75,8 @@ export function createIdentityProvider(deps: {
   log: Logger;
   users: UserService;
   secrets: IdpSecrets;
+  /** Where `secrets` came from: reread after another process rotated the signing key. */
+  settings: SealedSettings;
   /** Stored tokens and sessions are looked up by a keyed hash under it (adapter.ts). */
   secretsKey: SecretsKey;
   /** Telegram sign-in (messenger-grant.ts): a grant of this provider, so its tokens are the same as e-mail sign-in's. */
@@ -193,7 +195,7 @@ export function createIdentityProvider(deps: {
     registerMessengerGrant(provider, { signIn: deps.messenger, findAccount: configuration.findAccount ?? (async () => undefined), audience: oidc.audience, apiScope: API_SCOPE, oidcScope: FIRST_PARTY_SCOPE, accessTokenTtl: oidc.accessTokenTtl });
   }
   provider.proxy = behindProxy(config.trustProxy);
-  const userinfo = createUserinfoEndpoint({ provider, pool: deps.pool, secretsKey: deps.secretsKey, secrets: deps.secrets, issuer: oidc.issuer, audience: oidc.audience, findAccount });
+  const userinfo = createUserinfoEndpoint({ provider, settings: deps.settings, secrets: deps.secrets, issuer: oidc.issuer, audience: oidc.audience, findAccount });
   // A database that is away is no fault of ours: 503 with Retry-After, as the gateway answers, and a warning.
   const databaseAway = new WeakSet<object>();
   provider.on('server_error', (ctx: KoaContextWithOIDC, error: unknown) => {

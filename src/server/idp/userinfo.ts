@@ -1,8 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
-import type pg from 'pg';
-import type { SecretsKey } from '../adapters/keys/secrets-key.ts';
+import type { SealedSettings } from '../adapters/keys/port.ts';
 import { loadIdpSecrets, publicJwks, type IdpSecrets } from './keys.ts';
 
 /** Which claims each OpenID scope releases (the provider's `claims` configuration). */
@@ -18,8 +17,8 @@ type Answer = { status: number; body: Record<string, unknown>; challenge?: strin
  */
 export function createUserinfoEndpoint(deps: {
   provider: Provider;
-  pool: pg.Pool;
-  secretsKey: SecretsKey;
+  /** Where the secrets are reread from when a token's key is not known yet (rotated meanwhile). */
+  settings: SealedSettings;
   secrets: IdpSecrets;
   issuer: string;
   audience: string;
@@ -36,7 +35,7 @@ export function createUserinfoEndpoint(deps: {
       // A key rotated by another process since this one started: reread the keys, at most every 30 s.
       if (Date.now() - reloadedAt < 30_000) return undefined;
       reloadedAt = Date.now();
-      keys = createLocalJWKSet(publicJwks(await loadIdpSecrets(deps.pool, deps.secretsKey)));
+      keys = createLocalJWKSet(publicJwks(await loadIdpSecrets(deps.settings)));
       return (await jwtVerify(token, keys, options).catch(() => undefined))?.payload;
     }
   };

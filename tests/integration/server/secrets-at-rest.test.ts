@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../../support/database.ts
 import { freePort, launchServer, runUntilExit, type LaunchedServer } from '../../support/server.ts';
 import { codeFromLink, readMailLink, refresh, refreshTokens, signUp, signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { TEST_MNEMONIC } from '../../support/custody.ts';
-import { SIGNATURE_HEADER, signWebhook } from '../../../src/server/adapters/webhooks/signature.ts';
+import { SIGNATURE_HEADER, signWebhook } from '../../../src/server/adapters/webhooks/port.ts';
 import { parseSecretsKey, secretsKeyFrom } from '../../../src/server/adapters/keys/secrets-key.ts';
 
 const PASSWORD = 'a quite long secret';

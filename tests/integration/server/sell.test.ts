@@ -6,7 +6,7 @@ import { launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
-import { signWebhook } from '../../../src/server/adapters/webhooks/signature.ts';
+import { signWebhook } from '../../../src/server/adapters/webhooks/port.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
 import type { SellOrderView } from '../../../src/server/domain/sell/view.ts';

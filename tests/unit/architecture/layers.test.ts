@@ -26,8 +26,15 @@ describe('layer rules', () => {
     expect(found).toContain('no-cycles: src/stores/first.ts -> src/stores/second.ts');
   });
 
-  it('lets the domain name an adapter port, and reports nothing else', () => {
+  it('fails an identity provider file that imports http or an adapter implementation', () => {
+    expect(found).toContain('idp-not-to-http: src/server/idp/breaks-layers.ts -> src/server/http/status.ts');
+    expect(found).toContain('idp-not-to-adapter-implementations: src/server/idp/breaks-layers.ts -> src/server/adapters/chains/devnet.ts');
+  });
+
+  it('lets the domain and the identity provider name an adapter port, and reports nothing else', () => {
     expect(found.filter((line) => line.includes('uses-port'))).toEqual([]);
-    expect(new Set(found.map((line) => line.split(':')[0]))).toEqual(new Set(['domain-not-to-outer-layers', 'no-cycles']));
+    expect(new Set(found.map((line) => line.split(':')[0]))).toEqual(
+      new Set(['domain-not-to-outer-layers', 'no-cycles', 'idp-not-to-http', 'idp-not-to-adapter-implementations']),
+    );
   });
 });

@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import type { Hono } from 'hono';
 import type { Logger } from '../../log.ts';
-import type { SecretsKey } from '../keys/secrets-key.ts';
+import type { SecretsKey } from '../keys/port.ts';
 import type { WebhookDeliverer } from '../webhooks/delivery.ts';
 import type { CardProvider } from './port.ts';
 import { cardSandboxSecret, createCardSandbox } from './sandbox.ts';

@@ -1,7 +1,7 @@
 /**
  * The port to a card payment provider: the gateway asks it for a payment and sends the browser to the provider's
  * hosted page (the card number never reaches us). The provider reports what happened by webhooks signed as in
- * `../webhooks/signature.ts`, each with a body of the `CardPaymentEvent` shape; they may come twice or out of order.
+ * `../webhooks/port.ts`, each with a body of the `CardPaymentEvent` shape; they may come twice or out of order.
  */
 
 export type CardPaymentStatus = 'PENDING' | 'REQUIRES_ACTION' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';

@@ -12,7 +12,7 @@
 import type pg from 'pg';
 import { Hono, type Context } from 'hono';
 import { createWebhookDeliverer, providerWebhookSecret, type PostWebhook, type WebhookDeliverer, type WebhookSenderOptions } from '../webhooks/delivery.ts';
-import type { SecretsKey } from '../keys/secrets-key.ts';
+import type { SecretsKey } from '../keys/port.ts';
 import type { CardPaymentStatus, CardProvider } from './port.ts';
 import { notFoundPage, paymentPage } from './sandbox-pages.ts';
 import {

@@ -8,13 +8,9 @@ import type pg from 'pg';
 import { findCoin, NETWORK_INFO, type CoinMeta, type Network } from '../../../lib/currencies.ts';
 import { insertDevnetTransfer } from './devnet-clock.ts';
 import { devnetTxHash, type DevnetSigner } from './devnet-signer.ts';
-import { BroadcastRejectedError, ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type FeeEstimate } from './port.ts';
+import { BroadcastRejectedError, ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type DevnetControls, type DevnetFailureMode, type DevnetProblem, type FeeEstimate } from './port.ts';
 
-/** How the devnet fails the next broadcast to an address: REJECT refuses it, DROP accepts it and never mines it. */
-export type DevnetFailureMode = 'REJECT' | 'DROP';
-
-export type DevnetProblem = 'UNKNOWN_CURRENCY' | 'BAD_ADDRESS' | 'BAD_AMOUNT';
-
+/** A refusal of the faucet or the failure switch: the caller's mistake (DevnetControls.refusalOf). */
 export class DevnetError extends Error {
   readonly problem: DevnetProblem;
   constructor(problem: DevnetProblem, message: string) {
@@ -51,12 +47,8 @@ function feeCurrency(network: Network, currency: string): { coin: string; token:
   return { coin, token: currency !== coin };
 }
 
-export type DevnetNode = Pick<ChainAdapter, 'hotWalletAddress' | 'signWithdrawal' | 'broadcast' | 'estimateFee' | 'replaceByFee' | 'collection'> & {
-  /** Tells the devnet to fail the next broadcast to `address` (for tests and demos of a failed withdrawal). */
-  failNext(input: { currency: string; address: string; mode: DevnetFailureMode }): Promise<{ network: Network; address: string; mode: DevnetFailureMode }>;
-  /** Every broadcast of a transaction hash the devnet received, oldest first. */
-  broadcasts(txHash: string): Promise<{ outcome: string; at: Date }[]>;
-};
+export type DevnetNode = Pick<ChainAdapter, 'hotWalletAddress' | 'signWithdrawal' | 'broadcast' | 'estimateFee' | 'replaceByFee' | 'collection'> &
+  Pick<DevnetControls, 'failNext' | 'broadcasts'>;
 
 /** `hotWallet` throws when the devnet was made without the custody seed; `init` creates the chains if need be. */
 export function createDevnetNode(pool: pg.Pool, context: { hotWallet: () => DevnetSigner; addresses: ChainAddressing; init: () => Promise<void> }): DevnetNode {

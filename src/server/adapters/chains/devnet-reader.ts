@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { formatUnits } from '../../../lib/amount.ts';
 import { findCoin, type Network } from '../../../lib/currencies.ts';
 import { HEIGHT } from './devnet-clock.ts';
-import { transferKey, type ChainPort, type ChainTransfer, type TransferStatus } from './port.ts';
+import { transferKey, type ChainPort, type ChainTransfer, type DevnetControls, type TransferStatus } from './port.ts';
 
 /** Transfers younger than this are scanned again: one committed late under an earlier sequence number is not missed. */
 const RESCAN_WINDOW = "interval '5 seconds'";
@@ -26,26 +26,7 @@ type TransferRow = {
   created_at: Date;
 };
 
-/** A devnet transfer as the faucet answers it; `amount` as the user writes it. */
-export type DevnetReceipt = {
-  network: Network;
-  currency: string;
-  txHash: string;
-  outputIndex: number;
-  fromAddress: string;
-  toAddress: string;
-  amount: string;
-  blockHeight: number;
-  explorerUrl: string;
-};
-
-/** One devnet transaction as its explorer page and `npm run devnet -- tx` show it. */
-export type DevnetTransaction = DevnetReceipt & { height: number; confirmations: number; requiredConfirmations: number; createdAt: Date };
-
-export type DevnetReader = Pick<ChainPort, 'scan' | 'status'> & {
-  heights(): Promise<Record<string, number>>;
-  findTransaction(txHash: string): Promise<DevnetTransaction | undefined>;
-};
+export type DevnetReader = Pick<ChainPort, 'scan' | 'status'> & Pick<DevnetControls, 'heights' | 'findTransaction'>;
 
 export function createDevnetReader(pool: pg.Pool, context: { explorer: string; confirmations: Record<Network, number> }): DevnetReader {
   return {

@@ -10,13 +10,12 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import { AmountError, formatUnits, parseAmount } from '../../../lib/amount.ts';
 import { NETWORKS, type Network } from '../../../lib/currencies.ts';
 import { initDevnetChains, insertDevnetTransfer } from './devnet-clock.ts';
-import { createDevnetNode, DevnetError, devnetTarget, type DevnetNode } from './devnet-node.ts';
-import { createDevnetReader, type DevnetReader, type DevnetReceipt } from './devnet-reader.ts';
+import { createDevnetNode, DevnetError, devnetTarget } from './devnet-node.ts';
+import { createDevnetReader } from './devnet-reader.ts';
 import { createDevnetSigner, type DevnetSigner } from './devnet-signer.ts';
-import type { ChainAdapter, ChainAddressing } from './port.ts';
+import type { ChainAdapter, ChainAddressing, DevnetControls } from './port.ts';
 
-export { DevnetError, type DevnetFailureMode, type DevnetProblem } from './devnet-node.ts';
-export type { DevnetReceipt, DevnetTransaction } from './devnet-reader.ts';
+export { DevnetError } from './devnet-node.ts';
 
 /** Confirmations a deposit waits for on each devnet network unless DEVNET_CONFIRMATIONS says otherwise. */
 export const DEVNET_DEFAULT_CONFIRMATIONS: Record<Network, number> = { BITCOIN: 2, LITECOIN: 4, DOGECOIN: 6, ETHEREUM: 12, TRON: 19, TON: 1 };
@@ -31,12 +30,9 @@ const FAUCET_MNEMONIC = 'legal winner thank year wave sausage worth useful legal
 export type DevnetOptions = { blockMs: number; confirmations?: Partial<Record<Network, number>>; publicUrl: string; seed?: Uint8Array; addresses: ChainAddressing };
 
 export type DevnetChain = ChainAdapter &
-  Pick<DevnetNode, 'failNext' | 'broadcasts'> &
-  Pick<DevnetReader, 'heights' | 'findTransaction'> & {
+  DevnetControls & {
     /** Creates the chains; `rebase` moves genesis so a changed block time keeps heights continuous. */
     init(options?: { rebase?: boolean }): Promise<void>;
-    /** Sends a deposit from the devnet faucet to any valid address; amount as the user writes it. */
-    send(input: { currency: string; toAddress: string; amount: string }): Promise<DevnetReceipt>;
   };
 
 export function createDevnet(pool: pg.Pool, options: DevnetOptions): DevnetChain {
@@ -56,6 +52,7 @@ export function createDevnet(pool: pg.Pool, options: DevnetOptions): DevnetChain
     ...createDevnetNode(pool, { hotWallet, addresses: options.addresses, init }),
     init,
     send: createFaucet(pool, { explorer, addresses: options.addresses, init }),
+    refusalOf: (error) => (error instanceof DevnetError ? { problem: error.problem, message: error.message } : undefined),
   };
 }
 

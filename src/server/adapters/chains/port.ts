@@ -191,3 +191,38 @@ export type ChainAddressing = {
 
 /** Everything one adapter implements for the networks it runs; open.ts registers adapters and routes by network. */
 export type ChainAdapter = WithdrawalChainPort & HotWalletFees & { collection: CollectionPort };
+
+/** How the devnet fails the next broadcast to an address: REJECT refuses it, DROP accepts it and never mines it. */
+export type DevnetFailureMode = 'REJECT' | 'DROP';
+/** Why the devnet refused a faucet deposit or a failure switch: the caller's mistake. */
+export type DevnetProblem = 'UNKNOWN_CURRENCY' | 'BAD_ADDRESS' | 'BAD_AMOUNT';
+
+/** A devnet transfer as the faucet answers it; `amount` as the user writes it. */
+export type DevnetReceipt = {
+  network: Network;
+  currency: string;
+  txHash: string;
+  outputIndex: number;
+  fromAddress: string;
+  toAddress: string;
+  amount: string;
+  blockHeight: number;
+  explorerUrl: string;
+};
+
+/** One devnet transaction as its explorer page and `npm run devnet -- tx` show it. */
+export type DevnetTransaction = DevnetReceipt & { height: number; confirmations: number; requiredConfirmations: number; createdAt: Date };
+
+/** The devnet's own controls beside the chain it simulates: what its sandbox page under /sandbox/devnet serves. */
+export type DevnetControls = {
+  /** Sends a deposit from the devnet faucet to any valid address; amount as the user writes it. */
+  send(input: { currency: string; toAddress: string; amount: string }): Promise<DevnetReceipt>;
+  /** Tells the devnet to fail the next broadcast to `address` (for tests and demos of a failed withdrawal). */
+  failNext(input: { currency: string; address: string; mode: DevnetFailureMode }): Promise<{ network: Network; address: string; mode: DevnetFailureMode }>;
+  /** Every broadcast of a transaction hash the devnet received, oldest first. */
+  broadcasts(txHash: string): Promise<{ outcome: string; at: Date }[]>;
+  heights(): Promise<Record<string, number>>;
+  findTransaction(txHash: string): Promise<DevnetTransaction | undefined>;
+  /** The caller's mistake `error` stands for (send and failNext refuse with one), else undefined. */
+  refusalOf(error: unknown): { problem: DevnetProblem; message: string } | undefined;
+};

@@ -10,12 +10,13 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type pg from 'pg';
 import type { Logger } from '../../log.ts';
+import type { SealedSettings, SecretsKey } from './port.ts';
 import { createFileOnce } from './seed.ts';
 
 export const SECRETS_KEY_FILE = 'secrets-key.txt';
 const SEALED = 's1:';
-/** How every keyed hash starts, so rows written before keyed hashing can be told apart and migrated. */
-export const KEYED_HASH_PREFIX = 'k1:';
+/** How every keyed hash starts (SecretsKey.keyedHashPrefix). */
+const KEYED_HASH_PREFIX = 'k1:';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const FINGERPRINT_SETTING = 'secrets.key';
@@ -26,17 +27,6 @@ type Queryable = Pick<pg.Pool, 'query'>;
 export class SecretsKeyError extends Error {
   readonly code = 'SECRETS_KEY';
 }
-
-export type SecretsKey = {
-  /** Encrypts `plaintext`; `purpose` is bound to it, so a sealed value cannot be moved to another place. */
-  seal: (plaintext: string, purpose: string) => string;
-  open: (sealed: string, purpose: string) => string;
-  /** A one-way stand-in for `value` to store and look up by; the same value and purpose give the same hash. */
-  keyedHash: (value: string, purpose: string) => string;
-  /** A public, non-secret fingerprint to tell keys apart in the database. */
-  fingerprint: string;
-  source: 'env' | 'file';
-};
 
 export function isSealed(value: unknown): value is string {
   return typeof value === 'string' && value.startsWith(SEALED);
@@ -77,6 +67,7 @@ export function secretsKeyFrom(key: Uint8Array, source: SecretsKey['source']): S
     keyedHash(value, purpose) {
       return KEYED_HASH_PREFIX + createHmac('sha256', hashKey).update(`${purpose}\0${value}`, 'utf8').digest('base64url');
     },
+    keyedHashPrefix: KEYED_HASH_PREFIX,
     fingerprint: createHmac('sha256', derive('fingerprint')).update('fingerprint').digest('hex').slice(0, 16),
     source,
   };
@@ -155,4 +146,12 @@ export async function saveSealedSetting(pool: Queryable, key: SecretsKey, name: 
     `INSERT INTO app_setting (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
     [name, { sealed: key.seal(JSON.stringify(value), name) }],
   );
+}
+
+/** The sealed settings of one database, for those who must not know the pool or the key's sealing. */
+export function createSealedSettings(pool: Queryable, key: SecretsKey): SealedSettings {
+  return {
+    load: (name, options) => loadSealedSetting(pool, key, name, options),
+    save: (name, value) => saveSealedSetting(pool, key, name, value),
+  };
 }

@@ -10,6 +10,7 @@ import { chmod, link, mkdir, readFile, unlink, writeFile } from 'node:fs/promise
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../log.ts';
+import type { WalletSeed } from './port.ts';
 
 export const SEED_FILE = 'wallet-seed.txt';
 
@@ -17,14 +18,6 @@ export const SEED_FILE = 'wallet-seed.txt';
 export class SeedError extends Error {
   readonly code = 'SEED';
 }
-
-export type WalletSeed = {
-  /** 64 bytes of BIP39 seed: only the key derivation sees it. */
-  bytes: Uint8Array;
-  /** A public, non-secret fingerprint (hash of the master public key) to tell seeds apart in the database. */
-  fingerprint: string;
-  source: 'env' | 'file';
-};
 
 export function isValidMnemonic(mnemonic: string): boolean {
   return validateMnemonic(normalise(mnemonic), wordlist);

@@ -2,13 +2,8 @@ import nodemailer from 'nodemailer';
 import type { Db } from '../../db/database.ts';
 import { mailOutbox } from '../../db/schema.ts';
 import type { Logger } from '../../log.ts';
-import { isCodeMail, renderMail, type MailKind, type MailLanguage } from './templates.ts';
-
-/** `link` is the mail's link, or for the code mails (templates.ts CodeMailKind) the code to type. */
-export type MailRequest = { to: string; kind: MailKind; language: MailLanguage; link: string };
-
-/** The port the user service sends mail through. */
-export type Mailer = { send: (mail: MailRequest) => Promise<void>; close: () => void };
+import type { Mailer } from './port.ts';
+import { isCodeMail, renderMail } from './templates.ts';
 
 /**
  * Every mail is recorded in mail_outbox; with SMTP_URL it is also sent through nodemailer, without it the link

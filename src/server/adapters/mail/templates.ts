@@ -1,7 +1,5 @@
-export type MailLanguage = 'ENG' | 'RUS';
-export type MailKind = 'confirm_email' | 'reset_password' | 'signup_existing' | 'messenger_linked' | 'account_locked' | CodeMailKind;
-/** Mails that carry a short code to type instead of a link (MailRequest.link holds the code). */
-export type CodeMailKind = 'email_change_old' | 'email_change_new' | 'pincode_reset';
+import type { CodeMailKind, MailKind, MailLanguage } from './port.ts';
+
 export type RenderedMail = { subject: string; text: string; html: string };
 
 type Texts = { subject: string; greeting: string; body: string; action: string; expiry: string; ignore: string };

@@ -6,7 +6,7 @@
 import type pg from 'pg';
 import type { Hono } from 'hono';
 import type { Logger } from '../../log.ts';
-import type { SecretsKey } from '../keys/secrets-key.ts';
+import type { SecretsKey } from '../keys/port.ts';
 import type { WebhookDeliverer } from '../webhooks/delivery.ts';
 import type { PayoutProvider } from './port.ts';
 import { createSandboxBank, loadBinTable, sandboxWebhookSecret } from './sandbox.ts';

@@ -2,7 +2,7 @@
  * The port to a payout provider (the bank that pays sells out to cards). The gateway never keeps a full card
  * number: it hands the number to the provider once and keeps the provider's token, the masked number and the bank.
  * Payouts are asynchronous: the provider reports each one's outcome by a webhook signed as in
- * `../webhooks/signature.ts`, with a body of the `PayoutReport` shape.
+ * `../webhooks/port.ts`, with a body of the `PayoutReport` shape.
  */
 
 /** SPEC §3 card info lookup: the issuing bank's code (SBR for Sberbank) and the card system. */

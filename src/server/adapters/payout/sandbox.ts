@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { inTransaction } from '../../db/transaction.ts';
-import type { SecretsKey } from '../keys/secrets-key.ts';
+import type { SecretsKey } from '../keys/port.ts';
 import { createWebhookDeliverer, enqueueWebhook, providerWebhookSecret, type WebhookDeliverer, type WebhookSenderOptions } from '../webhooks/delivery.ts';
 import { maskCard, PayoutUnavailableError, type CardInfo, type PayoutProvider, type PayoutReport } from './port.ts';
 import shippedBins from './sandbox-bins.json' with { type: 'json' };

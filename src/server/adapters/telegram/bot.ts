@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { Bot, type Context } from 'grammy';
-import type { Update, UserFromGetMe } from 'grammy/types';
+import type { UserFromGetMe } from 'grammy/types';
 import type { Logger } from '../../log.ts';
+import type { BotAccountLinking, WalletBot } from './port.ts';
 
 /**
  * The wallet's Telegram bot (grammY, webhook mode): `/start <code>` links the sender's Telegram account to the web
@@ -64,28 +65,10 @@ export type WalletBotOptions = Readonly<{
   miniAppUrl: string;
 }>;
 
-/** Who sent `/start <code>`, as Telegram describes the sender. */
-export type BotSender = { id: number; first_name: string; last_name?: string | undefined; username?: string | undefined; language_code?: string | undefined };
-
-/**
- * The port through which the bot links accounts (the domain's messenger service implements it): resolves once the
- * sender's Telegram account is linked to the user who asked for `code`; a refusal throws an error whose `code` is
- * one of SPEC §8's B2C_USM0022…0027, anything else is answered with 'contact support'.
- */
-export type BotAccountLinking = { linkFromBot(code: string, sender: BotSender): Promise<unknown> };
-
 /** The secret Telegram sends in `X-Telegram-Bot-Api-Secret-Token`: configured, or derived from the bot token. */
 export function webhookSecretOf(options: Pick<WalletBotOptions, 'webhookSecret'>, botToken: string): string {
   return options.webhookSecret ?? createHmac('sha256', 'wallet-telegram-webhook').update(botToken).digest('base64url');
 }
-
-export type WalletBot = {
-  /** Handles one update as received by the webhook; resolves once the bot has answered. */
-  handleUpdate: (update: Update) => Promise<void>;
-  webhookSecret: string;
-  /** Registers the webhook with Telegram (TELEGRAM_SET_WEBHOOK=on). */
-  setWebhook: (url: string) => Promise<void>;
-};
 
 /** `messenger` is the account-linking port; `config` the bot's options. */
 export function createWalletBot(deps: { config: WalletBotOptions; botToken: string; messenger: BotAccountLinking; log: Logger }): WalletBot {

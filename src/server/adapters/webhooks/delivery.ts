@@ -4,7 +4,7 @@
  * A sender calls `enqueueWebhook(client, { topic, eventKey, url, body })`, inside the transaction that changed its
  * state, so an event exists exactly when its cause committed (the same `eventKey` twice is one event).
  * `createWebhookDeliverer({ topic, secret, ... }).deliverDue`, run by a worker job (jobs/handlers.ts), claims due
- * rows of that topic with FOR UPDATE SKIP LOCKED (any number of processes share them), signs each body afresh (`signature.ts`: the timestamp is the attempt's) and POSTs
+ * rows of that topic with FOR UPDATE SKIP LOCKED (any number of processes share them), signs each body afresh (`port.ts`: the timestamp is the attempt's) and POSTs
  * it; a 2xx marks it delivered, anything else is retried with exponential backoff (1 s, 2 s, 4 s ... capped at
  * 5 min) for as long as it takes. A claimed row is leased for 30 s, so a crashed sender's rows go out again: the
  * receiver must expect an event twice, and, as batches go out at once, out of order.
@@ -12,8 +12,9 @@
 import type pg from 'pg';
 import { randomBytes, randomInt } from 'node:crypto';
 import type { Logger } from '../../log.ts';
-import { loadSealedSetting, type SecretsKey } from '../keys/secrets-key.ts';
-import { signWebhook, SIGNATURE_HEADER } from './signature.ts';
+import type { SecretsKey } from '../keys/port.ts';
+import { loadSealedSetting } from '../keys/secrets-key.ts';
+import { signWebhook, SIGNATURE_HEADER } from './port.ts';
 
 type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 

@@ -5,7 +5,7 @@ import { statusOf } from '../../../../src/server/http/errors.ts';
 import { secretsKeyFrom } from '../../../../src/server/adapters/keys/secrets-key.ts';
 
 const emailKey = emailKeyOf(secretsKeyFrom(new Uint8Array(32).fill(7), 'env'));
-import type { MailRequest } from '../../../../src/server/adapters/mail/mailer.ts';
+import type { MailRequest } from '../../../../src/server/adapters/mail/port.ts';
 
 describe('mail cap', () => {
   it('lets the cap of mails to one address through, refuses the rest before the mailer, and counts each address apart', async () => {

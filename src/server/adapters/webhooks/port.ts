@@ -3,7 +3,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /**
  * Webhook signatures as card and payout providers sign theirs: HMAC-SHA256 over `${timestamp}.${body}` with a
  * shared secret, sent as `t=<unix seconds>,v1=<hex>` in the signature header. Used by the embedded sandboxes to
- * sign and by the gateway to verify, so both sides agree by construction.
+ * sign and by the gateway to verify, so both sides agree by construction. A port file though it holds code: the
+ * scheme is the protocol between provider and gateway, pure (no state, no I/O), so http may name it.
  */
 export const SIGNATURE_HEADER = 'x-signature';
 export const DEFAULT_TOLERANCE_S = 300;
