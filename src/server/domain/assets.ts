@@ -12,6 +12,7 @@ import { notifyAccountChanged } from './account-changes.ts';
 import type { WalletSeed } from '../adapters/keys/port.ts';
 import { DomainError } from './errors.ts';
 import type { accountAssets, depositAddresses, ledgerBalances, walletAccountKeys } from '../db/schema.ts';
+import { inTransaction } from '../db/transaction.ts';
 
 /** SPEC §3 account balance item: the wire type itself, so the gateway answers exactly what the browser reads. */
 export type { AssetItem };
@@ -72,9 +73,7 @@ export async function addAssets(pool: pg.Pool, walletAccountId: string, currenci
   // Derivation is CPU work outside the transaction; the index it needs is allocated first.
   const index = await derivationIndex(pool, walletAccountId, seed);
   const addresses = await Promise.all(networks.map(async (network) => ({ network, address: await deriveAddress(seed.bytes, network, index) })));
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await ensureUserLedgerAccount(client, walletAccountId);
     await client.query(
       `INSERT INTO account_assets (wallet_account_id, currency) SELECT $1, unnest($2::text[])
@@ -83,13 +82,7 @@ export async function addAssets(pool: pg.Pool, walletAccountId: string, currenci
     );
     await insertAddresses(client, walletAccountId, index, addresses);
     await notifyAccountChanged(client, walletAccountId);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }
 
 /** Hides a currency from the account; its balance stays in the ledger and shows again when it is re-added. */

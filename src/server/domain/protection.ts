@@ -9,6 +9,7 @@ import type { emailChanges, userPincodes, users } from '../db/schema.ts';
 import { realEmail } from '../../lib/messenger-email.ts';
 import { guardPincode, hashPincode, pincodeActive, PINCODE_PATTERN } from './pincode.ts';
 import { normalizeEmail } from './users.ts';
+import { inTransaction } from '../db/transaction.ts';
 
 /** SPEC §5, §9: a verification code is 4 alphanumeric characters; a new one may be sent after 59 s. */
 export const VERIFICATION_CODE_PATTERN = /^[A-Za-z0-9]{4}$/;
@@ -210,24 +211,20 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
         await mailCode(row.newEmail, 'email_change_new', language, next);
         return { stage: 'new' };
       }
-      const client = await pool.connect();
       try {
-        await client.query('BEGIN');
-        const done = await client.query<Pick<EmailChange, 'newEmail'>>(`DELETE FROM email_changes WHERE user_id = $1 AND stage = 'new' AND code_hash = $2 RETURNING new_email AS "newEmail"`, [
-          userId,
-          row.codeHash,
-        ]);
-        const email = done.rows[0]?.newEmail;
-        if (!email) throw new DomainError('CONFIRMATION_USED', 'This code was already used');
-        await client.query('UPDATE users SET email = $2, email_confirmed_at = coalesce(email_confirmed_at, now()) WHERE id = $1', [userId, email]);
-        await client.query('COMMIT');
-        return { stage: 'done', email };
+        return await inTransaction(pool, async (client) => {
+          const done = await client.query<Pick<EmailChange, 'newEmail'>>(`DELETE FROM email_changes WHERE user_id = $1 AND stage = 'new' AND code_hash = $2 RETURNING new_email AS "newEmail"`, [
+            userId,
+            row.codeHash,
+          ]);
+          const email = done.rows[0]?.newEmail;
+          if (!email) throw new DomainError('CONFIRMATION_USED', 'This code was already used');
+          await client.query('UPDATE users SET email = $2, email_confirmed_at = coalesce(email_confirmed_at, now()) WHERE id = $1', [userId, email]);
+          return { stage: 'done' as const, email };
+        });
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => {});
         if ((error as { code?: string }).code === '23505') throw new DomainError('EMAIL_TAKEN', 'An account with this e-mail already exists', { cause: error });
         throw error;
-      } finally {
-        client.release();
       }
     },
 

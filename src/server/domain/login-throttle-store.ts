@@ -1,0 +1,80 @@
+/**
+ * The sign-in throttle's storage (domain/throttle.ts holds its rules): the user and the throttle rows read in one round
+ * trip, an attempt reserved before the password is checked, and a reservation taken back. Every sign-in runs these.
+ */
+import { sql } from 'drizzle-orm';
+import type { Db } from '../db/database.ts';
+import { loginThrottle, users } from '../db/schema.ts';
+import { afterFailure, retryAfterMs, type ThrottlePolicy, type ThrottleState } from './throttle.ts';
+
+type LoginRow = { user: { id: string; passwordHash: string | null; confirmed: boolean; language: (typeof users.$inferSelect)['language'] } | null; throttle: Array<{ key: string; failures: number; windowStartedAt: string; lockedUntil: string | null }> | null };
+
+type Reserved = { key: string; before: ThrottleState | undefined; after: ThrottleState };
+
+export function createLoginThrottleStore(db: Db, now: () => Date) {
+  /** The user and both throttle rows in one round trip: a login's database work is on the hot path. */
+  const readLoginState = async (email: string, keys: string[]): Promise<{ user: LoginRow['user']; throttle: Map<string, ThrottleState> }> => {
+    const result = await db.execute<LoginRow>(sql`
+      SELECT
+        (SELECT json_build_object('id', id, 'passwordHash', password_hash, 'confirmed', email_confirmed_at IS NOT NULL, 'language', language) FROM ${users} WHERE email = ${email}) AS "user",
+        (SELECT json_agg(json_build_object('key', key, 'failures', failures, 'windowStartedAt', window_started_at, 'lockedUntil', locked_until))
+           FROM ${loginThrottle} WHERE key IN (${sql.join(keys.map((key) => sql`${key}`), sql`, `)})) AS "throttle"`);
+    const row = result.rows[0];
+    const throttle = new Map(
+      (row?.throttle ?? []).map((t) => [t.key, { failures: t.failures, windowStartedAt: new Date(t.windowStartedAt), lockedUntil: t.lockedUntil ? new Date(t.lockedUntil) : null }]),
+    );
+    return { user: row?.user ?? null, throttle };
+  };
+
+  /**
+   * Counts the attempt as a failure on every key before the password is checked, in one transaction, unless a key
+   * is locked (then the wait). Counting first means a burst of parallel guesses, in any number of processes, gets
+   * no more checks than the keys allow; a right password takes its count back (undoReservation).
+   */
+  const reserveAttempt = async (keys: Array<{ key: string; policy: ThrottlePolicy }>): Promise<{ wait: number } | { reserved: Reserved[] }> => {
+    // One order for every transaction, so two attempts sharing keys cannot wait on each other's rows.
+    const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : 1));
+    const list = sql.join(sorted.map(({ key }) => sql`${key}`), sql`, `);
+    // Plain statements, not the query builder: this runs on every sign-in that gets as far as a password check.
+    return db.transaction(async (tx) => {
+      const at = now();
+      // The rows exist before they are locked, so two first failures at once cannot both start from nothing.
+      await tx.execute(sql`INSERT INTO login_throttle (key, failures, window_started_at)
+        VALUES ${sql.join(sorted.map(({ key }) => sql`(${key}, 0, ${at.toISOString()}::timestamptz)`), sql`, `)} ON CONFLICT (key) DO NOTHING`);
+      const rows = await tx.execute<{ key: string; failures: number; window_started_at: Date; locked_until: Date | null }>(
+        sql`SELECT key, failures, window_started_at, locked_until FROM login_throttle WHERE key IN (${list}) ORDER BY key FOR UPDATE`,
+      );
+      const states = new Map<string, ThrottleState>(
+        rows.rows.map((row) => [row.key, { failures: row.failures, windowStartedAt: new Date(row.window_started_at), lockedUntil: row.locked_until ? new Date(row.locked_until) : null }]),
+      );
+      const wait = Math.max(...sorted.map(({ key }) => retryAfterMs(states.get(key), at)));
+      if (wait > 0) return { wait };
+      const reserved = sorted.map(({ key, policy }) => {
+        const before = states.get(key);
+        return { key, before, after: afterFailure(before?.failures ? before : undefined, at, policy) };
+      });
+      const values = reserved.map(
+        ({ key, after }) => sql`(${key}, ${after.failures}::int, ${after.windowStartedAt.toISOString()}::timestamptz, ${after.lockedUntil?.toISOString() ?? null}::timestamptz)`,
+      );
+      await tx.execute(sql`UPDATE login_throttle AS t SET failures = v.failures, window_started_at = v.window_started_at, locked_until = v.locked_until
+        FROM (VALUES ${sql.join(values, sql`, `)}) AS v(key, failures, window_started_at, locked_until) WHERE t.key = v.key`);
+      return { reserved };
+    });
+  };
+
+  /**
+   * Takes back a reservation's count, and its lock if nothing locked the key since; `clear` is a key deleted
+   * instead (the owner's own failures from this address, after a success). One statement.
+   */
+  const undoReservation = async (reserved: Reserved[], clear?: string) => {
+    const values = reserved.map(
+      ({ key, before, after }) => sql`(${key}, ${after.lockedUntil?.toISOString() ?? null}::timestamptz, ${before?.lockedUntil?.toISOString() ?? null}::timestamptz)`,
+    );
+    await db.execute(sql`WITH cleared AS (DELETE FROM login_throttle WHERE key = ${clear ?? null})
+      UPDATE login_throttle AS t SET failures = greatest(t.failures - 1, 0),
+        locked_until = CASE WHEN v.set_lock IS NOT NULL AND t.locked_until = v.set_lock THEN v.old_lock ELSE t.locked_until END
+      FROM (VALUES ${sql.join(values, sql`, `)}) AS v(key, set_lock, old_lock) WHERE t.key = v.key`);
+  };
+
+  return { readLoginState, reserveAttempt, undoReservation };
+}
