@@ -12,7 +12,7 @@ export default defineConfig({
       reportsDirectory: '.tmp/coverage',
       // A floor that only ever rises: just below what the suites measure (59.85 / 46.92 / 58.63 / 62.62 % when set);
       // raise it as coverage grows, never lower it.
-      thresholds: { statements: 59, branches: 46, functions: 58, lines: 62 },
+      thresholds: { statements: 61, branches: 49, functions: 59, lines: 64 },
     },
     projects: [
       {
