@@ -10,7 +10,7 @@ export default defineConfig({
       exclude: ['src/**/*.d.ts'],
       reporter: ['text-summary', 'html'],
       reportsDirectory: '.tmp/coverage',
-      // A floor that only ever rises: just below what the suites measure (59.85 / 46.92 / 58.63 / 62.62 % when set);
+      // A floor that only ever rises: just below what the suites measure (61.36 / 49.19 / 60.00 / 64.34 % when last raised);
       // raise it as coverage grows, never lower it.
       thresholds: { statements: 61, branches: 49, functions: 59, lines: 64 },
     },
