@@ -61,6 +61,18 @@ export function roundUnits(units: bigint, decimals: number, places: number, mode
   return negative ? -kept : kept;
 }
 
+/** 10^n as a bigint: the scale of `n` decimals. */
+export function pow10(n: number): bigint {
+  return 10n ** BigInt(n);
+}
+
+/** a / b of non-negative units, rounded 'down' (toward zero) or 'up' (away from zero): the one integer division of money. */
+export function divideUnits(a: bigint, b: bigint, mode: 'down' | 'up'): bigint {
+  if (b <= 0n || a < 0n) throw new RangeError('divideUnits takes a non-negative dividend and a positive divisor');
+  const q = a / b;
+  return mode === 'up' && q * b !== a ? q + 1n : q;
+}
+
 /** SPEC §5 display: rounded to the coin's `round` (2 by default), trailing zeros trimmed, zero as "0". */
 export function displayUnits(units: bigint, decimals: number, round = 2, mode: Rounding = 'down'): string {
   return formatUnits(roundUnits(units, decimals, round, mode), decimals);

@@ -2,7 +2,7 @@ import { atom, computed, onMount } from 'nanostores';
 import { openPage } from '@nanostores/router';
 import { getSavedCards, getSellLimits, getSellOrder, getSellRate, lookupCard, sellByCard, sellBySavedCard, type CardInfo, type SavedCard, type SellLimits, type SellOrderView, type SellQuote } from '../api/sell.ts';
 import { toWalletError } from '../api/errors.ts';
-import { AMOUNT_TYPING, compareDecimals, formatUnits, multiplyDecimals, parseDecimal } from '../lib/amount.ts';
+import { AMOUNT_TYPING, compareDecimals, divideUnits, formatUnits, multiplyDecimals, parseDecimal, pow10 } from '../lib/amount.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
 import { newIdempotencyKey } from '../lib/idempotency-key.ts';
 import type { MessageKey } from '../lib/text.ts';
@@ -46,12 +46,9 @@ const fractionOf = (value: string) => value.split('.')[1]?.length ?? 0;
 /** a / b to `places` decimals, rounded down or up: the crypto side of a fiat limit. */
 export function divideDecimals(a: string, b: string, places: number, mode: 'down' | 'up'): string {
   const d = Math.max(fractionOf(a), fractionOf(b));
-  const x = parseDecimal(a, d) * 10n ** BigInt(places);
   const y = parseDecimal(b, d);
   if (y === 0n) return '0';
-  let q = x / y;
-  if (mode === 'up' && x % y !== 0n) q += 1n;
-  return formatUnits(q, places);
+  return formatUnits(divideUnits(parseDecimal(a, d) * pow10(places), y, mode), places);
 }
 
 /** SPEC §5: the limits are the fiat limits divided by the rate (min rounded up, max down, to what the coin holds). */

@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import { defineConfig } from 'eslint/config';
 
 export default defineConfig(
-  { ignores: ['dist/**', 'node_modules/**', 'data/**', '.astro/**', 'test-results/**', 'playwright-report/**', '**/*.astro', 'src/server/db/migrations/**', 'tests/unit/architecture/fixtures/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'data/**', '.tmp/**', '.astro/**', 'test-results/**', 'playwright-report/**', '**/*.astro', 'src/server/db/migrations/**', 'tests/unit/architecture/fixtures/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

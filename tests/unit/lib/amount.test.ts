@@ -3,6 +3,8 @@ import {
   AMOUNT_TYPING,
   AmountError,
   addDecimals,
+  divideUnits,
+  pow10,
   compareDecimals,
   displayDecimal,
   displayFiat,
@@ -88,5 +90,15 @@ describe('amounts', () => {
     expect(compareDecimals('0.10', '0.1')).toBe(0);
     expect(compareDecimals('2', '10')).toBe(-1);
     expect(compareDecimals('10.000001', '10')).toBe(1);
+  });
+
+  it('divides units exactly once, down or up, and refuses what money never is', () => {
+    expect(divideUnits(10n, 3n, 'down')).toBe(3n);
+    expect(divideUnits(10n, 3n, 'up')).toBe(4n);
+    expect(divideUnits(9n, 3n, 'up')).toBe(3n);
+    expect(divideUnits(0n, 7n, 'up')).toBe(0n);
+    expect(divideUnits(pow10(18) + 1n, pow10(10), 'up')).toBe(pow10(8) + 1n);
+    expect(() => divideUnits(1n, 0n, 'down')).toThrow(RangeError);
+    expect(() => divideUnits(-1n, 2n, 'down')).toThrow(RangeError);
   });
 });

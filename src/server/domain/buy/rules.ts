@@ -2,7 +2,7 @@
  * The rules of buying that need nothing but numbers: the fiat amount's precision, the coins a fiat amount buys at a
  * rate (and back), the fee on a market price, a method's limits, and the return address a provider may send to.
  */
-import { parseDecimal } from '../../../lib/amount.ts';
+import { divideUnits, parseDecimal } from '../../../lib/amount.ts';
 import { PRICE_SCALE, type PriceTable } from '../../adapters/rates/port.ts';
 import { BuyError } from './errors.ts';
 
@@ -50,7 +50,7 @@ export function cryptoFor(fiatCents: bigint, rate: bigint, decimals: number): bi
 /** The fiat cents (rounded up) that buy at least `units` coins at `rate`. */
 export function fiatFor(units: bigint, rate: bigint, decimals: number): bigint {
   const denominator = 10n ** BigInt(decimals) * PRICE_SCALE;
-  return (units * rate * FIAT_SCALE + denominator - 1n) / denominator;
+  return divideUnits(units * rate * FIAT_SCALE, denominator, 'up');
 }
 
 /** SPEC §5 limit message: 'Min {min} - max {max} {currency}'. */
@@ -60,7 +60,7 @@ export function limitMessage(min: string, max: string, currency: string): string
 
 /** Fiat per coin, 8 decimals, the fee included (rounded up: the rate never favours the buyer past the fee). */
 export function withFee(price: bigint, feeBps: number): bigint {
-  return (price * BigInt(10_000 + feeBps) + 9_999n) / 10_000n;
+  return divideUnits(price * BigInt(10_000 + feeBps), 10_000n, 'up');
 }
 
 /** A fiat amount typed by the user, in cents; anything else is refused with the field's name. */
@@ -102,7 +102,7 @@ export function limitsOf(limits: BuySettings['limits'], code: string, fiat: stri
   const usd = limits[code] ?? DEFAULT_LIMITS_USD;
   const perUsd = table.fiatPerUsd[fiat] ?? PRICE_SCALE;
   // Whole units of the fiat: the minimum rounded up, the maximum down.
-  const min = (parseDecimal(usd.min, FIAT_DECIMALS) * perUsd + PRICE_SCALE * FIAT_SCALE - 1n) / (PRICE_SCALE * FIAT_SCALE);
+  const min = divideUnits(parseDecimal(usd.min, FIAT_DECIMALS) * perUsd, PRICE_SCALE * FIAT_SCALE, 'up');
   const max = (parseDecimal(usd.max, FIAT_DECIMALS) * perUsd) / (PRICE_SCALE * FIAT_SCALE);
   return { min: min * FIAT_SCALE, max: max * FIAT_SCALE };
 }

@@ -2,7 +2,7 @@
  * The rules of selling that need nothing but numbers: the one fiat and bank, the limits, the desk's spread on the
  * market price, and the coins an amount of roubles takes at a fixed rate.
  */
-import { formatUnits, parseDecimal } from '../../../lib/amount.ts';
+import { divideUnits, formatUnits, parseDecimal, pow10 } from '../../../lib/amount.ts';
 import { PRICE_DECIMALS } from '../../adapters/rates/port.ts';
 import { SellError } from './errors.ts';
 
@@ -50,7 +50,7 @@ export function orderKopecks(fiatAmount: string, limits: KopeckLimits): bigint {
 
 /** The coins that buy this many kopecks at the fixed rate, rounded up to the coin's smallest unit. */
 export function coinsFor(kopecks: bigint, rateKopecks: bigint, decimals: number): bigint {
-  const amount = (kopecks * 10n ** BigInt(decimals) + rateKopecks - 1n) / rateKopecks;
+  const amount = divideUnits(kopecks * pow10(decimals), rateKopecks, 'up');
   if (amount <= 0n) throw new SellError('C2F_LIMIT', 'The amount is too small');
   return amount;
 }

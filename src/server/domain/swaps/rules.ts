@@ -4,7 +4,7 @@
  * A quote is no free option (issue 14 item 11): it may be swapped only while the market has not moved against the
  * desk by more than SWAP_MAX_SLIPPAGE_BPS since it was taken.
  */
-import { AmountError, formatUnits, parseDecimal } from '../../../lib/amount.ts';
+import { AmountError, divideUnits, formatUnits, parseDecimal, pow10 } from '../../../lib/amount.ts';
 import type { CoinMeta } from '../../../lib/currencies.ts';
 import { PRICE_DECIMALS } from '../../adapters/rates/port.ts';
 import { DomainError } from '../errors.ts';
@@ -58,8 +58,7 @@ export type QuoteAmounts = { source: bigint; destination: bigint; fee: bigint; r
 
 export type Side = { price: bigint; decimals: number };
 
-const pow10 = (n: number) => 10n ** BigInt(n);
-const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b;
+const ceilDiv = (a: bigint, b: bigint) => divideUnits(a, b, 'up');
 /** Places an amount of a currency may have on screen: its decimals, at most 8. */
 const placesOf = (decimals: number) => Math.min(decimals, SHOWN_DECIMALS);
 const floorTo = (units: bigint, decimals: number) => {
