@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { test as base, expect, PASSWORD, signUpConfirmed } from './fixtures.ts';
+import { test as base, expect, logIn, PASSWORD, signUpConfirmed } from './fixtures.ts';
 import { startMailCatcher } from '../support/smtp.ts';
 
 /** SPEC §7 and issue 3: a real SMTP server receives the mails the app sends; tests read links from them. */
@@ -42,15 +42,6 @@ async function signUpAndConfirm(page: Page, mailbox: Mailbox, email: string, pas
   await signUpConfirmed(page, { email, password }, async (to) => pathOf(await mailbox.link(to, /\/auth\/signup\/confirm\//)).split('/').pop() ?? '');
 }
 
-async function logIn(page: Page, email: string, password: string): Promise<void> {
-  await page.goto('/auth/login');
-  await page.getByTestId('login-email').click();
-  await page.waitForURL('**/auth/login/email?uid=*');
-  await page.getByLabel('E-mail').fill(email);
-  await page.getByLabel('Password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-}
-
 async function storedUser(page: Page): Promise<{ access_token: string; refresh_token?: string; expires_at: number; profile: { sub: string } } | null> {
   return page.evaluate(() => {
     const key = Object.keys(localStorage).find((name) => name.startsWith('wallet.oidc.user:'));
@@ -86,7 +77,7 @@ test.describe('accounts and sign-in', () => {
     await page.getByRole('link', { name: 'Continue to log in' }).click();
     await page.waitForURL('**/auth/login');
 
-    await logIn(page, email, PASSWORD);
+    await logIn(page, email, PASSWORD, { land: false });
     await page.waitForURL('**/home');
     await expect(page.getByRole('navigation', { name: 'Main' })).toBeVisible();
     const user = await storedUser(page);
@@ -122,7 +113,7 @@ test.describe('accounts and sign-in', () => {
   test('a wrong password shows the toast and keeps the visitor on the login page', async ({ page, mailbox }) => {
     const email = newEmail();
     await signUpAndConfirm(page, mailbox, email);
-    await logIn(page, email, 'not the password');
+    await logIn(page, email, 'not the password', { land: false });
     await page.waitForURL('**/auth/login/email?uid=*error=1*');
     await expect(page.getByTestId('toast')).toHaveText('Wrong address or password. Please check entered information');
     await expect(page.getByTestId('toast')).toBeHidden({ timeout: 5_000 });
@@ -173,10 +164,10 @@ test.describe('accounts and sign-in', () => {
     await page.getByRole('button', { name: 'Save password' }).click();
     await expect(page.getByTestId('toast')).toHaveText('Something went wrong...');
 
-    await logIn(page, email, PASSWORD);
+    await logIn(page, email, PASSWORD, { land: false });
     await page.waitForURL('**/auth/login/email?uid=*error=1*');
     await expect(page.getByTestId('toast')).toHaveText('Wrong address or password. Please check entered information');
-    await logIn(page, email, newPassword);
+    await logIn(page, email, newPassword, { land: false });
     await page.waitForURL('**/home');
   });
 
@@ -184,7 +175,7 @@ test.describe('accounts and sign-in', () => {
     test.setTimeout(90_000);
     const email = newEmail();
     await signUpAndConfirm(page, mailbox, email);
-    await logIn(page, email, PASSWORD);
+    await logIn(page, email, PASSWORD, { land: false });
     await page.waitForURL('**/home');
     const first = await storedUser(page);
     expect(first).not.toBeNull();
@@ -219,7 +210,7 @@ test.describe('accounts and sign-in', () => {
   test('settings: currency and language are saved to the account and the device; logout ends the session', async ({ page, mailbox }) => {
     const email = newEmail();
     await signUpAndConfirm(page, mailbox, email);
-    await logIn(page, email, PASSWORD);
+    await logIn(page, email, PASSWORD, { land: false });
     await page.waitForURL('**/home');
     await page.getByRole('link', { name: 'Settings' }).click();
     await expect(page.getByTestId('settings-currency')).toContainText('USD');

@@ -67,15 +67,15 @@ export async function signUpConfirmed(page: Page, user: { email: string; passwor
   expect((await page.request.post('/api/confirmation/confirm', { data: { confirmationCode: await confirmationCode(user.email) } })).ok()).toBe(true);
 }
 
-/** Logs in through the e-mail login page and lands on /home. */
-export async function logIn(page: Page, email: string, password = PASSWORD): Promise<void> {
+/** Logs in through the e-mail login page and lands on /home (`{ land: false }`: submits and leaves the outcome to the test). */
+export async function logIn(page: Page, email: string, password = PASSWORD, options: { land?: boolean } = {}): Promise<void> {
   await page.goto('/auth/login');
   await page.getByTestId('login-email').click();
   await page.waitForURL('**/auth/login/email?uid=*');
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);
   await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL('**/home');
+  if (options.land !== false) await page.waitForURL('**/home');
 }
 
 /** The e2e sign-up: a new confirmed user, logged in through the login page. `mail` is the app (outbox) or a test's mailbox reader. */

@@ -5,12 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
-import { TEST_MNEMONIC } from '../../support/custody.ts';
-import { startInProcess, type InProcessServer } from '../../support/in-process.ts';
+import type { SignedInUser } from '../../support/auth.ts';
+import type { InProcessServer } from '../../support/in-process.ts';
+import { startWithTwoUsers, TWO_USERS_PASSWORD, type TwoUsers } from '../../support/two-users.ts';
 
-const PASSWORD = 'a long enough passphrase 42';
+const PASSWORD = TWO_USERS_PASSWORD;
 const ADDRESS = 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh';
 
 type Probe = { what: string; method: string; path: string; headers?: Record<string, string>; body?: string | Uint8Array<ArrayBuffer> };
@@ -46,20 +45,17 @@ const ODD_BODIES: Array<[string, string | Uint8Array<ArrayBuffer>]> = [
 const CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/xml', ''];
 
 describe('attack: malformed input on every endpoint', () => {
-  let database: TestDatabase;
+  let world: TwoUsers;
   let server: InProcessServer;
   let alice: SignedInUser;
   let bob: SignedInUser;
 
   beforeAll(async () => {
-    database = await createTestDatabase(inject('adminDatabaseUrl'));
-    server = await startInProcess({ DATABASE_URL: database.url, WALLET_SEED: TEST_MNEMONIC, RATES_WALK_MS: '0', PUBLIC_RATE_LIMIT: '0', WORKERS: 'off', SELL_ENABLED: 'on' });
-    alice = await signUpAndSignIn(server.url, { email: `attack-alice-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
-    bob = await signUpAndSignIn(server.url, { email: `attack-bob-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
+    world = await startWithTwoUsers(inject('adminDatabaseUrl'), 'attack');
+    ({ server, alice, bob } = world);
   }, 120_000);
   afterAll(async () => {
-    await server?.close();
-    await database?.drop();
+    await world?.close();
   });
 
   /** A plausible value for every field any endpoint reads, so one odd field at a time reaches past the others. */

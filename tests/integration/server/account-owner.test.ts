@@ -5,28 +5,22 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
-import { TEST_MNEMONIC } from '../../support/custody.ts';
-import { startInProcess, type InProcessServer } from '../../support/in-process.ts';
-
-const PASSWORD = 'a long enough passphrase 42';
+import type { SignedInUser } from '../../support/auth.ts';
+import type { InProcessServer } from '../../support/in-process.ts';
+import { startWithTwoUsers, type TwoUsers } from '../../support/two-users.ts';
 
 describe('the account-owner guard', () => {
-  let database: TestDatabase;
+  let world: TwoUsers;
   let server: InProcessServer;
   let alice: SignedInUser;
   let bob: SignedInUser;
 
   beforeAll(async () => {
-    database = await createTestDatabase(inject('adminDatabaseUrl'));
-    server = await startInProcess({ DATABASE_URL: database.url, WALLET_SEED: TEST_MNEMONIC, RATES_WALK_MS: '0', PUBLIC_RATE_LIMIT: '0', WORKERS: 'off', SELL_ENABLED: 'on' });
-    alice = await signUpAndSignIn(server.url, { email: `owner-alice-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
-    bob = await signUpAndSignIn(server.url, { email: `owner-bob-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
+    world = await startWithTwoUsers(inject('adminDatabaseUrl'), 'owner');
+    ({ server, alice, bob } = world);
   }, 120_000);
   afterAll(async () => {
-    await server?.close();
-    await database?.drop();
+    await world?.close();
   });
 
   const fill = (path: string, account: string) =>
