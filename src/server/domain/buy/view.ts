@@ -8,11 +8,12 @@ export type { BuyOrderState, BuyOrderView };
 
 
 export function buyOrderView(row: BuyOrderRow): BuyOrderView {
+  const crypto = money(row.currency, BigInt(row.amount));
   return {
     id: row.id,
     state: row.state,
     currency: row.currency,
-    cryptoAmount: formatMoney(money(row.currency, BigInt(row.amount))),
+    cryptoAmount: formatMoney(crypto),
     fiatCurrency: row.fiatCurrency,
     fiatAmount: formatUnits(BigInt(row.fiatAmount), FIAT_DECIMALS),
     rate: row.rate,

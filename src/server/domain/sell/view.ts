@@ -8,11 +8,12 @@ export type { SellOrderView };
 
 
 export function sellOrderView(row: SellOrderRow): SellOrderView {
+  const sold = money(row.currency, BigInt(row.amount));
   return {
     id: row.id,
     state: row.state,
     currency: row.currency,
-    amount: formatMoney(money(row.currency, BigInt(row.amount))),
+    amount: formatMoney(sold),
     fiatCurrency: row.fiatCurrency,
     fiatAmount: formatUnits(BigInt(row.fiatAmount), FIAT_DECIMALS),
     rate: row.rate,
