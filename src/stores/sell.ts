@@ -3,7 +3,7 @@ import { openPage } from '@nanostores/router';
 import { getSavedCards, getSellLimits, getSellOrder, getSellRate, lookupCard, sellByCard, sellBySavedCard, type CardInfo, type SavedCard, type SellLimits, type SellOrderView, type SellQuote } from '../api/sell.ts';
 import { toWalletError } from '../api/errors.ts';
 import { AMOUNT_TYPING, compareDecimals, divideUnits, formatUnits, multiplyDecimals, parseDecimal, pow10 } from '../lib/amount.ts';
-import type { CoinMeta } from '../lib/currencies.ts';
+import { decimalsOf, type CoinMeta } from '../lib/currencies.ts';
 import { newIdempotencyKey } from '../lib/idempotency-key.ts';
 import type { MessageKey } from '../lib/text.ts';
 import { $accountId } from './account.ts';
@@ -96,9 +96,11 @@ export const sellFlow = createFlow(['sellGet', 'sellPay', 'sellOrder', 'sellOrde
   const $sellCoin = computed([$sellCurrency, $coins], (currency, coins): CoinMeta | undefined => (currency ? coins[currency] : undefined));
   const $sellAvailable = computed([$sellCurrency, $balances], (currency, balances) => balances.data?.find((item) => item.currency === currency)?.totalAvailable ?? '0');
 
-  const $sellAmountCheck = computed([$sellAmount, $sellTerms, $sellAvailable, $sellCoin], (amount, terms, available, coin) =>
-    checkSellAmount(amount, terms, available, coin?.decimals ?? 8),
-  );
+  const $sellAmountCheck = computed([$sellAmount, $sellTerms, $sellAvailable, $sellCoin, $sellCurrency], (amount, terms, available, coin, currency): AmountCheck => {
+    const decimals = coin?.decimals ?? (currency ? decimalsOf(currency) : undefined);
+    // No known currency, no amount to check: its decimals are never guessed.
+    return decimals === undefined ? { fiatAmount: '0', canContinue: false } : checkSellAmount(amount, terms, available, decimals);
+  });
 
   /** SPEC §5 card: exactly 16 digits of a card the lookup names SBR; or a saved card. */
   const $cardValid = computed([$cardNumber, $cardLookup], (digits, lookup) => digits.length === CARD_DIGITS && lookup?.info?.code === SELL_BANK_CODE && !lookup.loading);

@@ -3,7 +3,7 @@ import { openPage } from '@nanostores/router';
 import { addAddressBookEntry, checkAddress, createWithdrawal, getPreliminaryFee, type AddressCheck, type FeeView, type WithdrawalView } from '../api/send.ts';
 import { isAddressShapeValid } from '../lib/address.ts';
 import { AMOUNT_TYPING, compareDecimals, displayDecimal, parseDecimal, formatUnits } from '../lib/amount.ts';
-import type { CoinMeta } from '../lib/currencies.ts';
+import { decimalsOf, type CoinMeta } from '../lib/currencies.ts';
 import { newIdempotencyKey } from '../lib/idempotency-key.ts';
 import { isZeroAmount, normalTypedAmount } from '../lib/typed-amount.ts';
 import type { MessageKey } from '../lib/text.ts';
@@ -218,7 +218,9 @@ export const sendFlow = createFlow(['send', 'sendReview', 'sendProgress'], (scop
 
   /** Balance less the fee, never below 0 (SPEC §5 'available amount'). */
   const $sendAvailable = computed([$sendForm, $sendBalance, $sendCoin], (form, balance, coin) => {
-    const decimals = coin?.decimals ?? 8;
+    const decimals = coin?.decimals ?? (form.currency ? decimalsOf(form.currency) : undefined);
+    // No known currency, nothing to send: its decimals are never guessed.
+    if (decimals === undefined) return '0';
     const fee = form.fee && !form.fee.internal ? parseDecimal(form.fee.fee, decimals) : 0n;
     const units = parseDecimal(balance, decimals) - fee;
     return formatUnits(units > 0n ? units : 0n, decimals);

@@ -5,13 +5,14 @@
  */
 import type pg from 'pg';
 import { findCoin, type Network } from '../../lib/currencies.ts';
+import { money } from '../../lib/money.ts';
 import type { ChainPort, ChainTransfer } from '../adapters/chains/port.ts';
 import { transferKey } from '../adapters/chains/port.ts';
 import { selectColumns } from '../db/columns.ts';
 import { type chainCursors, chainDeposits } from '../db/schema/chains.ts';
 import type { depositAddresses } from '../db/schema/wallet.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { ensureUserLedgerAccount, post, SYSTEM_ACCOUNTS, systemAccountId } from './ledger.ts';
+import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId, transfer } from './ledger.ts';
 import type { Logger } from '../log.ts';
 import { notifyAccountChanged } from './account-changes.ts';
 import { depositEntryKey } from './orders/entry-keys.ts';
@@ -157,15 +158,15 @@ export async function creditDeposit(pool: pg.Pool, depositId: string, confirmati
     const deposit = claimed.rows[0];
     if (!deposit) return false;
     const user = await ensureUserLedgerAccount(client, deposit.walletAccountId);
-    const amount = BigInt(deposit.amount);
-    const entry = await post(client, {
+    const credited = money(deposit.currency, BigInt(deposit.amount));
+    const entry = await transfer(client, {
       key: depositEntryKey(deposit.network, deposit.txHash, deposit.outputIndex),
       kind: 'DEPOSIT',
       reference: `deposit:${depositId}`,
-      postings: [
-        { account: systemAccountId(SYSTEM_ACCOUNTS.world(deposit.network)), currency: deposit.currency, bucket: 'AVAILABLE', amount: -amount },
-        { account: user, currency: deposit.currency, bucket: 'AVAILABLE', amount },
-      ],
+      from: systemAccountId(SYSTEM_ACCOUNTS.world(deposit.network)),
+      to: user,
+      currency: credited.currency,
+      amount: credited.units,
     });
     await moveOrder(client, ORDER_TABLES.deposit, depositId, {
       from: 'PENDING',

@@ -2,8 +2,8 @@
  * The transaction history (SPEC §3 Transaction, §7 asset/transactions): rows of wallet_transactions, which every
  * feature writes (deposits here; withdrawals, swaps, buy and sell later), shown with exact decimal amounts.
  */
-import { formatUnits } from '../../lib/amount.ts';
-import { decimalsOf, explorerLink, NETWORK_INFO, isNetwork } from '../../lib/currencies.ts';
+import { formatMoney, money } from '../../lib/money.ts';
+import { explorerLink, NETWORK_INFO, isNetwork } from '../../lib/currencies.ts';
 import type { Catalogue } from './catalogue.ts';
 import type { Queryable } from './ledger.ts';
 import type { chainDeposits, walletTransactions } from '../db/schema.ts';
@@ -102,10 +102,11 @@ export async function findTransaction(
 
 function toItem(row: Row, catalogue: Catalogue): TransactionItem {
   const coin = catalogue.coins.find((c) => c.currency === row.currency);
+  // An unknown currency throws (formatMoney): units are never shown under guessed decimals.
   const units = (value: string | null, currency: string | null) => {
     if (value === null) return null;
-    const decimals = currency === null ? undefined : decimalsOf(currency);
-    return decimals === undefined ? value : formatUnits(BigInt(value), decimals);
+    if (currency === null) throw new Error(`history item ${row.id} has an amount without a currency`);
+    return formatMoney(money(currency, BigInt(value)));
   };
   const feeCurrency = row.feeCurrency ?? row.currency;
   const fee = units(row.fee, feeCurrency) ?? '0';

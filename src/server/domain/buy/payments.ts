@@ -10,6 +10,7 @@ import type { Logger } from '../../log.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
 import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId } from '../ledger.ts';
 import { transferForOrder } from '../orders/entries.ts';
+import { money } from '../../../lib/money.ts';
 import { orderIdOfReference } from '../orders/entry-keys.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
@@ -34,7 +35,7 @@ export async function settleBuyOrder(client: pg.PoolClient, log: Logger, order: 
   if (target === 'COMPLETED') {
     const user = await ensureUserLedgerAccount(client, order.walletAccountId);
     const from = systemAccountId(SYSTEM_ACCOUNTS.cardSettlement());
-    await transferForOrder(client, { flow: 'buy', id: order.id }, 'credit', { from, to: user, currency: order.currency, amount: BigInt(order.amount) });
+    await transferForOrder(client, { flow: 'buy', id: order.id }, 'credit', { from, to: user, money: money(order.currency, BigInt(order.amount)) });
   }
   const failure = target === 'FAILED' ? (reason ?? 'The payment failed') : null;
   await moveOrder(client, ORDER_TABLES.buy, order.id, {

@@ -1,6 +1,6 @@
 /** A buy order as the gateway shows it (SPEC §3 buy order), and how it is read from its row. */
 import { formatUnits } from '../../../lib/amount.ts';
-import { requireDecimals } from '../../../lib/currencies.ts';
+import { formatMoney, money } from '../../../lib/money.ts';
 import type { BuyOrderRow } from './store.ts';
 import { FIAT_DECIMALS } from './rules.ts';
 import type { BuyOrderState, BuyOrderView } from '../../../lib/wire/buy.ts';
@@ -8,12 +8,12 @@ export type { BuyOrderState, BuyOrderView };
 
 
 export function buyOrderView(row: BuyOrderRow): BuyOrderView {
-  const decimals = requireDecimals(row.currency);
+  const crypto = money(row.currency, BigInt(row.amount));
   return {
     id: row.id,
     state: row.state,
     currency: row.currency,
-    cryptoAmount: formatUnits(BigInt(row.amount), decimals),
+    cryptoAmount: formatMoney(crypto),
     fiatCurrency: row.fiatCurrency,
     fiatAmount: formatUnits(BigInt(row.fiatAmount), FIAT_DECIMALS),
     rate: row.rate,

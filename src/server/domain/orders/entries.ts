@@ -3,6 +3,7 @@
  * each one entry under the step's key (entry-keys.ts), through ledger.ts, so a retried step applies once.
  */
 import { hold, LedgerError, post, release, settle, transfer, type Posting, type PostedEntry, type Queryable } from '../ledger.ts';
+import type { Money } from '../../../lib/money.ts';
 import { orderEntryKey, orderEntryKind, orderReference, type OrderFlow, type OrderRef, type OrderStep } from './entry-keys.ts';
 
 /** Flows whose orders have a given step. */
@@ -17,6 +18,8 @@ const entryOf = <F extends OrderFlow>(order: OrderRef<F>, step: OrderStep<F>) =>
   reference: orderReference(order.flow, order.id),
 });
 
+const amountOf = (m: Money) => ({ currency: m.currency, amount: m.units });
+
 async function refusingShort<T>(work: Promise<T>, whenShort: WhenShort | undefined): Promise<T> {
   try {
     return await work;
@@ -26,19 +29,25 @@ async function refusingShort<T>(work: Promise<T>, whenShort: WhenShort | undefin
   }
 }
 
+/** Where held money goes when an order settles: an account and units of the held currency. */
+export type SettleLeg = { account: string; units: bigint };
+
 /** Opens the order: available → on hold on the owner's account. */
-export function holdOrder(db: Queryable, order: OrderRef<FlowsWith<'hold'>>, move: { account: string; currency: string; amount: bigint }, whenShort?: WhenShort): Promise<PostedEntry> {
-  return refusingShort(hold(db, { ...entryOf(order, 'hold'), ...move }), whenShort);
+export function holdOrder(db: Queryable, order: OrderRef<FlowsWith<'hold'>>, move: { account: string; money: Money }, whenShort?: WhenShort): Promise<PostedEntry> {
+  return refusingShort(hold(db, { ...entryOf(order, 'hold'), account: move.account, ...amountOf(move.money) }), whenShort);
 }
 
 /** Gives the held amount back: on hold → available. */
-export function releaseOrder(db: Queryable, order: OrderRef<FlowsWith<'release'>>, move: { account: string; currency: string; amount: bigint }): Promise<PostedEntry> {
-  return release(db, { ...entryOf(order, 'release'), ...move });
+export function releaseOrder(db: Queryable, order: OrderRef<FlowsWith<'release'>>, move: { account: string; money: Money }): Promise<PostedEntry> {
+  return release(db, { ...entryOf(order, 'release'), account: move.account, ...amountOf(move.money) });
 }
 
-/** Pays the held amount out to one or more legs (the world, fee income, a settlement account...). */
-export function settleOrder(db: Queryable, order: OrderRef<FlowsWith<'settle'>>, move: { account: string; currency: string; to: readonly { account: string; amount: bigint }[] }): Promise<PostedEntry> {
-  return settle(db, { ...entryOf(order, 'settle'), ...move });
+/** Pays the held money out to one or more legs (the world, fee income, a settlement account...); they add up to it. */
+export async function settleOrder(db: Queryable, order: OrderRef<FlowsWith<'settle'>>, move: { account: string; money: Money; to: readonly SettleLeg[] }): Promise<PostedEntry> {
+  const paid = move.to.reduce((sum, leg) => sum + leg.units, 0n);
+  if (paid !== move.money.units) throw new Error(`settling ${order.flow} ${order.id} pays ${paid}, not the ${move.money.units} held`);
+  const to = move.to.map((leg) => ({ account: leg.account, amount: leg.units }));
+  return settle(db, { ...entryOf(order, 'settle'), account: move.account, currency: move.money.currency, to });
 }
 
 /** Moves available money between two accounts as one of the order's steps (a transfer to another user). */
@@ -46,10 +55,10 @@ export function transferForOrder<F extends OrderFlow>(
   db: Queryable,
   order: OrderRef<F>,
   step: OrderStep<F>,
-  move: { from: string; to: string; currency: string; amount: bigint },
+  move: { from: string; to: string; money: Money },
   whenShort?: WhenShort,
 ): Promise<PostedEntry> {
-  return refusingShort(transfer(db, { ...entryOf(order, step), ...move }), whenShort);
+  return refusingShort(transfer(db, { ...entryOf(order, step), from: move.from, to: move.to, ...amountOf(move.money) }), whenShort);
 }
 
 /** A step's own entry when it is none of the above (a swap's two-currency exchange, a purchase's credit). */

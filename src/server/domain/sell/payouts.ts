@@ -8,6 +8,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
 import { SYSTEM_ACCOUNTS, systemAccountId } from '../ledger.ts';
 import { releaseOrder, settleOrder } from '../orders/entries.ts';
+import { money } from '../../../lib/money.ts';
 import { orderIdOfReference } from '../orders/entry-keys.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
@@ -34,10 +35,9 @@ export async function applyPayoutReport(deps: Pick<SellDeps, 'pool' | 'log'>, re
       return order.state === target ? 'duplicate' : 'conflict';
     }
     const ref = { flow: 'sell', id: orderId } as const;
-    const held = { account: order.walletAccountId, currency: order.currency };
-    const amount = BigInt(order.amount);
-    if (target === 'COMPLETED') await settleOrder(client, ref, { ...held, to: [{ account: systemAccountId(SYSTEM_ACCOUNTS.payoutSettlement()), amount }] });
-    else await releaseOrder(client, ref, { ...held, amount });
+    const held = { account: order.walletAccountId, money: money(order.currency, BigInt(order.amount)) };
+    if (target === 'COMPLETED') await settleOrder(client, ref, { ...held, to: [{ account: systemAccountId(SYSTEM_ACCOUNTS.payoutSettlement()), units: held.money.units }] });
+    else await releaseOrder(client, ref, held);
     const reason = report.status === 'FAILED' ? (report.reason ?? 'The payout failed') : null;
     await moveOrder(client, ORDER_TABLES.sell, orderId, {
       from: 'PROCESSING',

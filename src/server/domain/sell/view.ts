@@ -1,6 +1,6 @@
 /** A sell order as the gateway shows it (SPEC §3 sell order), and how it is read from its row. */
 import { formatUnits } from '../../../lib/amount.ts';
-import { requireDecimals } from '../../../lib/currencies.ts';
+import { formatMoney, money } from '../../../lib/money.ts';
 import type { SellOrderRow } from './store.ts';
 import { FIAT_DECIMALS } from './rules.ts';
 import type { SellOrderView } from '../../../lib/wire/sell.ts';
@@ -8,12 +8,12 @@ export type { SellOrderView };
 
 
 export function sellOrderView(row: SellOrderRow): SellOrderView {
-  const decimals = requireDecimals(row.currency);
+  const sold = money(row.currency, BigInt(row.amount));
   return {
     id: row.id,
     state: row.state,
     currency: row.currency,
-    amount: formatUnits(BigInt(row.amount), decimals),
+    amount: formatMoney(sold),
     fiatCurrency: row.fiatCurrency,
     fiatAmount: formatUnits(BigInt(row.fiatAmount), FIAT_DECIMALS),
     rate: row.rate,

@@ -14,6 +14,7 @@ import type { Catalogue } from '../catalogue.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
 import { ensureUserLedgerAccount } from '../ledger.ts';
 import { holdOrder } from '../orders/entries.ts';
+import { money } from '../../../lib/money.ts';
 import { orderReference } from '../orders/entry-keys.ts';
 import { recordHistory } from '../orders/history.ts';
 import { oncePerKey, requestHash } from '../orders/idempotency.ts';
@@ -163,7 +164,7 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
         const id = inserted.rows[0]?.id;
         if (!id) throw new SwapError('SWAP_QUOTE_USED', 'This quote was already accepted by another order');
         await ensureUserLedgerAccount(db, account);
-        await holdOrder(db, { flow: 'swap', id }, { account, currency: from.currency, amount: source }, (cause) => new SwapError('SWAP_NOT_ENOUGH', 'Not enough funds', { cause }));
+        await holdOrder(db, { flow: 'swap', id }, { account, money: money(from.currency, source) }, (cause) => new SwapError('SWAP_NOT_ENOUGH', 'Not enough funds', { cause }));
         const shown = await recordHistory(db, {
           walletAccountId: account,
           transactionType: 'EXCHANGE',

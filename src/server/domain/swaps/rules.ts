@@ -5,6 +5,7 @@
  * desk by more than SWAP_MAX_SLIPPAGE_BPS since it was taken.
  */
 import { AmountError, divideUnits, formatUnits, parseDecimal, pow10 } from '../../../lib/amount.ts';
+import { parseMoney } from '../../../lib/money.ts';
 import type { CoinMeta } from '../../../lib/currencies.ts';
 import { PRICE_DECIMALS } from '../../adapters/rates/port.ts';
 import { DomainError } from '../errors.ts';
@@ -101,9 +102,9 @@ export function quoteByDestination(destination: bigint, from: Side, to: Side, sp
 /** An amount from the wire to units of a currency: at most 8 decimals, above zero. */
 export function amountUnits(text: string, coin: CoinMeta): bigint {
   try {
-    const units = parseDecimal(text, placesOf(coin.decimals));
+    const { units } = parseMoney(coin.currency, text, { places: placesOf(coin.decimals) });
     if (units <= 0n) throw new SwapError('SWAP_AMOUNT_TOO_SMALL', 'The amount must be above 0');
-    return units * pow10(coin.decimals - placesOf(coin.decimals));
+    return units;
   } catch (error) {
     if (error instanceof AmountError) throw new SwapError('SWAP_AMOUNT_TOO_SMALL', `${coin.currency} amounts have at most ${placesOf(coin.decimals)} decimals`, { cause: error });
     throw error;

@@ -7,6 +7,7 @@
 import { notifyAccountChanged } from '../account-changes.ts';
 import { SYSTEM_ACCOUNTS, systemAccountId, type Posting, type Queryable } from '../ledger.ts';
 import { postOrderEntry, releaseOrder } from '../orders/entries.ts';
+import { money } from '../../../lib/money.ts';
 import { orderReference } from '../orders/entry-keys.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
@@ -43,7 +44,7 @@ export async function settleSwap(db: Queryable, order: Settled): Promise<void> {
  * user asked for a fresh rate) leaves no item: nothing happened to their money.
  */
 export async function closeSwap(db: Queryable, order: Settled, state: 'EXPIRED' | 'CANCELLED', reason = 'The rate expired before the swap was confirmed'): Promise<void> {
-  await releaseOrder(db, { flow: 'swap', id: order.id }, { account: order.walletAccountId, currency: order.sourceCurrency, amount: BigInt(order.sourceAmount) });
+  await releaseOrder(db, { flow: 'swap', id: order.id }, { account: order.walletAccountId, money: money(order.sourceCurrency, BigInt(order.sourceAmount)) });
   if (state === 'EXPIRED') {
     await moveOrder(db, ORDER_TABLES.swap, order.id, { from: 'PENDING', to: state, set: { closed_at: NOW }, history: { state: 'FAILED', set: { failure_reason: reason } } });
   } else {

@@ -1,6 +1,5 @@
 /** A swap quote and order as the gateway shows them (SPEC §7 exchange), and the reads of an order. */
-import { formatUnits } from '../../../lib/amount.ts';
-import { requireDecimals } from '../../../lib/currencies.ts';
+import { formatMoney, money } from '../../../lib/money.ts';
 import { selectColumns } from '../../db/columns.ts';
 import { swapOrders } from '../../db/schema/swaps.ts';
 import type { Queryable } from '../ledger.ts';
@@ -42,19 +41,14 @@ export async function findSwapOrderByKey(db: Queryable, account: string, key: st
   return (await db.query<SwapOrderRow>(`${SWAP_ORDER_SELECT} WHERE o.wallet_account_id = $1 AND o.idempotency_key = $2`, [account, key])).rows[0];
 }
 
-function decimalsFor(currency: string): number {
-  const decimals = requireDecimals(currency);
-  return decimals;
-}
-
 export function orderView(order: SwapOrderRow): SwapOrderView {
   return {
     id: order.id,
     sourceCurrency: order.sourceCurrency,
     destinationCurrency: order.destinationCurrency,
-    sourceAmount: formatUnits(BigInt(order.sourceAmount), decimalsFor(order.sourceCurrency)),
-    destinationAmount: formatUnits(BigInt(order.destinationAmount), decimalsFor(order.destinationCurrency)),
-    fee: formatUnits(BigInt(order.feeAmount), decimalsFor(order.destinationCurrency)),
+    sourceAmount: formatMoney(money(order.sourceCurrency, BigInt(order.sourceAmount))),
+    destinationAmount: formatMoney(money(order.destinationCurrency, BigInt(order.destinationAmount))),
+    fee: formatMoney(money(order.destinationCurrency, BigInt(order.feeAmount))),
     feeCurrency: order.destinationCurrency,
     rate: order.rate,
     state: order.state,

@@ -7,6 +7,7 @@ import type { CoinMeta } from '../../../lib/currencies.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
 import { ensureUserLedgerAccount, type Queryable } from '../ledger.ts';
 import { holdOrder, transferForOrder, type WhenShort } from '../orders/entries.ts';
+import { money } from '../../../lib/money.ts';
 import { orderReference } from '../orders/entry-keys.ts';
 import { recordHistory, type HistoryItem } from '../orders/history.ts';
 import { WithdrawalError, type CheckedAddress } from './rules.ts';
@@ -49,7 +50,7 @@ export async function openWithdrawal(db: Queryable, w: OpenWithdrawal): Promise<
     const ownAddress = await db.query<{ address: string }>('SELECT address FROM deposit_addresses WHERE wallet_account_id = $1 AND network = $2', [account, coin.network]);
     const senderAddress = ownAddress.rows[0]?.address ?? null;
     await ensureUserLedgerAccount(db, recipient);
-    await transferForOrder(db, order, 'internal', { from: account, to: recipient, currency: coin.currency, amount: units }, notEnough);
+    await transferForOrder(db, order, 'internal', { from: account, to: recipient, money: money(coin.currency, units) }, notEnough);
     const common = { state: 'COMPLETED', fromAddress: senderAddress, accountToType: check.accountType } as const;
     const sent = await recordHistory(db, item({ ...common, walletAccountId: account, transactionType: 'WITHDRAWAL', reference: orderReference('withdrawal', id), recipientName: check.recipientName }));
     const received = await recordHistory(
@@ -61,7 +62,7 @@ export async function openWithdrawal(db: Queryable, w: OpenWithdrawal): Promise<
     await db.query(`INSERT INTO account_assets (wallet_account_id, currency) VALUES ($1, $2) ON CONFLICT (wallet_account_id, currency) DO UPDATE SET archived_at = NULL`, [recipient, coin.currency]);
     await notifyAccountChanged(db, recipient);
   } else {
-    await holdOrder(db, order, { account, currency: coin.currency, amount: units }, notEnough);
+    await holdOrder(db, order, { account, money: money(coin.currency, units) }, notEnough);
     const sent = await recordHistory(db, item({ walletAccountId: account, transactionType: 'WITHDRAWAL', state: 'IN_PROGRESS', reference: orderReference('withdrawal', id), fromAddress: null, accountToType: null, recipientName: check.recipientName }));
     await db.query('UPDATE withdrawals SET wallet_transaction_id = $2 WHERE id = $1', [id, sent]);
   }

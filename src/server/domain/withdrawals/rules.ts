@@ -4,6 +4,7 @@
  */
 import { Address as TonAddress } from '@ton/core';
 import { AmountError, parseDecimal } from '../../../lib/amount.ts';
+import { parseMoney } from '../../../lib/money.ts';
 import type { CoinMeta, Network } from '../../../lib/currencies.ts';
 import { DomainError } from '../errors.ts';
 import { toChecksumAddress } from '../addresses.ts';
@@ -51,13 +52,13 @@ export function withdrawalUnits(text: string, coin: CoinMeta): bigint {
   const places = Math.min(coin.decimals, SHOWN_DECIMALS);
   let units: bigint;
   try {
-    units = parseDecimal(text, places);
+    units = parseMoney(coin.currency, text, { places }).units;
   } catch (error) {
     if (error instanceof AmountError) throw new WithdrawalError('WITHDRAWAL_AMOUNT_PRECISION', `${coin.currency} amounts have at most ${places} decimals`, { cause: error });
     throw error;
   }
   if (units <= 0n) throw new WithdrawalError('WITHDRAWAL_AMOUNT_TOO_SMALL', 'The amount must be above 0');
-  return units * 10n ** BigInt(coin.decimals - places);
+  return units;
 }
 
 /** The fee of each coin in units, read once; one finer than its currency allows is a configuration mistake, refused at start. */

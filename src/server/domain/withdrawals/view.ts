@@ -1,6 +1,6 @@
 /** A withdrawal as the gateway shows it (SPEC §7 withdrawal), and the reads that give one. */
-import { formatUnits } from '../../../lib/amount.ts';
-import { requireDecimals, explorerLink, type CoinMeta } from '../../../lib/currencies.ts';
+import { formatMoney, money } from '../../../lib/money.ts';
+import { explorerLink, type CoinMeta } from '../../../lib/currencies.ts';
 import { selectColumns } from '../../db/columns.ts';
 import { walletTransactions } from '../../db/schema/wallet.ts';
 import { withdrawals } from '../../db/schema/withdrawals.ts';
@@ -50,19 +50,19 @@ export async function openWithdrawals(db: Queryable, account: string): Promise<W
 }
 
 export function withdrawalView(row: WithdrawalRow, coin: CoinMeta | undefined): WithdrawalView {
-  const decimals = requireDecimals(row.currency);
   const amount = BigInt(row.amount);
   const fee = BigInt(row.fee);
+  const shown = (units: bigint) => formatMoney(money(row.currency, units));
   const shownHash = row.state === 'PENDING' || row.state === 'SIGNED' ? null : row.txHash;
   return {
     id: row.id,
     account: row.walletAccountId,
     currency: row.currency,
     network: row.network,
-    amount: formatUnits(amount, decimals),
-    fee: formatUnits(fee, decimals),
+    amount: shown(amount),
+    fee: shown(fee),
     feeCurrency: row.currency,
-    receiveAmount: formatUnits(amount - fee, decimals),
+    receiveAmount: shown(amount - fee),
     depositAddress: row.toAddress,
     internal: row.kind === 'INTERNAL',
     state: row.state === 'COMPLETED' ? 'COMPLETED' : row.state === 'FAILED' ? 'FAILED' : 'IN_PROGRESS',

@@ -14,7 +14,8 @@ import { inTransaction } from '../../db/transaction.ts';
 import { ALERT_AFTER_ATTEMPTS, type Logger } from '../../log.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
 import { SYSTEM_ACCOUNTS, systemAccountId, type Queryable } from '../ledger.ts';
-import { releaseOrder, settleOrder } from '../orders/entries.ts';
+import { releaseOrder, settleOrder, type SettleLeg } from '../orders/entries.ts';
+import { money } from '../../../lib/money.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import { NOW } from '../orders/sql-set.ts';
 
@@ -143,11 +144,11 @@ async function claimBroadcast(pool: pg.Pool, id: string, work: (client: pg.PoolC
 
 /** Settles the hold: what the recipient receives to the network's world account, the fee to fee income. */
 async function completeWithdrawal(db: Queryable, w: Claimed, confirmations: number): Promise<void> {
-  const amount = BigInt(w.amount);
+  const held = money(w.currency, BigInt(w.amount));
   const fee = BigInt(w.fee);
-  const legs = [{ account: systemAccountId(SYSTEM_ACCOUNTS.world(w.network)), amount: amount - fee }];
-  if (fee > 0n) legs.push({ account: systemAccountId(SYSTEM_ACCOUNTS.feeIncome()), amount: fee });
-  await settleOrder(db, { flow: 'withdrawal', id: w.id }, { account: w.walletAccountId, currency: w.currency, to: legs });
+  const legs: SettleLeg[] = [{ account: systemAccountId(SYSTEM_ACCOUNTS.world(w.network)), units: held.units - fee }];
+  if (fee > 0n) legs.push({ account: systemAccountId(SYSTEM_ACCOUNTS.feeIncome()), units: fee });
+  await settleOrder(db, { flow: 'withdrawal', id: w.id }, { account: w.walletAccountId, money: held, to: legs });
   await moveOrder(db, ORDER_TABLES.withdrawal, w.id, {
     from: 'BROADCAST',
     to: 'COMPLETED',
@@ -159,7 +160,7 @@ async function completeWithdrawal(db: Queryable, w: Claimed, confirmations: numb
 
 /** Gives the held amount back and shows the withdrawal as failed. */
 async function failWithdrawal(db: Queryable, w: Claimed, from: 'SIGNED' | 'BROADCAST', reason: string): Promise<void> {
-  await releaseOrder(db, { flow: 'withdrawal', id: w.id }, { account: w.walletAccountId, currency: w.currency, amount: BigInt(w.amount) });
+  await releaseOrder(db, { flow: 'withdrawal', id: w.id }, { account: w.walletAccountId, money: money(w.currency, BigInt(w.amount)) });
   await moveOrder(db, ORDER_TABLES.withdrawal, w.id, { from, to: 'FAILED', set: { failure_reason: reason, closed_at: NOW }, history: { state: 'FAILED', set: { failure_reason: reason } } });
   await notifyAccountChanged(db, w.walletAccountId);
 }
