@@ -112,11 +112,14 @@ export async function depositAddressOf(pool: pg.Pool, walletAccountId: string, n
 /** The account's place in the HD tree: allocated once, in sequence, by the database. */
 async function derivationIndex(db: Queryable, walletAccountId: string, seed: WalletSeed, retried = false): Promise<number> {
   const result = await db.query<AccountKey>(
-    `WITH created AS (
-       INSERT INTO wallet_account_keys (wallet_account_id, seed_fingerprint) VALUES ($1, $2)
+    // The insert runs only when the account has no index yet: an insert that meets the conflict would still draw
+    // the next identity value, and every added asset would leave a gap a standard wallet's gap limit (20) misses.
+    `WITH existing AS (SELECT derivation_index, seed_fingerprint FROM wallet_account_keys WHERE wallet_account_id = $1),
+     created AS (
+       INSERT INTO wallet_account_keys (wallet_account_id, seed_fingerprint) SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM existing)
        ON CONFLICT (wallet_account_id) DO NOTHING RETURNING derivation_index, seed_fingerprint)
      SELECT derivation_index AS "derivationIndex", seed_fingerprint AS "seedFingerprint" FROM created
-     UNION ALL SELECT derivation_index, seed_fingerprint FROM wallet_account_keys WHERE wallet_account_id = $1
+     UNION ALL SELECT derivation_index, seed_fingerprint FROM existing
      LIMIT 1`,
     [walletAccountId, seed.fingerprint],
   );

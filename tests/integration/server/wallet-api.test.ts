@@ -98,9 +98,25 @@ describe('the wallet API', () => {
     const removed = await call(alice, 'DELETE', `/api/${alice.accountId}/account/currency/TRX`);
     expect(removed.status).toBe(200);
     expect((removed.body as AssetItem[]).map((a) => a.currency)).toEqual(['BTC', 'ETH', 'USDT_TRX']);
+    // Re-adding brings the same address back.
+    await call(alice, 'POST', `/api/${alice.accountId}/account/currency`, { currency: 'TRX' });
+    expect((await assets(alice)).find((a) => a.currency === 'TRX')?.depositAddress).toBe(list[2]?.depositAddress);
     // Another user's addresses differ.
     await call(bob, 'POST', `/api/${bob.accountId}/account/currency`, { currency: 'BTC' });
     expect((await assets(bob))[0]?.depositAddress).not.toBe(btc?.depositAddress);
+    // However many adds an account made, it holds one derivation index and the next account takes the next one, so a
+    // standard wallet's gap limit finds every address on recovery (adds used to leave gaps).
+    const pool = new pg.Pool({ connectionString: database.url });
+    try {
+      const keys = await pool.query<{ account: string; index: number }>(
+        'SELECT wallet_account_id AS account, derivation_index AS index FROM wallet_account_keys WHERE wallet_account_id = ANY($1::uuid[])',
+        [[alice.accountId, bob.accountId]],
+      );
+      const indexOf = (account: string) => keys.rows.find((row) => row.account === account)?.index;
+      expect(indexOf(bob.accountId)).toBe((indexOf(alice.accountId) ?? -2) + 1);
+    } finally {
+      await pool.end();
+    }
   });
 
   it("refuses another user's account with 403, and a missing token with 401", async () => {
