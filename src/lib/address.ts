@@ -16,7 +16,7 @@ export const ADDRESS_PATTERNS: Record<Network, readonly RegExp[]> = {
   ],
   ETHEREUM: [/^0x[0-9a-fA-F]{40}$/],
   TRON: [new RegExp(`^T${BASE58}{33}$`)],
-  LITECOIN: [/^ltc1[02-9ac-hj-np-z]{11,71}$/, new RegExp(`^[LM3]${BASE58}{26,33}$`)],
+  LITECOIN: [/^ltc1[02-9ac-hj-np-z]{11,71}$/, /^LTC1[02-9AC-HJ-NP-Z]{11,71}$/, new RegExp(`^[LM3]${BASE58}{26,33}$`)],
   DOGECOIN: [new RegExp(`^D[5-9A-HJ-NP-U]${BASE58}{32}$`), new RegExp(`^[9A]${BASE58}{33}$`)],
   TON: [/^[UEk0][Qf][A-Za-z0-9_-]{46}$/, /^[UEk0][Qf][A-Za-z0-9+/]{46}$/, /^(?:-1|0):[0-9a-fA-F]{64}$/],
 };

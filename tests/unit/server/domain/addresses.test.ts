@@ -81,6 +81,14 @@ describe('the server address check', () => {
     expect(isValidAddress('TON', ton.toString({ testOnly: true }))).toBe(false);
   });
 
+  it('takes bech32 in upper case as in lower case, Litecoin as Bitcoin, and never mixed case', async () => {
+    for (const network of ['BITCOIN', 'LITECOIN'] as const) {
+      const address = await deriveAddress(seed, network, 0);
+      expect(isValidAddress(network, address.toUpperCase())).toBe(true);
+      expect(isValidAddress(network, address.slice(0, 10) + address.slice(10).toUpperCase())).toBe(false);
+    }
+  });
+
   it('refuses every one-character change, on every network', async () => {
     for (const network of NETWORKS) {
       const address = await deriveAddress(seed, network, 0);
