@@ -7,8 +7,11 @@ import 'dayjs/locale/ru.js';
 import { displayDecimal, displayFiat } from './amount.ts';
 import type { Locale } from './preferences.ts';
 
-/** The 'MMM D, HH:mm A' of the transaction details (SPEC §9). */
-export const DETAIL_DATE_FORMAT = 'MMM D, HH:mm A';
+/**
+ * The transaction details' date (SPEC §9 'MMM D, HH:mm A'), as each language writes it: SPEC's literal pattern would
+ * put a 24-hour time before AM/PM ("19:05 PM"); English reads a 12-hour clock with AM/PM, Russian a 24-hour one.
+ */
+export const DETAIL_DATE_FORMAT: Record<Locale, string> = { en: 'MMM D, h:mm A', ru: 'D MMM, HH:mm' };
 
 const SEPARATORS: Record<Locale, { group: string; point: string }> = {
   en: { group: ',', point: '.' },
@@ -71,9 +74,9 @@ export function groupByDay<T>(items: readonly T[], dateOf: (item: T) => string, 
   return groups;
 }
 
-/** Date and time of a transaction's details: "Mar 5, 14:07 PM". */
+/** Date and time of a transaction's details: "Mar 5, 2:07 PM", "5 мар., 14:07". */
 export function formatDetailDate(date: string | number | Date, locale: Locale = 'en'): string {
-  return dayjs(date).locale(locale).format(DETAIL_DATE_FORMAT);
+  return dayjs(date).locale(locale).format(DETAIL_DATE_FORMAT[locale]);
 }
 
 /** Time of day in a history row: "14:07". */

@@ -76,7 +76,7 @@ test.describe('custody: assets, receive and a deposit', () => {
     await item.click();
     await expect(page.getByTestId('transaction-title')).toHaveText('Received');
     await expect(page.getByTestId('detail-tx_detail_status')).toContainText('Completed');
-    await expect(page.getByTestId('detail-tx_detail_date')).toContainText(/[A-Z][a-z]{2} \d{1,2}, \d{2}:\d{2} (AM|PM)/);
+    await expect(page.getByTestId('detail-tx_detail_date')).toContainText(/[A-Z][a-z]{2} \d{1,2}, \d{1,2}:\d{2} (AM|PM)/);
     await expect(page.getByTestId('detail-tx_detail_receiver')).toContainText(address);
     await expect(page.getByTestId('detail-tx_detail_network')).toContainText('Bitcoin');
     await expect(page.getByTestId('explorer-link')).toHaveAttribute('href', /\/sandbox\/devnet\/tx\/[0-9a-f]{64}$/);
