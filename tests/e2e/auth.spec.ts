@@ -140,9 +140,14 @@ test.describe('accounts and sign-in', () => {
     await page.waitForURL('**/auth/forgot');
     const send = page.getByRole('button', { name: 'Send link' });
     await expect(send).toBeDisabled();
+    // Nothing is said to be sent before it is (a flex class once overrode [hidden]); after it, the form is gone.
+    await expect(page.getByTestId('check-mail')).toBeHidden();
+    await expect(page.getByRole('link', { name: 'Continue to log in' })).toBeHidden();
     await page.getByLabel('E-mail').fill(email);
     await send.click();
     await expect(page.getByTestId('check-mail')).toHaveText('If an account exists for this e-mail, we have sent a link to reset the password.');
+    await expect(page.getByRole('link', { name: 'Continue to log in' })).toBeVisible();
+    await expect(send).toBeHidden();
 
     const link = await mailbox.link(email, /\/auth\/forgot\//);
     await page.goto(pathOf(link));
