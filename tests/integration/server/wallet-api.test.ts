@@ -101,6 +101,7 @@ describe('the wallet API', () => {
     // Re-adding brings the same address back.
     await call(alice, 'POST', `/api/${alice.accountId}/account/currency`, { currency: 'TRX' });
     expect((await assets(alice)).find((a) => a.currency === 'TRX')?.depositAddress).toBe(list[2]?.depositAddress);
+    expect((await call(alice, 'DELETE', `/api/${alice.accountId}/account/currency/TRX`)).status).toBe(200);
     // Another user's addresses differ.
     await call(bob, 'POST', `/api/${bob.accountId}/account/currency`, { currency: 'BTC' });
     expect((await assets(bob))[0]?.depositAddress).not.toBe(btc?.depositAddress);

@@ -47,7 +47,7 @@ describe('transaction details (SPEC §3)', () => {
   it('shows date, status, amount, addresses, network and the hash with its explorer link', () => {
     const rows = detailRows(transaction({ createdDate: new Date(2025, 2, 5, 14, 7).toISOString() }), coins, 'en', t);
     expect(labels(rows)).toEqual(['tx_detail_date', 'tx_detail_status', 'tx_detail_amount', 'tx_detail_sender', 'tx_detail_receiver', 'tx_detail_network', 'tx_detail_hash']);
-    expect(rows[0]?.value).toBe('Mar 5, 14:07 PM');
+    expect(rows[0]?.value).toBe('Mar 5, 2:07 PM');
     expect(rows[1]?.value).toBe('Completed');
     expect(rows[2]?.value).toBe('0.01\u00a0BTC');
     expect(rows.at(-2)?.value).toBe('Bitcoin');
@@ -107,7 +107,7 @@ describe('transaction details (SPEC §3)', () => {
   });
 
   it('writes the date in Russian for a Russian user', () => {
-    expect(detailRows(transaction({ createdDate: new Date(2025, 2, 5, 14, 7).toISOString() }), coins, 'ru', t)[0]?.value).toMatch(/^март?\.? 5, 14:07 дня$/);
+    expect(detailRows(transaction({ createdDate: new Date(2025, 2, 5, 14, 7).toISOString() }), coins, 'ru', t)[0]?.value).toMatch(/^5 мар(т|\.), 14:07$/);
   });
 });
 
