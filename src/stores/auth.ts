@@ -6,8 +6,6 @@ import type { ApiSession, IdentityClient, StoredUser } from '../api/session.ts';
 import { $router } from './router.ts';
 import { accessExpired, refreshUsable } from './token-expiry.ts';
 
-export { accessExpired, EXPIRY_SKEW_S, refreshUsable } from './token-expiry.ts';
-
 /** SPEC §2: the authentication state is held for 1 second before the route set switches. */
 export const AUTH_HOLD_MS = 1_000;
 export const SIGN_IN_PATH = PAGES.signIn;

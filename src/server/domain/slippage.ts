@@ -6,8 +6,6 @@
 
 import { MAX_SLIPPAGE_BPS } from '../../lib/slippage.ts';
 
-export { MAX_SLIPPAGE_BPS };
-
 /**
  * Whether a rate fixed at `quoted` may still be honoured now that the same thing is worth `current` to the user
  * (both in the same units: what the user gets for what they give). True while current ≥ quoted × (1 − maxBps).

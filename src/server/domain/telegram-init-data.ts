@@ -12,8 +12,6 @@ import { DEFAULT_INIT_DATA_MAX_AGE_S, TELEGRAM_PUBLIC_KEYS } from '../../lib/tel
  * - `auth_date` no older than the allowed age.
  */
 
-export { DEFAULT_INIT_DATA_MAX_AGE_S, TELEGRAM_PUBLIC_KEYS };
-
 export type InitDataProblem = 'MALFORMED' | 'BAD_HASH' | 'BAD_SIGNATURE' | 'EXPIRED';
 
 /** Why init data was refused: malformed, forged (hash or signature) or stale. */

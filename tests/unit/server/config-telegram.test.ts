@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/server/config.ts';
-import { TELEGRAM_PUBLIC_KEYS } from '../../../src/server/domain/telegram-init-data.ts';
+import { TELEGRAM_PUBLIC_KEYS } from '../../../src/lib/telegram.ts';
 
 const TOKEN = '7123456789:AAE-wallet-test-bot-token-0123456789';
 

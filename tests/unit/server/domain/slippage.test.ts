@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { honoursFixedRate, MAX_SLIPPAGE_BPS } from '../../../../src/server/domain/slippage.ts';
+import { honoursFixedRate } from '../../../../src/server/domain/slippage.ts';
+import { MAX_SLIPPAGE_BPS } from '../../../../src/lib/slippage.ts';
 import { quoteBySource, quoteByDestination, quoteHolds } from '../../../../src/server/domain/swaps/rules.ts';
 
 const PRICE = 10n ** 8n;

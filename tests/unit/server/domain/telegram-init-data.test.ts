@@ -7,10 +7,10 @@ import {
   ed25519PublicKey,
   InitDataError,
   signInitData,
-  TELEGRAM_PUBLIC_KEYS,
   validateInitData,
   type InitDataProblem,
 } from '../../../../src/server/domain/telegram-init-data.ts';
+import { TELEGRAM_PUBLIC_KEYS } from '../../../../src/lib/telegram.ts';
 
 const BOT_TOKEN = '7000000001:AAH-test-token-for-the-wallet-unit-tests';
 const NOW = 1_760_000_000;
