@@ -11,3 +11,5 @@ export const getPaymentMethods = (request: MethodsRequest, signal?: AbortSignal)
 export const createBuyOrder = (request: BuyOrderRequest) => apiCall<BuyOrderView>('/b2c/order', { method: 'POST', body: request, public: true });
 export const confirmBuyOrder = (id: string, account: string, requestParams: BuyRequestParams) =>
   apiCall<BuyConfirmView>('/b2c/order/confirm', { method: 'POST', body: { id, account, requestParams } satisfies BuyConfirmRequest });
+/** Gives an order up (back from the provider without paying); answers the order as it now is. */
+export const cancelBuyOrder = (id: string, account: string) => apiCall<BuyOrderView>('/b2c/order/cancel', { method: 'POST', body: { id, account } });

@@ -85,7 +85,9 @@ function read<T>(response: FetchResponse<string>): T {
     }
   }
   const body = parseErrorBody(text);
-  if (body) throw new WalletError(body.exceptionCode, body.message, { status, fromServer: true });
+  const retryAfter = Number(response.headers.get('retry-after') ?? '');
+  const retryAfterSeconds = Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : undefined;
+  if (body) throw new WalletError(body.exceptionCode, body.message, { status, fromServer: true, retryAfterSeconds });
   throw new WalletError(`HTTP_${status}`, response.statusText || `HTTP ${status}`, { status });
 }
 

@@ -17,13 +17,16 @@ export class WalletError extends Error {
   readonly status: number | undefined;
   /** Whether `message` came from the gateway (SPEC §8 shows it as is for some flows). */
   readonly fromServer: boolean;
+  /** The gateway's Retry-After, in seconds, when it said when to come back (a passcode lockout's wait). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: string, message: string, options: { status?: number; fromServer?: boolean; cause?: unknown } = {}) {
+  constructor(code: string, message: string, options: { status?: number; fromServer?: boolean; retryAfterSeconds?: number; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = 'WalletError';
     this.code = code;
     this.status = options.status;
     this.fromServer = options.fromServer ?? false;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

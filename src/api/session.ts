@@ -1,3 +1,5 @@
+import type { ChainEnv } from '../lib/currencies.ts';
+
 /** What the gateway client needs from whoever holds the sign-in (the auth store in the app, a fake in tests). */
 export type ApiSession = {
   /** The bearer token to send, renewed first when it has expired; null when nobody is signed in. */
@@ -44,8 +46,17 @@ export type ClientConfig = {
     resource?: string;
   };
   supportEmail: string;
+  /** The support chat 'Leave feedback' opens inside Telegram (https://t.me/name), when SUPPORT_TELEGRAM is set. */
+  supportTelegram?: string;
   /** Whether the buy/sell screen's buy entry is on (a card provider is configured); absent from an older gateway means on. */
   buyEnabled?: boolean;
   /** Whether the buy/sell screen's sell entry is on (SELL_ENABLED and a payout provider); absent from an older gateway means off. */
   sellEnabled?: boolean;
+  /** CHAIN_ENV: the address forms of the chains the custody runs on; absent from an older gateway means mainnet. */
+  chainEnv?: ChainEnv;
+  /** The analytics SDK's source (SPEC §7 Analytics); absent while analytics is off. */
+  analytics?: AnalyticsSource;
 };
+
+/** Where the analytics SDK reads its source configuration and sends events, and the source's write key. */
+export type AnalyticsSource = { writeKey: string; dataPlaneUrl: string; configUrl: string };

@@ -25,3 +25,6 @@ export const confirmPasswordReset = (password: string, confirmationCode: string)
 export const setAccountCurrency = (currency: FiatCurrency) =>
   apiCall<void>(`/user/default-fiat-currency/update/${encodeURIComponent(currency)}`, { method: 'POST' });
 export const setAccountLanguage = (language: Language) => apiCall<void>(`/user/language/${encodeURIComponent(language)}`, { method: 'POST' });
+
+/** 'Leave feedback' (SPEC §2 Settings): kept by the gateway and mailed to support; `email` is where support answers. */
+export const leaveFeedback = (text: string, email: string | null) => apiCall<{ id: string }>('/user/feedback', { method: 'POST', body: { text, email } });

@@ -124,6 +124,29 @@ for (const form of document.querySelectorAll<HTMLFormElement>('form[data-auth-fo
   }
 }
 
+/** Where the e-mail page keeps what was typed, for its next load in this tab (a refusal, a restarted sign-in). */
+const LOGIN_EMAIL_KEY = 'wallet.login.email';
+
+/** /auth/login/email, the provider's interaction page: keeps the e-mail typed, and restarts a sign-in the provider forgot. */
+const login = document.querySelector<HTMLFormElement>('form[data-login]');
+if (login) {
+  const email = login.querySelector<HTMLInputElement>('input[name=email]');
+  const kept = sessionStorage.getItem(LOGIN_EMAIL_KEY);
+  if (email && !email.value && kept) {
+    email.value = kept;
+    email.dispatchEvent(new Event('input', { bubbles: true }));
+    login.querySelector<HTMLInputElement>('input[name=password]')?.focus();
+  }
+  login.addEventListener('submit', () => email && sessionStorage.setItem(LOGIN_EMAIL_KEY, email.value.trim()));
+  // A reload or an old link: the provider answers for a live interaction with this very page, else it restarts the sign-in.
+  void fetch(`/oidc/interaction/${encodeURIComponent(login.dataset.login ?? '')}`, { method: 'HEAD', credentials: 'same-origin' }).then(
+    (response) => {
+      if (new URL(response.url).pathname !== '/auth/login/email') window.location.replace('/auth/login/start');
+    },
+    () => undefined,
+  );
+}
+
 /** /auth/signup/confirm/:code confirms on load: success offers 'continue to log in', failure goes to login. */
 const confirm = document.querySelector<HTMLElement>('[data-confirm]');
 if (confirm) {

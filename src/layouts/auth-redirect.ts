@@ -9,5 +9,9 @@ import { completeSignIn, completeSilentSignIn, signIn } from '../stores/auth.ts'
 setPlatform(webPlatform());
 const step = document.querySelector<HTMLElement>('[data-auth-step]')?.dataset.authStep;
 if (step === 'start') void signIn();
-else if (step === 'callback') void completeSignIn();
+else if (step === 'callback') {
+  // Signed in: the e-mail the login page kept for a retry is not needed any more (auth-form.ts).
+  sessionStorage.removeItem('wallet.login.email');
+  void completeSignIn();
+}
 else if (step === 'silent') void completeSilentSignIn();

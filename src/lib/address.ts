@@ -1,35 +1,59 @@
 /**
  * Address shapes per network (SPEC §5), for the browser's instant check; the gateway also verifies checksums.
+ * The forms follow CHAIN_ENV (the gateway announces it in GET /api/client-config as `chainEnv`): mainnet, testnet
+ * and regtest addresses are each valid only on their own chain.
  */
-import { NETWORKS, type Network } from './currencies.ts';
+import { NETWORKS, type ChainEnv, type Network } from './currencies.ts';
 
 const BASE58 = '[1-9A-HJ-NP-Za-km-z]';
 
-/** Each network's accepted forms; Bitcoin lists main and test networks, as the spec asks. */
-export const ADDRESS_PATTERNS: Record<Network, readonly RegExp[]> = {
-  BITCOIN: [
-    /^bc1[02-9ac-hj-np-z]{11,71}$/,
-    /^BC1[02-9AC-HJ-NP-Z]{11,71}$/,
-    new RegExp(`^[13]${BASE58}{25,34}$`),
-    /^(?:tb1|bcrt1)[02-9ac-hj-np-z]{11,71}$/,
-    new RegExp(`^[mn2]${BASE58}{25,34}$`),
-  ],
+/** A bech32 address with human-readable part `hrp`: all lower or all upper case (BIP173 refuses mixed case). */
+const bech32 = (hrp: string): RegExp[] => [new RegExp(`^${hrp}1[02-9ac-hj-np-z]{11,71}$`), new RegExp(`^${hrp.toUpperCase()}1[02-9AC-HJ-NP-Z]{11,71}$`)];
+const base58 = (firstCharacters: string, length = '{25,34}'): RegExp => new RegExp(`^[${firstCharacters}]${BASE58}${length}$`);
+
+const ACCOUNT_BASED = {
   ETHEREUM: [/^0x[0-9a-fA-F]{40}$/],
   TRON: [new RegExp(`^T${BASE58}{33}$`)],
-  LITECOIN: [/^ltc1[02-9ac-hj-np-z]{11,71}$/, /^LTC1[02-9AC-HJ-NP-Z]{11,71}$/, new RegExp(`^[LM3]${BASE58}{26,33}$`)],
-  DOGECOIN: [new RegExp(`^D[5-9A-HJ-NP-U]${BASE58}{32}$`), new RegExp(`^[9A]${BASE58}{33}$`)],
-  TON: [/^[UEk0][Qf][A-Za-z0-9_-]{46}$/, /^[UEk0][Qf][A-Za-z0-9+/]{46}$/, /^(?:-1|0):[0-9a-fA-F]{64}$/],
+} as const;
+const TON_RAW = /^(?:-1|0):[0-9a-fA-F]{64}$/;
+/** TON's user-friendly forms: the first character is the flags (U/E on mainnet, 0/k test-only), url-safe or not. */
+const ton = (flags: string): RegExp[] => [new RegExp(`^[${flags}][Qf][A-Za-z0-9_-]{46}$`), new RegExp(`^[${flags}][Qf][A-Za-z0-9+/]{46}$`), TON_RAW];
+
+/** Each network's accepted forms per CHAIN_ENV (Bitcoin: bc/tb/bcrt; Litecoin: ltc/tltc/rltc; Dogecoin's prefixes). */
+export const ADDRESS_PATTERNS: Record<ChainEnv, Record<Network, readonly RegExp[]>> = {
+  mainnet: {
+    BITCOIN: [...bech32('bc'), base58('13')],
+    ...ACCOUNT_BASED,
+    LITECOIN: [...bech32('ltc'), base58('LM3', '{26,33}')],
+    DOGECOIN: [new RegExp(`^D[5-9A-HJ-NP-U]${BASE58}{32}$`), base58('9A', '{33}')],
+    TON: ton('UE'),
+  },
+  testnet: {
+    BITCOIN: [...bech32('tb'), base58('mn2')],
+    ...ACCOUNT_BASED,
+    LITECOIN: [...bech32('tltc'), base58('mnQ2', '{26,33}')],
+    // Dogecoin testnet: pubKeyHash 0x71 (n), scriptHash 0xc4 (2).
+    DOGECOIN: [base58('n2', '{33}')],
+    TON: ton('0k'),
+  },
+  regtest: {
+    BITCOIN: [...bech32('bcrt'), base58('mn2')],
+    ...ACCOUNT_BASED,
+    LITECOIN: [...bech32('rltc'), base58('mnQ2', '{26,33}')],
+    // Dogecoin regtest: pubKeyHash 0x6f (m, n; 0x71 in Dogecoin Core's development branch), scriptHash 0xc4 (2).
+    DOGECOIN: [base58('mn2', '{33}')],
+    TON: ton('0k'),
+  },
 };
 
-/** The Ethereum-style pattern is the default for networks without their own (SPEC §5). */
-const DEFAULT_PATTERNS: readonly RegExp[] = ADDRESS_PATTERNS.ETHEREUM;
-
-/** Does the address have the shape of one on `network`? 'ALL' accepts any network's form. */
-export function isAddressShapeValid(network: Network | 'ALL' | string, address: string): boolean {
+/** Does the address have the shape of one on `network` under `env`? 'ALL' accepts any network's form. */
+export function isAddressShapeValid(network: Network | 'ALL' | string, address: string, env: ChainEnv): boolean {
   const value = address.trim();
-  if (network === 'ALL') return NETWORKS.some((n) => ADDRESS_PATTERNS[n].some((p) => p.test(value)));
-  const patterns = (NETWORKS as readonly string[]).includes(network) ? ADDRESS_PATTERNS[network as Network] : DEFAULT_PATTERNS;
-  return patterns.some((p) => p.test(value));
+  const patterns = ADDRESS_PATTERNS[env];
+  if (network === 'ALL') return NETWORKS.some((n) => patterns[n].some((p) => p.test(value)));
+  // The Ethereum-style pattern is the default for networks without their own (SPEC §5).
+  const forms = (NETWORKS as readonly string[]).includes(network) ? patterns[network as Network] : patterns.ETHEREUM;
+  return forms.some((p) => p.test(value));
 }
 
 /** SPEC §9: the first part, dots, the last 4 characters. */

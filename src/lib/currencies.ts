@@ -21,7 +21,7 @@ export type CoinMeta = {
   baseCurrency: string;
   /** Decimals shown to the user. */
   round: number;
-  /** Explorer link of a transaction: `{tx}` is replaced by its hash. */
+  /** Explorer link of a transaction: `{tx}` is replaced by its hash; empty where the chain has no explorer (regtest). */
   urlScan: string;
   crypto: true;
   active: boolean;
@@ -34,6 +34,10 @@ export type FiatMeta = { currency: string; name: string; symbol: string; decimal
 
 type NetworkInfo = { coin: string; blockchain: string; explorer: string };
 
+/** CHAIN_ENV: which of a network's chains the custody runs on; it picks address formats and explorer links. */
+export const CHAIN_ENVS = ['mainnet', 'testnet', 'regtest'] as const;
+export type ChainEnv = (typeof CHAIN_ENVS)[number];
+
 /** Each network's own coin (which pays its fees and names its addresses) and its public explorer. */
 export const NETWORK_INFO: Record<Network, NetworkInfo> = {
   BITCOIN: { coin: 'BTC', blockchain: 'Bitcoin', explorer: 'https://mempool.space/tx/{tx}' },
@@ -43,6 +47,22 @@ export const NETWORK_INFO: Record<Network, NetworkInfo> = {
   DOGECOIN: { coin: 'DOGE', blockchain: 'Dogecoin', explorer: 'https://blockchair.com/dogecoin/transaction/{tx}' },
   TON: { coin: 'TON', blockchain: 'TON', explorer: 'https://tonviewer.com/transaction/{tx}' },
 };
+
+/** Each network's public test network explorer (Bitcoin testnet4, Sepolia, Nile, TON testnet). */
+const TESTNET_EXPLORERS: Record<Network, string> = {
+  BITCOIN: 'https://mempool.space/testnet4/tx/{tx}',
+  ETHEREUM: 'https://sepolia.etherscan.io/tx/{tx}',
+  TRON: 'https://nile.tronscan.org/#/transaction/{tx}',
+  LITECOIN: 'https://litecoinspace.org/testnet/tx/{tx}',
+  DOGECOIN: 'https://blockexplorer.one/dogecoin/testnet/tx/{tx}',
+  TON: 'https://testnet.tonviewer.com/transaction/{tx}',
+};
+
+/** The explorer of `network` under CHAIN_ENV `env` (`{tx}` placeholder); none on regtest, a chain only this node knows. */
+export function networkExplorer(network: Network, env: ChainEnv): string | undefined {
+  if (env === 'regtest') return undefined;
+  return env === 'testnet' ? TESTNET_EXPLORERS[network] : NETWORK_INFO[network].explorer;
+}
 
 type CoinSeed = Omit<CoinMeta, 'secondaryLogoName' | 'blockchain' | 'urlScan' | 'crypto' | 'active' | 'implementations'> & {
   tokenContract?: string;
@@ -159,7 +179,8 @@ export function isNetwork(value: string): value is Network {
   return (NETWORKS as readonly string[]).includes(value);
 }
 
-/** The explorer link of a transaction hash on a coin, or undefined without a hash. */
+/** The explorer link of a transaction hash on a coin, or undefined without a hash or an explorer. */
 export function explorerLink(urlScan: string, hash: string | null | undefined): string | undefined {
-  return hash ? urlScan.replaceAll('{tx}', encodeURIComponent(hash)) : undefined;
+  // An empty urlScan is a chain without an explorer (regtest): no link.
+  return hash && urlScan ? urlScan.replaceAll('{tx}', encodeURIComponent(hash)) : undefined;
 }

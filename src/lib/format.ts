@@ -5,6 +5,7 @@
 import dayjs from 'dayjs';
 import 'dayjs/locale/ru.js';
 import { displayDecimal, displayFiat } from './amount.ts';
+import { COINS } from './currencies.ts';
 import type { Locale } from './preferences.ts';
 
 /**
@@ -45,8 +46,27 @@ export function formatFiat(value: string, symbol: string, locale: Locale = 'en')
   return locale === 'ru' ? `${digits}\u00a0${symbol}` : `${symbol}${digits}`;
 }
 
-/** The ticker users know: USDT for USDT_TRX (the network is shown beside it, not in the code). */
+/** How a network is named beside a ticker that two assets share (USDT on Tron and on Ethereum, BTC and Lightning). */
+const NETWORK_TAGS: Record<string, string> = { TRX: 'TRC-20', ETH: 'ERC-20', LNG: 'Lightning' };
+
+/** Tickers more than one coin of the catalogue shares: only these need their network beside them. */
+const SHARED_TICKERS = new Set(COINS.map((coin) => coin.baseCurrency).filter((base, index, all) => all.indexOf(base) !== index));
+
+/** The network beside an ambiguous ticker ("TRC-20" for USDT_TRX, "Lightning" for BTC_LNG); undefined where the ticker is enough. */
+export function networkTagOf(currency: string): string | undefined {
+  const [base = currency, network] = currency.split('_');
+  return network && SHARED_TICKERS.has(base) ? (NETWORK_TAGS[network] ?? network) : undefined;
+}
+
+/** The ticker users know, with its network where two assets could be confused: "USDT (TRC-20)", "BTC (Lightning)", "USDC", "BTC". */
 export function tickerOf(currency: string): string {
+  const base = currency.split('_')[0] ?? currency;
+  const tag = networkTagOf(currency);
+  return tag ? `${base} (${tag})` : base;
+}
+
+/** The bare ticker, for a place that shows the network on its own line (a currency chip). */
+export function baseTickerOf(currency: string): string {
   return currency.split('_')[0] ?? currency;
 }
 

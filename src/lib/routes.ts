@@ -31,6 +31,7 @@ export const ROUTES = {
   settings: '/settings',
   selectCurrency: '/settings/select-currency',
   selectLanguage: '/settings/select-language',
+  feedback: '/settings/feedback',
   walletProtection: '/settings/wallet-protection',
   email: '/settings/wallet-protection/email',
   emailAdd: '/settings/wallet-protection/email/add',
@@ -47,18 +48,30 @@ export const ROUTES = {
   addressBookItem: '/settings/address-book/:id',
   addressBookEdit: '/settings/address-book/:id/edit',
   addressBookDelete: '/settings/address-book/:id/delete',
+  // The 'soon' tabs are wallet paths too: like everything but the auth and error pages, they need sign-in (SPEC §6).
+  exchange: '/exchange',
+  notifications: '/notifications',
 } as const;
 
 /** The Astro pages outside the island (prerendered shells and server pages): linked to, never routed by the island. */
 export const PAGES = {
   auth: '/auth',
   signIn: '/auth/login',
-  exchange: '/exchange',
-  notifications: '/notifications',
   terms: '/terms',
   privacy: '/privacy',
   miniApp: '/tg',
 } as const;
+
+/**
+ * A hint, not a credential: the wallet says on this device that someone is signed in, so the entry pages (/auth,
+ * /auth/login) send them home without a script. The tokens stay in the browser's storage; the wallet clears the hint
+ * before it ever sends anyone to sign in, so a stale hint costs one bounce, never a loop.
+ */
+export const SIGNED_IN_COOKIE = 'signed_in';
+
+export function signedInCookie(signedIn: boolean): string {
+  return `${SIGNED_IN_COOKIE}=${signedIn ? '1; Max-Age=31536000' : '; Max-Age=0'}; Path=/; SameSite=Lax`;
+}
 
 /** SPEC §8: the error page of a code. */
 export function errorPagePath(code: string): string {

@@ -19,6 +19,8 @@ export type Platform = {
     requestAccess: () => Promise<boolean>;
     openSettings: () => void;
   };
+  /** Inside the mini app: the messenger's client ('ios', 'android', 'tdesktop', 'web'…); absent elsewhere. */
+  client?: string;
   /** Inside the mini app: what the messenger sign-in needs (SPEC §4, the messenger branch); absent elsewhere. */
   messenger?: MessengerLaunch;
   /** The messenger's native main button, in place of a screen's main action (SPEC §2, §6); absent on the web. */

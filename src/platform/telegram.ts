@@ -72,7 +72,7 @@ function bindSafeAreas(): void {
  * take our colours), the native main and back buttons, biometrics where supported, safe areas as CSS variables.
  * Storage, cookies and navigation are the browser's, as on the web.
  */
-export async function createTelegramPlatform(): Promise<Platform> {
+export async function createTelegramPlatform(options: { nativeButtons: boolean } = { nativeButtons: true }): Promise<Platform> {
   init();
   attempt(() => miniApp.mountSync());
   attempt(() => miniApp.ready());
@@ -109,14 +109,21 @@ export async function createTelegramPlatform(): Promise<Platform> {
   };
 
   let shown = 0;
+  let client: string | undefined;
+  try {
+    client = retrieveLaunchParams().tgWebAppPlatform;
+  } catch {
+    client = undefined;
+  }
   return {
     ...web,
     kind: 'tg',
+    client,
     applyTheme,
     // Without a choice of the user's, the theme follows the messenger's.
     prefersDark: () => themeParams.isDark() ?? web.prefersDark(),
     messenger: launch,
-    mainButton: {
+    mainButton: !options.nativeButtons ? undefined : {
       show(state, onClick) {
         const token = ++shown;
         attempt(() =>
@@ -142,7 +149,7 @@ export async function createTelegramPlatform(): Promise<Platform> {
         };
       },
     },
-    backButton: {
+    backButton: !options.nativeButtons ? undefined : {
       setVisible: (visible) => attempt(() => (visible ? backButton.show() : backButton.hide())),
       onClick: (handler) => {
         let off: VoidFunction = () => {};

@@ -37,7 +37,7 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
   // Rows from before keyed hashing (mailed codes, provider tokens) are moved over before anything looks them up.
   const moved = (await migrateCodeHashes(database.pool, secrets)) + (config.oidc.embedded ? await migrateOidcPayloads(database.pool, secrets) : 0);
   if (moved > 0) log.info({ rows: moved }, 'stored codes and tokens moved to keyed hashes');
-  const limits = createLimits(database.pool, { publicPerMinute: config.publicRateLimit, authPerHour: config.authRateLimit, mailsPerHour: config.mailRateLimit }, emailKeyOf(secrets));
+  const limits = createLimits(database.pool, { publicPerMinute: config.publicRateLimit, authPerHour: config.authRateLimit, mailsPerHour: config.mailRateLimit, analyticsPerMinute: config.analytics.enabled ? config.analytics.rateLimit : 0 }, emailKeyOf(secrets));
   const mailer = capMails(createMailer({ db: database.db, log, smtpUrl: config.smtpUrl, from: config.mailFrom, production: config.production }), limits.limit('mailsPerAddress'), limits.emailKey, (mail) =>
     log.warn({ kind: mail.kind }, 'mail not sent: the address had its hourly share of mails'),
   );

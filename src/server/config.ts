@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { resolve } from 'node:path';
-import { NETWORKS, type Network } from '../lib/currencies.ts';
 import { telegramConfig, telegramSchema, type TelegramConfig } from './config-telegram.ts';
+import { chainsConfig, chainsSchema, type ChainsConfig } from './config-chains.ts';
 import { withdrawalConfig, withdrawalSchema, type WithdrawalConfig } from './config-withdrawals.ts';
 import { buyConfig, buySchema, type BuyConfig } from './config-buy.ts';
+import { analyticsConfig, analyticsSchema, type AnalyticsConfig } from './config-analytics.ts';
 import { MAX_SLIPPAGE_BPS } from '../lib/slippage.ts';
 import { ConfigError } from './config-error.ts';
 import { decimalLimits, jsonSetting } from './config-schema.ts';
@@ -30,18 +31,18 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   SUPPORT_EMAIL: z.email().default('support@wallet.example'),
+  // The support chat inside Telegram: a username (@wallet_support, wallet_support) or its https://t.me/ link.
+  SUPPORT_TELEGRAM: z
+    .string()
+    .trim()
+    .regex(/^(?:@|https:\/\/t\.me\/)?[A-Za-z][A-Za-z0-9_]{3,31}$/, 'SUPPORT_TELEGRAM is a Telegram username (@name) or its https://t.me/name link')
+    .optional(),
   WORKERS: z.enum(['on', 'off']).default('on'),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(10_000),
   APP_ENV: z.enum(['development', 'test', 'production']).optional(),
   NODE_ENV: z.string().optional(),
   WALLET_SEED: z.string().min(1).optional(),
   SECRETS_KEY: z.string().min(1).optional(),
-  CHAINS: z.enum(['devnet', 'off']).optional(),
-  DEVNET_BLOCK_MS: z.coerce.number().int().min(20).max(600_000).default(2000),
-  DEVNET_CONFIRMATIONS: z
-    .string()
-    .regex(new RegExp(`^(?:(?:${NETWORKS.join('|')}):\\d{1,3})(?:,(?:${NETWORKS.join('|')}):\\d{1,3})*$`), 'must look like BITCOIN:2,ETHEREUM:12')
-    .optional(),
   WORKER_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(500),
   RATES_WALK_MS: z.coerce.number().int().min(0).max(86_400_000).default(10_000),
   OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
@@ -80,8 +81,10 @@ const schema = z.object({
   SELL_MAX_SLIPPAGE_BPS: z.coerce.number().int().min(0).max(MAX_SLIPPAGE_BPS).default(100),
   ...telegramSchema,
   ...withdrawalSchema,
+  ...chainsSchema,
   SELL_ENABLED: z.enum(['on', 'off']).default('off'),
   ...buySchema,
+  ...analyticsSchema,
 });
 
 export type ChainsMode = 'devnet' | 'off';
@@ -94,6 +97,8 @@ export type Config = Readonly<{
   dataDir: string;
   logLevel: z.infer<typeof schema>['LOG_LEVEL'];
   supportEmail: string;
+  /** The support chat's link (https://t.me/name) offered by 'Leave feedback' inside Telegram; undefined when unset. */
+  supportTelegram: string | undefined;
   workers: boolean;
   shutdownTimeoutMs: number;
   version: string;
@@ -105,7 +110,7 @@ export type Config = Readonly<{
   /** The key that seals the database's secrets (adapters/keys/secrets-key.ts); unset outside production means one in DATA_DIR. */
   secretsKey: string | undefined;
   /** Which adapter runs the networks: the simulated devnet (never in production) or none (every network off). */
-  chains: Readonly<{ mode: ChainsMode; blockMs: number; confirmations: Partial<Record<Network, number>> }>;
+  chains: ChainsConfig;
   workerPollMs: number;
   /** How often the reference rates take a random-walk step; 0 keeps them fixed. */
   ratesWalkMs: number;
@@ -147,6 +152,8 @@ export type Config = Readonly<{
   sellEnabled: boolean;
   /** Buying crypto with a card (config-buy.ts). */
   buy: BuyConfig;
+  /** The analytics SDK's source and the embedded data plane (config-analytics.ts). */
+  analytics: AnalyticsConfig;
 }>;
 
 /** Reads the environment once; an empty variable counts as unset. */
@@ -177,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     dataDir: resolve(e.DATA_DIR),
     logLevel: e.LOG_LEVEL,
     supportEmail: e.SUPPORT_EMAIL,
+    supportTelegram: e.SUPPORT_TELEGRAM ? `https://t.me/${e.SUPPORT_TELEGRAM.replace(/^(?:@|https:\/\/t\.me\/)/, '')}` : undefined,
     workers: e.WORKERS === 'on',
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     version,
@@ -184,7 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     production,
     walletSeed: e.WALLET_SEED,
     secretsKey: e.SECRETS_KEY,
-    chains: Object.freeze({ mode: chainsMode, blockMs: e.DEVNET_BLOCK_MS, confirmations: parseConfirmations(e.DEVNET_CONFIRMATIONS) }),
+    chains: chainsConfig(e, chainsMode),
     workerPollMs: e.WORKER_POLL_MS,
     ratesWalkMs: e.RATES_WALK_MS,
     oidc: Object.freeze({
@@ -209,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     withdrawals: withdrawalConfig(e),
     sellEnabled: e.SELL_ENABLED === 'on',
     buy: buyConfig(e, cardProvider),
+    analytics: analyticsConfig(e, { publicUrl }),
   });
 }
 
@@ -224,8 +233,8 @@ function standIn<S extends string>(name: string, value: S | 'off' | undefined, s
 
 function redact(name: string, value: string | undefined): string | undefined {
   if ((name === 'WALLET_SEED' || name === 'SECRETS_KEY' || name === 'PAYOUT_WEBHOOK_SECRET' || name === 'CARD_WEBHOOK_SECRET') && value !== undefined) return '***';
-  if ((name === 'TELEGRAM_BOT_TOKEN' || name === 'TELEGRAM_WEBHOOK_SECRET') && value !== undefined) return '***';
-  if (value === undefined || (name !== 'DATABASE_URL' && name !== 'SMTP_URL')) return value;
+  if ((name === 'TELEGRAM_BOT_TOKEN' || name === 'ANALYTICS_WRITE_KEY' || name === 'TELEGRAM_WEBHOOK_SECRET' || name.endsWith('_API_KEY')) && value !== undefined) return '***';
+  if (value === undefined || (name !== 'DATABASE_URL' && name !== 'SMTP_URL' && !name.endsWith('_RPC_URL'))) return value;
   try {
     const url = new URL(value);
     if (url.password) url.password = '***';
@@ -233,14 +242,4 @@ function redact(name: string, value: string | undefined): string | undefined {
   } catch {
     return value;
   }
-}
-
-/** "BITCOIN:2,ETHEREUM:12" (already checked by the schema) to a map. */
-function parseConfirmations(value: string | undefined): Partial<Record<Network, number>> {
-  const map: Partial<Record<Network, number>> = {};
-  for (const pair of value ? value.split(',') : []) {
-    const [network, count] = pair.split(':');
-    if (network && count) map[network as Network] = Number(count);
-  }
-  return map;
 }

@@ -12,8 +12,9 @@ import { loadWalletSeed, SeedError } from './adapters/keys/seed.ts';
 import { openSecretsKey } from './adapters/keys/secrets-key.ts';
 import type { DevnetChain } from './adapters/chains/devnet.ts';
 import { openChains } from './adapters/chains/open.ts';
-import type { ChainAdapter, ChainAddressing } from './adapters/chains/port.ts';
-import { derivationPath, deriveAddress, isValidAddress } from './domain/addresses.ts';
+import type { ChainAdapter, ChainAddressing, ChainEnv } from './adapters/chains/port.ts';
+import { chainAddressing } from './domain/addresses.ts';
+import { ConfigError } from './config-error.ts';
 import { createReferenceRates, type ReferenceRates } from './adapters/rates/reference.ts';
 import { buildCatalogue, type Catalogue } from './domain/catalogue.ts';
 import { ensureSystemAccounts, systemAccounts } from './domain/ledger.ts';
@@ -29,10 +30,12 @@ import { createBuyDesk, type BuyDesk } from './domain/buy/desk.ts';
 import { DEFAULT_BUY_CONFIG } from './config-buy.ts';
 
 export type CustodyConfig = Pick<Config, 'production' | 'publicUrl' | 'dataDir' | 'walletSeed' | 'chains' | 'workerPollMs' | 'ratesWalkMs'> &
-  Partial<Pick<Config, 'payout' | 'sell' | 'buy' | 'secretsKey'>>;
+  Partial<Pick<Config, 'payout' | 'sell' | 'buy' | 'secretsKey' | 'analytics'>>;
 
 export type Custody = {
   seed: WalletSeed;
+  /** The address rules under CHAIN_ENV (derivation, formats), handed to the adapters and the gateway's checks. */
+  addresses: ChainAddressing;
   /** The chains, each network on its adapter; `chain.networks` are those that are on (none in production today). */
   chain: ChainAdapter;
   /** The devnet where it stands in for the chains (development and tests): its faucet is under /sandbox/devnet. */
@@ -57,24 +60,25 @@ export type Custody = {
 const ASSET_CACHE_TTL_MS = 2_000;
 
 const SEED_SETTING = 'wallet.seed';
+const CHAIN_ENV_SETTING = 'wallet.chain_env';
 
-/** The domain's address rules, handed to the chain adapters that derive keys or check addresses. */
-export const CHAIN_ADDRESSING: ChainAddressing = { derive: deriveAddress, isValid: isValidAddress, path: derivationPath };
 
 /** `options.secrets` is the key the server already opened; a process of its own (worker, CLI) opens it here. */
 export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.Pool, options: { owner?: boolean; secrets?: SecretsKey } = {}): Promise<Custody> {
   const secrets = options.secrets ?? (await openSecretsKey({ value: config.secretsKey, dataDir: config.dataDir, production: config.production }, log, pool));
   const seed = await loadWalletSeed({ mnemonic: config.walletSeed, dataDir: config.dataDir, production: config.production }, log);
   await checkSeedFingerprint(pool, seed);
+  await checkChainEnv(pool, config.chains.env);
+  const addresses = chainAddressing(config.chains.env);
   await ensureSystemAccounts(pool, systemAccounts(NETWORKS));
   // loadConfig already refuses it; this keeps a production custody off the simulated chain whoever builds the config.
   if (config.production && config.chains.mode === 'devnet') throw new Error('the devnet cannot run in production');
-  const chains = openChains(pool, { ...config.chains, publicUrl: config.publicUrl, seed: seed.bytes, addresses: CHAIN_ADDRESSING });
+  const chains = openChains(pool, { ...config.chains, publicUrl: config.publicUrl, seed: seed.bytes, addresses });
   const chain = chains.port;
   // Only a process that runs the worker keeps the block clock's settings; a CLI beside it must not move them.
   await chains.devnet?.init({ rebase: options.owner ?? true });
   const rates = createReferenceRates(pool);
-  const catalogue = buildCatalogue({ production: config.production, explorerUrl: (network) => chain.explorerUrl(network), networksOn: chain.networks });
+  const catalogue = buildCatalogue({ production: config.production, explorerUrl: (network) => chain.explorerUrl(network), env: config.chains.env, networksOn: chain.networks });
   // The reader is built before its listener exists; the listener only ever calls it after both are set.
   const cache: { reader?: AssetReader } = {};
   const listener = listenAccountChanges(pool.options, log, {
@@ -95,6 +99,7 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
     pollMs: config.workerPollMs,
     ratesWalkMs: config.ratesWalkMs,
     chain,
+    minDeposit: config.chains.minDeposit,
     rates,
     // Selling and buying are off without their provider: their jobs too.
     sell: payouts.provider ? sell : undefined,
@@ -102,12 +107,13 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
     payoutSandbox: payouts.payDue ? { payDue: payouts.payDue } : undefined,
     payoutWebhooks: payouts.webhooks,
     cardWebhooks: cards.webhooks,
+    analyticsRetentionDays: config.analytics?.retentionDays,
   });
   const close = () => {
     stopLocal();
     return listener.close();
   };
-  return { seed, chain, devnet: chains.devnet, chainAdapters: chains.adapters, rates, catalogue, assets, jobs, payouts, sell, cards, buy, close };
+  return { seed, addresses, chain, devnet: chains.devnet, chainAdapters: chains.adapters, rates, catalogue, assets, jobs, payouts, sell, cards, buy, close };
 }
 
 /** Deposit addresses in the database were derived from one seed: starting with another would orphan them. */
@@ -119,5 +125,24 @@ async function checkSeedFingerprint(pool: pg.Pool, seed: WalletSeed): Promise<vo
     throw new SeedError(
       `the wallet seed (fingerprint ${seed.fingerprint}) is not the one this database's deposit addresses come from (${fingerprint}): set WALLET_SEED or DATA_DIR back`,
     );
+  }
+}
+
+/**
+ * Deposit addresses in the database were derived under one CHAIN_ENV (mainnet, testnet or regtest address formats):
+ * starting under another would show and watch addresses of another chain. A database from before this check that
+ * already holds addresses was on mainnet, the only formats there were.
+ */
+async function checkChainEnv(pool: pg.Pool, env: ChainEnv): Promise<void> {
+  await pool.query(
+    `INSERT INTO app_setting (key, value)
+     SELECT $1, jsonb_build_object('env', CASE WHEN EXISTS (SELECT 1 FROM deposit_addresses) THEN 'mainnet' ELSE $2::text END)
+     ON CONFLICT (key) DO NOTHING`,
+    [CHAIN_ENV_SETTING, env],
+  );
+  const stored = await pool.query<{ value: { env?: string } }>('SELECT value FROM app_setting WHERE key = $1', [CHAIN_ENV_SETTING]);
+  const recorded = stored.rows[0]?.value.env;
+  if (recorded !== env) {
+    throw new ConfigError(`CHAIN_ENV is ${env} but this database's deposit addresses were derived under CHAIN_ENV=${recorded}: set CHAIN_ENV=${recorded} or use another database`);
   }
 }

@@ -4,14 +4,15 @@ import { readFileSync } from 'node:fs';
 import compression from 'compression';
 import { getRequestListener } from '@hono/node-server';
 import { loadConfig, ConfigError, type Config } from './config.ts';
-import { createLogger, type Logger } from './log.ts';
+import { createAccessLog, createLogger, type Logger } from './log.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { createApi, type ApiHandler } from './http/api.ts';
 import { createWebHandler, MissingBuildError, type NodeHandler } from './http/web.ts';
 import { createSecurityHeaders } from './http/security-headers.ts';
 import { createAccounts } from './accounts.ts';
 import { openCustody } from './custody.ts';
-import { openSecretsKey } from './adapters/keys/secrets-key.ts';
+import { createSealedSettings, openSecretsKey } from './adapters/keys/secrets-key.ts';
+import { loadWriteKey, type AnalyticsSource } from './domain/analytics.ts';
 import { formatStartSummary, startSummary } from './start-summary.ts';
 import { createWorker } from './jobs/worker.ts';
 import { refuseDeclaredOversize } from './http/body-limit.ts';
@@ -45,13 +46,21 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await database.close();
     throw error;
   });
+  // The analytics SDK's source: ANALYTICS_WRITE_KEY, else a key generated once and kept sealed (config-analytics.ts).
+  const writeKey = config.analytics.enabled
+    ? await loadWriteKey(config.analytics.writeKey, createSealedSettings(database.pool, secrets)).catch(async (error: unknown) => {
+        await database.close();
+        throw error;
+      })
+    : undefined;
+  const analytics: AnalyticsSource | undefined = writeKey === undefined ? undefined : { writeKey, dataPlaneUrl: config.analytics.dataPlaneUrl, configUrl: config.analytics.configUrl };
   const accounts = await createAccounts({ config, log, database, secrets });
   const custody = await openCustody(config, log, database.pool, { secrets }).catch(async (error: unknown) => {
     accounts.close();
     await database.close();
     throw error;
   });
-  const gateway = createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, secrets, limits: accounts.limits, messenger: accounts.messenger });
+  const gateway = createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, secrets, limits: accounts.limits, messenger: accounts.messenger, analytics });
   const api = getRequestListener(gateway.fetch);
   // The embedded identity provider; absent when OIDC_ISSUER names another issuer, and then /oidc is an unknown path.
   const mounts: { oidc?: NodeHandler } = { oidc: accounts.idp?.handle };
@@ -69,7 +78,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   };
 
   const secure = createSecurityHeaders(config);
-  const logRequests = log.isLevelEnabled('info');
+  const access = createAccessLog(log);
+  const logRequests = access.isLevelEnabled('info');
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const started = process.hrtime.bigint();
     const incoming = req.headers['x-request-id'];
@@ -79,7 +89,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     if (logRequests) {
       res.on('finish', () => {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        log.info({ reqId, method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+        access.info({ reqId, method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
       });
     }
     if (secure(req, res)) return;

@@ -1,12 +1,13 @@
 /**
- * The one line the start logs of what runs on what: each network's chain adapter, buying, selling, Telegram and
- * the development stand-ins, split into what is on and what is off, so an operator sees at a glance that a
- * production start runs on no stand-in and what it leaves off.
+ * The one line the start logs of what runs on what: each network's chain adapter, buying, selling, Telegram,
+ * analytics and the development stand-ins, split into what is on and what is off, so an operator sees at a glance
+ * that a production start runs on no stand-in and what it leaves off.
  */
 import type { Config } from './config.ts';
 import type { Custody } from './custody.ts';
 import { NETWORKS } from '../lib/currencies.ts';
 import { TELEGRAM_SANDBOX_PATH } from './config-telegram.ts';
+import { ANALYTICS_PATH } from './config-analytics.ts';
 
 export type StartSummary = { on: string[]; off: string[] };
 
@@ -30,6 +31,10 @@ export function startSummary(config: Config, custody: Pick<Custody, 'chainAdapte
   if (telegram.devMode) on.push('Telegram (development mode: a generated bot token, loopback-only test users)');
   else if (telegram.enabled) on.push(`Telegram (bot @${telegram.botUsername})`);
   else off.push('Telegram (TELEGRAM_BOT_TOKEN unset)');
+  const analytics = config.analytics;
+  if (!analytics.enabled) off.push('analytics (ANALYTICS_WRITE_KEY=off)');
+  else if (analytics.dataPlaneUrl === `${config.publicUrl}${ANALYTICS_PATH}`) on.push(`analytics (embedded data plane ${ANALYTICS_PATH})`);
+  else on.push(`analytics (data plane ${new URL(analytics.dataPlaneUrl).host})`);
   const standIns = [
     custody.devnet ? 'devnet' : '',
     custody.cards.sandbox ? 'card' : '',

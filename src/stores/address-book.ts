@@ -5,6 +5,7 @@ import { isAddressShapeValid } from '../lib/address.ts';
 import { NETWORK_INFO, isNetwork } from '../lib/currencies.ts';
 import { $accountId } from './account.ts';
 import { $activeCoins } from './catalogue.ts';
+import { $chainEnv } from './client-config.ts';
 import { showErrorToast } from './errors.ts';
 import { $t } from './i18n.ts';
 import { createQuery } from './query.ts';
@@ -48,9 +49,9 @@ export const addressFormFlow = createFlow(['addressBookCreate'], (scope) => {
   }
 
   /** SPEC §5 add address: the address is trimmed and must have its network's form. */
-  const $addressFormError = computed($addressForm, (form) => {
+  const $addressFormError = computed([$addressForm, $chainEnv], (form, chainEnv) => {
     const address = form.address.trim();
-    return address !== '' && form.network !== '' && !isAddressShapeValid(form.network, address) ? ('address_book_error_wrong_address' as const) : null;
+    return address !== '' && form.network !== '' && !isAddressShapeValid(form.network, address, chainEnv) ? ('address_book_error_wrong_address' as const) : null;
   });
 
   const $canSaveAddress = computed([$addressForm, $addressFormError], (form, error) => !form.busy && form.name.trim() !== '' && form.network !== '' && form.address.trim() !== '' && error === null);

@@ -3,7 +3,7 @@ import { shortenAddress } from '../lib/address.ts';
 import { formatTime, groupByDay } from '../lib/format.ts';
 import type { Transaction } from '../api/wallet.ts';
 import { platform } from '../platform/platform.ts';
-import { $balances, addCurrencies } from './balances.ts';
+import { $balances, addCurrencies, refreshBalances } from './balances.ts';
 import { showErrorToast } from './errors.ts';
 import { $accountId, $fiatSymbol } from './account.ts';
 import { $catalogue, $coins } from './catalogue.ts';
@@ -42,22 +42,35 @@ const $historyArgs = computed([$accountId, $assetCurrency], (account, currency):
 
 export const $history = historyQuery.watch($historyArgs);
 
-// A deposit appears and confirms without a reload: the history is read again each time the balances poll answers.
+// A deposit appears and confirms without a reload: the history is read again each time the balances poll answers;
+// and an item that changed state (a purchase paid while the user was at the provider) reads the balances again, so
+// the two never disagree until the next poll.
 onMount($history, () => {
   let last = $balances.get().data;
-  return $balances.listen((balances) => {
+  let states: string | undefined;
+  const stopBalances = $balances.listen((balances) => {
     const args = $historyArgs.get();
     if (!balances.data || balances.data === last || !args) return;
     last = balances.data;
     void historyQuery.refetch(args);
   });
+  const stopHistory = $history.listen((history) => {
+    if (!history.data) return;
+    const now = history.data.map((item) => `${item.id}:${item.state}`).join();
+    if (states !== undefined && now !== states) void refreshBalances();
+    states = now;
+  });
+  return () => {
+    stopBalances();
+    stopHistory();
+  };
 });
 
 export type HistoryRow = {
   id: string;
   type: string;
   title: string;
-  sign: '+' | '-';
+  sign: '+' | '-' | '';
   amount: string;
   currency: string;
   time: string;
@@ -101,8 +114,9 @@ onMount($transaction, () =>
   }),
 );
 
-export const $transactionDetail = computed([$transaction, $coins, $locale, $t], (tx, coins, locale, t) =>
-  tx.data ? { title: t(titleKeyOf(tx.data)), state: tx.data.state, movement: movementOf(tx.data, tx.data.currency), rows: detailRows(tx.data, coins, locale, t) } : undefined,
+// The heading is the side of the asset the details were opened from: a swap's '+135.79 USDT' row opens '+135.79 USDT'.
+export const $transactionDetail = computed([$transaction, $assetCurrency, $coins, $locale, $t], (tx, currency, coins, locale, t) =>
+  tx.data ? { title: t(titleKeyOf(tx.data)), state: tx.data.state, movement: movementOf(tx.data, currency ?? tx.data.currency), rows: detailRows(tx.data, coins, locale, t) } : undefined,
 );
 
 /** Receive needs an address: an asset opened here that the account lacks is added first (once balances are known). */

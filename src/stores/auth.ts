@@ -1,4 +1,4 @@
-import { errorPagePath, PAGES, ROUTES } from '../lib/routes.ts';
+import { errorPagePath, PAGES, ROUTES, signedInCookie } from '../lib/routes.ts';
 import { atom } from 'nanostores';
 import { redirectPage } from '@nanostores/router';
 import { platform } from '../platform/platform.ts';
@@ -78,6 +78,8 @@ function signedIn(user: StoredUser): SignedInUser {
 function setUser(user: StoredUser | null): void {
   $user.set(user ? signedIn(user) : null);
   $authState.set(user ? 'authenticated' : 'anonymous');
+  // Before any way out to the sign-in area, so the entry pages never send a signed-out user back home.
+  platform().setCookie(signedInCookie(user !== null));
 }
 
 let renewing: Promise<StoredUser | null> | undefined;

@@ -2,10 +2,13 @@ import { addAccountCurrencies, addAccountCurrency, getAssets, type AssetItem } f
 import { createQuery } from './query.ts';
 import { $accountId } from './account.ts';
 
-/** SPEC §7: balances are the one read that polls, every 10 s, while a screen shows them. */
+/**
+ * SPEC §7: balances are the one read that polls, every 10 s, while a screen shows them; they are also read again
+ * when the page comes back into view (back from the card provider, the tab or window refocused: issue 19 item 16).
+ */
 export const BALANCE_POLL_MS = 10_000;
 
-export const balancesQuery = createQuery<string, AssetItem[]>({ key: (account) => account, load: (account) => getAssets(account), pollMs: BALANCE_POLL_MS });
+export const balancesQuery = createQuery<string, AssetItem[]>({ key: (account) => account, load: (account) => getAssets(account), pollMs: BALANCE_POLL_MS, refetchOnFocus: true });
 
 /** The active account's balance items (SPEC §3). */
 export const $balances = balancesQuery.watch($accountId);

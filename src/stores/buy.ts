@@ -1,12 +1,14 @@
 import { atom, computed, map } from 'nanostores';
 import { getPagePath, openPage, redirectPage } from '@nanostores/router';
-import { confirmBuyOrder, createBuyOrder, getFiatAvailability, getPaymentMethods, type BuyQuote, type BuyRequestParams, type FiatAvailability, type MethodsRequest, type PaymentMethodItem } from '../api/buy.ts';
+import { cancelBuyOrder, confirmBuyOrder, createBuyOrder, getFiatAvailability, getPaymentMethods, type BuyQuote, type BuyRequestParams, type FiatAvailability, type MethodsRequest, type PaymentMethodItem } from '../api/buy.ts';
 import { toWalletError } from '../api/errors.ts';
-import { AMOUNT_TYPING, compareDecimals } from '../lib/amount.ts';
+import { compareDecimals } from '../lib/amount.ts';
+import { formatCrypto } from '../lib/format.ts';
+import type { Locale } from '../lib/preferences.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
 import { realEmail } from '../lib/messenger-email.ts';
 import { newIdempotencyKey } from '../lib/idempotency-key.ts';
-import { isZeroAmount, normalTypedAmount } from '../lib/typed-amount.ts';
+import { acceptTypedAmount, isZeroAmount, normalTypedAmount } from '../lib/typed-amount.ts';
 import type { MessageKey } from '../lib/text.ts';
 import { platform } from '../platform/platform.ts';
 import { $accountId } from './account.ts';
@@ -16,8 +18,13 @@ import { showErrorToast } from './errors.ts';
 import { createCountdown } from './primitives/countdown.ts';
 import { createDebouncedRequest } from './primitives/debounced-request.ts';
 import { createFlow } from './primitives/flow.ts';
+import { createResume } from './primitives/resume.ts';
+import { showToast } from './toasts.ts';
+import { $t } from './i18n.ts';
+import { refreshBalances } from './balances.ts';
 import { createQuery } from './query.ts';
 import { $router } from './router.ts';
+import { $locale } from './settings.ts';
 import { $profile } from './user.ts';
 
 /** SPEC §5, §9: rate requests wait 300 ms after the last keystroke; the review lasts 300 s. */
@@ -80,7 +87,9 @@ export function leadingMethod(methods: readonly PaymentMethodItem[], code: strin
 export function applyQuote(state: BuyState, side: BuySide, quote: Pick<BuyQuote, 'methods' | 'fixedRateId'>): BuyState {
   const lead = leadingMethod(quote.methods, state.method);
   const other = side === 'from' ? { toAmount: lead?.cryptoAmount ?? '' } : { fromAmount: lead?.fiatAmount ?? '' };
-  const method = state.method && quote.methods.some((m) => m.paymentMethodCode === state.method) ? state.method : null;
+  // With one method there is nothing to choose: it is preselected (issue 19 item 18).
+  const only = quote.methods.length === 1 ? (quote.methods[0]?.paymentMethodCode ?? null) : null;
+  const method = state.method && quote.methods.some((m) => m.paymentMethodCode === state.method) ? state.method : only;
   return { ...state, ...other, methods: quote.methods, rateId: quote.fixedRateId, method, quoting: false, quoteFailed: false };
 }
 
@@ -92,10 +101,12 @@ export function shouldSkipFiatChooser(options: readonly FiatAvailability[] | und
 export type BuyProblem = { key: MessageKey; params: Record<string, string> };
 
 /** SPEC §5: outside the method's limits the fiat field is in error with 'Min {min} - max {max} {currency}'. */
-export function buyLimitProblem(fiatAmount: string, method: PaymentMethodItem | undefined): BuyProblem | null {
+export function buyLimitProblem(fiatAmount: string, method: PaymentMethodItem | undefined, locale: Locale = 'en'): BuyProblem | null {
   if (!method || !/^\d+(\.\d+)?$/.test(fiatAmount) || isZeroAmount(fiatAmount)) return null;
   if (compareDecimals(fiatAmount, method.minLimit) >= 0 && compareDecimals(fiatAmount, method.maxLimit) <= 0) return null;
-  return { key: 'buy_limit_error', params: { min: method.minLimit, max: method.maxLimit, currency: method.fiatCurrency } };
+  // Written as the labels are: the language's decimal mark and grouping.
+  const amount = (value: string) => formatCrypto(value, 2, locale);
+  return { key: 'buy_limit_error', params: { min: amount(method.minLimit), max: amount(method.maxLimit), currency: method.fiatCurrency } };
 }
 
 /** SPEC §5: review is disabled while the crypto amount is 0, no method is chosen, or limits are violated. */
@@ -131,6 +142,16 @@ export function requestParamsOf(email: string | null): BuyRequestParams {
 function returnUrlOf(currency: string): string {
   return `${globalThis.location?.origin ?? ''}${getPagePath($router, 'asset', { currency })}`;
 }
+
+/** What a reload, or the browser coming back from the provider's page, brings back (issue 19 items 14, 15). */
+type BuyResume = {
+  buy: Pick<BuyState, 'to' | 'from' | 'geoId' | 'methods' | 'method' | 'rateId' | 'fromAmount' | 'toAmount' | 'typed'>;
+  review: BuyReview | null;
+  /** The order handed to the provider's page: coming back here without paying gives it up. */
+  handedOff: string | null;
+};
+const buyResume = createResume<BuyResume>('buy');
+const BUY_RESUMED_ROUTES: readonly string[] = ['buyMethod', 'buyOrder', 'buyOrderReview'];
 
 /** The buy flow (SPEC §2 Buy): get, pay, order (and method), review; one visit's state, guards and cleanup. */
 export const buyFlow = createFlow(['buyGet', 'buyPay', 'buyMethod', 'buyOrder', 'buyOrderReview'], (scope) => {
@@ -174,8 +195,9 @@ export const buyFlow = createFlow(['buyGet', 'buyPay', 'buyMethod', 'buyOrder', 
   }
 
   /** SPEC §5: digits, an optional point or comma, at most 8 digits either side; editing one side clears the other until the answer. */
-  function typeBuyAmount(side: BuySide, text: string): void {
-    if (!AMOUNT_TYPING.test(text)) return;
+  function typeBuyAmount(side: BuySide, typed: string): void {
+    const text = acceptTypedAmount(typed);
+    if (text === undefined) return;
     const other = side === 'from' ? { toAmount: '' } : { fromAmount: '' };
     $buy.set({ ...$buy.get(), [side === 'from' ? 'fromAmount' : 'toAmount']: text, ...other, typed: text === '' ? null : side, rateId: null });
     scheduleQuote();
@@ -237,7 +259,7 @@ export const buyFlow = createFlow(['buyGet', 'buyPay', 'buyMethod', 'buyOrder', 
   /** The fiat amount the limits apply to: typed, or the leading method's when the crypto side was typed. */
   const $fiatForChecks = computed($buy, (buy) => (buy.typed === 'from' ? normalTypedAmount(buy.fromAmount) : (leadingMethod(buy.methods, buy.method)?.fiatAmount ?? '')));
 
-  const $buyProblem = computed([$fiatForChecks, $buy], (fiat, buy) => buyLimitProblem(fiat, leadingMethod(buy.methods, buy.method)));
+  const $buyProblem = computed([$fiatForChecks, $buy, $locale], (fiat, buy, locale) => buyLimitProblem(fiat, leadingMethod(buy.methods, buy.method), locale));
 
   const $canReviewBuy = computed([$buy, $buyProblem], canReviewBuy);
 
@@ -311,9 +333,11 @@ export const buyFlow = createFlow(['buyGet', 'buyPay', 'buyMethod', 'buyOrder', 
         account,
         fiatAmount: review.method.fiatAmount,
       });
+      $handedOff.set(order.id);
       const { redirectUrl } = await confirmBuyOrder(order.id, account, requestParamsOf(realEmail($profile.get().data?.email)));
       platform().leave(redirectUrl);
     } catch (error) {
+      $handedOff.set(null);
       const current = $buyReview.get();
       if (current) $buyReview.set({ ...current, busy: false });
       showErrorToast(error, { serverMessage: true, fallback: 'common_something_went_wrong' });
@@ -323,7 +347,74 @@ export const buyFlow = createFlow(['buyGet', 'buyPay', 'buyMethod', 'buyOrder', 
     }
   }
 
-  scope.onLeave(() => quotes.cancel());
+  /** The order on the provider's page; set until the browser comes back to the review. */
+  const $handedOff = atom<string | null>(null);
+
+  /**
+   * Back on the review from the provider's page (browser back, or a reload) without the provider's return: the
+   * order is given up at once rather than left Pending for its 30 minutes. A payment made meanwhile is kept: then
+   * the purchase is done and the asset's page shows it.
+   */
+  async function cameBack(): Promise<void> {
+    const id = $handedOff.get();
+    const account = $accountId.get();
+    if (!id || !account) return;
+    $handedOff.set(null);
+    const review = $buyReview.get();
+    if (review) $buyReview.set({ ...review, busy: false });
+    try {
+      const order = await cancelBuyOrder(id, account);
+      if (order.state === 'COMPLETED' && $router.get()?.route === 'buyOrderReview') {
+        void refreshBalances();
+        openPage($router, 'asset', { currency: order.currency });
+        return;
+      }
+      showToast($t.get()('buy_payment_cancelled'));
+    } catch (error) {
+      showErrorToast(error, { fallback: 'common_something_went_wrong' });
+    }
+    if ($buyReview.get()) await updateBuyRate();
+  }
+
+  if (BUY_RESUMED_ROUTES.includes($router.get()?.route ?? '')) {
+    const stop = buyResume.restore(
+      $accountId,
+      (kept) => {
+        $buy.set({ ...$buy.get(), ...kept.buy });
+        if (kept.review) $buyReview.set({ ...kept.review, busy: false });
+        $handedOff.set(kept.handedOff);
+      },
+      () => {
+        $buy.set({ ...EMPTY });
+        $buyReview.set(null);
+        $handedOff.set(null);
+      },
+    );
+    scope.onLeave(stop);
+  } else buyResume.clear();
+  const saveBuy = () => {
+    const { to, from, geoId, methods, method, rateId, fromAmount, toAmount, typed } = $buy.get();
+    buyResume.save($accountId.get(), to ? { buy: { to, from, geoId, methods, method, rateId, fromAmount, toAmount, typed }, review: $buyReview.get(), handedOff: $handedOff.get() } : undefined);
+  };
+  scope.follow($buy, saveBuy);
+  scope.follow($buyReview, saveBuy);
+  scope.follow($handedOff, saveBuy);
+  // The order is given up once the account is known (after a reload) or when the browser shows this page again from its cache.
+  const backFromProvider = () => {
+    if ($handedOff.get() && $accountId.get()) void cameBack();
+  };
+  scope.follow($accountId, backFromProvider);
+  queueMicrotask(backFromProvider);
+  const onPageShow = (event: PageTransitionEvent) => {
+    if (event.persisted) backFromProvider();
+  };
+  globalThis.addEventListener?.('pageshow', onPageShow as EventListener);
+  scope.onLeave(() => globalThis.removeEventListener?.('pageshow', onPageShow as EventListener));
+
+  scope.onLeave(() => {
+    quotes.cancel();
+    buyResume.clear();
+  });
   scope.guard([$buy], (page) => {
     const { to, from } = $buy.get();
     if (page.route === 'buyPay' || page.route === 'buyMethod' || page.route === 'buyOrder') {

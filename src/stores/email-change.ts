@@ -41,7 +41,9 @@ export function countdownText(seconds: number): string {
 export const emailChangeFlow = createFlow(['email', 'emailAdd', 'emailEdit', 'emailVerifyOld', 'emailVerifyNew'], (scope) => {
   const $emailChange = atom<EmailChangeState>(INITIAL);
 
-  const $newEmailValid = computed($emailChange, (state) => isEmail(state.newEmail));
+  /** The address the account already has is not a new one: refused before the gateway is asked (it says EMAIL_SAME). */
+  const $sameAsCurrent = computed([$emailChange, $realEmail], (state, current) => current !== null && state.newEmail.trim().toLowerCase() === current.toLowerCase());
+  const $newEmailValid = computed([$emailChange, $sameAsCurrent], (state, same) => isEmail(state.newEmail) && !same);
 
   function patch(change: Partial<EmailChangeState>): void {
     $emailChange.set({ ...$emailChange.get(), ...change });
@@ -66,7 +68,7 @@ export const emailChangeFlow = createFlow(['email', 'emailAdd', 'emailEdit', 'em
   /** The add/edit screen: asks the gateway to start; the first code goes to the old address if there is one. */
   async function submitNewEmail(): Promise<void> {
     const { newEmail, busy } = $emailChange.get();
-    if (busy || !isEmail(newEmail)) return;
+    if (busy || !$newEmailValid.get()) return;
     patch({ busy: true });
     try {
       const { stage } = await startEmailChange(newEmail.trim(), $pinState.get().pinCode);
@@ -131,7 +133,7 @@ export const emailChangeFlow = createFlow(['email', 'emailAdd', 'emailEdit', 'em
   scope.follow($router, startOnVerify);
   scope.onLeave(stopResendCountdown);
 
-  return { $emailChange, $newEmailValid, startResendCountdown, stopResendCountdown, setNewEmail, submitNewEmail, typeCode, resendCode };
+  return { $emailChange, $newEmailValid, $sameAsCurrent, startResendCountdown, stopResendCountdown, setNewEmail, submitNewEmail, typeCode, resendCode };
 });
 
 export type EmailChangeVisit = ReturnType<typeof emailChangeFlow.open>;

@@ -55,6 +55,18 @@ export function totalFiat(items: readonly AssetItem[], coins: Record<string, Coi
   return assetRows(items, coins, rates, fiat).reduce((sum, row) => addDecimals(sum, row.fiatValue ?? '0'), '0');
 }
 
+/**
+ * What the assets hidden on this device hold (the total includes them): undefined when they hold nothing, else their
+ * value in the chosen fiat (undefined inside when a held one has no rate yet).
+ */
+export function hiddenHoldings(items: readonly AssetItem[], coins: Record<string, CoinMeta>, rates: RatesMap | undefined, fiat: string, hidden: readonly string[]): { value: string | undefined } | undefined {
+  const held = assetRows(items, coins, rates, fiat).filter((row) => hidden.includes(row.currency) && compareDecimals(row.amount, '0') > 0);
+  if (held.length === 0) return undefined;
+  if (held.some((row) => row.fiatValue === undefined)) return { value: undefined };
+  const value = held.reduce((sum, row) => addDecimals(sum, row.fiatValue ?? '0'), '0');
+  return { value };
+}
+
 export type HomeView = 'loading' | 'error' | 'empty' | 'protect' | 'wallet';
 
 /** SPEC §2: first-time empty, the protect-your-wallet prompt, or the wallet. */
@@ -80,6 +92,10 @@ export const $assetRows = computed([$balances, $coins, $rates, $selectedCurrency
 /** The total, or undefined until the rates are known (a total without them would be a wrong number). */
 export const $totalFiat = computed([$balances, $coins, $rates, $selectedCurrency], (balances, coins, rates, fiat) =>
   balances.data && rates.data ? totalFiat(balances.data, coins, rates.data, fiat) : undefined,
+);
+
+export const $hiddenHoldings = computed([$balances, $coins, $rates, $selectedCurrency, $disabledAssets], (balances, coins, rates, fiat, hidden) =>
+  balances.data && hidden.length > 0 ? hiddenHoldings(balances.data, coins, rates.data, fiat, hidden) : undefined,
 );
 
 export const $addingCommonAssets = atom(false);

@@ -1,6 +1,8 @@
 import { atom, type ReadableAtom, type WritableAtom } from 'nanostores';
 import { toWalletError } from '../api/errors.ts';
 import { errorText } from './errors.ts';
+import { $t } from './i18n.ts';
+import { runCountdown } from './primitives/countdown.ts';
 import { $profile } from './user.ts';
 
 /** SPEC §5, §9: the passcode is exactly 4 digits and the action fires 300 ms after the fourth. */
@@ -14,6 +16,8 @@ export type PasscodeEntryState = {
   busy: boolean;
   /** The last failure's text (the gateway's message for B2C_USM0030/0031/0032, APP_0001 ...), cleared by the next digit. */
   error: string | null;
+  /** Seconds of a lockout still to wait (B2C_USM0030 with the gateway's Retry-After): the keypad is off until 0. */
+  waitSeconds: number;
 };
 
 export type PasscodeEntry = {
@@ -29,7 +33,7 @@ export type PasscodeEntry = {
 /** Set when any passcode prompt met B2C_USM0032: the prompt then offers the reset through e-mail. */
 export const $pincodeBlocked = atom(false);
 
-const EMPTY: PasscodeEntryState = { digits: '', busy: false, error: null };
+const EMPTY: PasscodeEntryState = { digits: '', busy: false, error: null, waitSeconds: 0 };
 
 /**
  * The logic of one passcode prompt: four digits fill the circles, the action runs 300 ms after the fourth; when it
@@ -40,15 +44,31 @@ export function createPasscodeEntry(initialAction: (pin: string) => Promise<void
   let action = initialAction;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let disposed = false;
+  let stopWait = (): void => {};
+
+  /** A lockout counts its wait down under the circles ("Try again in 30 s") with the keypad off, then clears. */
+  const wait = (seconds: number) => {
+    stopWait();
+    stopWait = runCountdown(
+      seconds,
+      () => Date.now(),
+      (left) => {
+        if (!disposed) $state.set({ digits: '', busy: false, waitSeconds: left, error: left > 0 ? $t.get()('passcode_try_again', { seconds: left }) : null });
+      },
+    );
+  };
 
   const submit = async (pin: string) => {
     timer = undefined;
     try {
       await action(pin);
-      if (!disposed) $state.set({ digits: '', busy: false, error: null });
+      if (!disposed) $state.set(EMPTY);
     } catch (error) {
-      if (toWalletError(error).code === 'B2C_USM0032') $pincodeBlocked.set(true);
-      if (!disposed) $state.set({ digits: '', busy: false, error: passcodeErrorText(error) });
+      const failure = toWalletError(error);
+      if (failure.code === 'B2C_USM0032') $pincodeBlocked.set(true);
+      if (disposed) return;
+      if (failure.code === 'B2C_USM0030' && failure.retryAfterSeconds) wait(failure.retryAfterSeconds);
+      else $state.set({ ...EMPTY, error: passcodeErrorText(error) });
     }
   };
 
@@ -56,15 +76,15 @@ export function createPasscodeEntry(initialAction: (pin: string) => Promise<void
     $state,
     press(digit) {
       const state = $state.get();
-      if (state.busy || disposed || !/^\d$/.test(digit) || state.digits.length >= PASSCODE_LENGTH) return;
+      if (state.busy || state.waitSeconds > 0 || disposed || !/^\d$/.test(digit) || state.digits.length >= PASSCODE_LENGTH) return;
       const digits = state.digits + digit;
       const complete = digits.length === PASSCODE_LENGTH;
-      $state.set({ digits, busy: complete, error: null });
+      $state.set({ digits, busy: complete, error: null, waitSeconds: 0 });
       if (complete) timer = setTimeout(() => void submit(digits), PASSCODE_SUBMIT_DELAY_MS);
     },
     erase() {
       const state = $state.get();
-      if (state.busy || disposed || state.digits === '') return;
+      if (state.busy || state.waitSeconds > 0 || disposed || state.digits === '') return;
       $state.set({ ...state, digits: state.digits.slice(0, -1) });
     },
     setAction(next) {
@@ -72,6 +92,7 @@ export function createPasscodeEntry(initialAction: (pin: string) => Promise<void
     },
     dispose() {
       disposed = true;
+      stopWait();
       if (timer) clearTimeout(timer);
       timer = undefined;
     },

@@ -161,9 +161,13 @@ export function createSuccessCountdown() {
   };
 }
 
-/** SPEC §4 Biometric toggle: only in the mini app where the platform supports it, and only with a passcode. */
+/** SPEC §4: the one mobile platform the biometric toggle is offered on (inside the mini app). */
+export const BIOMETRY_CLIENT = 'ios';
+
+/** SPEC §4 Biometric toggle: only inside the mini app on iOS where biometrics are available, and only with a passcode. */
 export function biometryAvailable(): boolean {
-  return Boolean(platform().biometry?.supported()) && $pinCodeActive.get();
+  const here = platform();
+  return here.kind === 'tg' && here.client === BIOMETRY_CLIENT && Boolean(here.biometry?.supported()) && $pinCodeActive.get();
 }
 
 /** On when access is granted; otherwise the device settings if access was asked for before, else ask for it. */

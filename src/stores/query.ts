@@ -12,13 +12,32 @@ export const KEEP_UNUSED_MS = 60_000;
 const IDLE: Loadable<never> = { data: undefined, loading: false, error: undefined };
 const STARTING: Loadable<never> = { data: undefined, loading: true, error: undefined };
 
-type Entry = { readers: number; poll?: ReturnType<typeof setInterval>; evict?: ReturnType<typeof setTimeout>; seq: number; inFlight?: Promise<void> };
+type Entry = { readers: number; poll?: ReturnType<typeof setInterval>; unfocus?: () => void; evict?: ReturnType<typeof setTimeout>; seq: number; inFlight?: Promise<void> };
+
+/** Calls `listener` when the page comes back into view: window focus, the tab shown again, a page restored from the back-forward cache. */
+function onPageBack(listener: () => void): () => void {
+  const target = globalThis.window as Window | undefined;
+  if (!target?.addEventListener) return () => {};
+  const visible = () => {
+    if (target.document.visibilityState === 'visible') listener();
+  };
+  target.addEventListener('focus', listener);
+  target.addEventListener('pageshow', listener);
+  target.document.addEventListener('visibilitychange', visible);
+  return () => {
+    target.removeEventListener('focus', listener);
+    target.removeEventListener('pageshow', listener);
+    target.document.removeEventListener('visibilitychange', visible);
+  };
+}
 
 export type QueryOptions<A, T> = {
   /** One cache entry per key. */
   key: (args: A) => string;
   load: (args: A) => Promise<T>;
   pollMs?: number;
+  /** Loads again when the page comes back into view (focus, tab shown, back from another site), while read. */
+  refetchOnFocus?: boolean;
   keepUnusedMs?: number;
 };
 
@@ -93,6 +112,11 @@ export function createQuery<A, T>(options: QueryOptions<A, T>): Query<A, T> {
         if (!entry.inFlight) void run(args);
       }, options.pollMs);
     }
+    if (options.refetchOnFocus && !entry.unfocus) {
+      entry.unfocus = onPageBack(() => {
+        if (!entry.inFlight) void run(args);
+      });
+    }
   }
 
   function release(args: A) {
@@ -103,6 +127,8 @@ export function createQuery<A, T>(options: QueryOptions<A, T>): Query<A, T> {
     if (entry.readers > 0) return;
     if (entry.poll) clearInterval(entry.poll);
     entry.poll = undefined;
+    entry.unfocus?.();
+    entry.unfocus = undefined;
     entry.evict = setTimeout(() => evict(key), keep);
   }
 
@@ -137,6 +163,7 @@ export function createQuery<A, T>(options: QueryOptions<A, T>): Query<A, T> {
       const read: [A, number][] = [];
       for (const [key, entry] of entries) {
         if (entry.poll) clearInterval(entry.poll);
+        entry.unfocus?.();
         if (entry.evict) clearTimeout(entry.evict);
         entry.seq += 1;
         const args = argsOf.get(key);

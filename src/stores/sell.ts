@@ -1,8 +1,9 @@
 import { atom, computed, onMount } from 'nanostores';
-import { openPage } from '@nanostores/router';
+import { openPage, redirectPage } from '@nanostores/router';
 import { getSavedCards, getSellLimits, getSellOrder, getSellRate, lookupCard, sellByCard, sellBySavedCard, type CardInfo, type SavedCard, type SellLimits, type SellOrderView, type SellQuote } from '../api/sell.ts';
 import { toWalletError } from '../api/errors.ts';
-import { AMOUNT_TYPING, compareDecimals, divideUnits, formatUnits, multiplyDecimals, parseDecimal, pow10 } from '../lib/amount.ts';
+import { acceptTypedAmount } from '../lib/typed-amount.ts';
+import { compareDecimals, divideUnits, formatUnits, multiplyDecimals, parseDecimal, pow10 } from '../lib/amount.ts';
 import { decimalsOf, type CoinMeta } from '../lib/currencies.ts';
 import { newIdempotencyKey } from '../lib/idempotency-key.ts';
 import type { MessageKey } from '../lib/text.ts';
@@ -11,7 +12,10 @@ import { $balances, addCurrencies, refreshBalances } from './balances.ts';
 import { $activeCoins, $coins } from './catalogue.ts';
 import { errorText } from './errors.ts';
 import { $t } from './i18n.ts';
+import { createCountdown } from './primitives/countdown.ts';
 import { createFlow } from './primitives/flow.ts';
+import { createResume } from './primitives/resume.ts';
+import { platform } from '../platform/platform.ts';
 import { $router } from './router.ts';
 import { $disabledAssets } from './settings.ts';
 import { showToast } from './toasts.ts';
@@ -30,7 +34,8 @@ export const BIN_DIGITS = 6;
 const ORDER_POLL_MS = 2_000;
 
 
-export type SellTerms = { loading: boolean; failed: boolean; limits?: SellLimits; rate?: Pick<SellQuote, 'rate' | 'rateId'>; cards: SavedCard[] };
+/** `rateDeadline`: local time (ms, the platform's clock) at which the fixed rate runs out. */
+export type SellTerms = { loading: boolean; failed: boolean; limits?: SellLimits; rate?: Pick<SellQuote, 'rate' | 'rateId'>; rateDeadline?: number; cards: SavedCard[] };
 export type CardLookup = { bin: string; loading: boolean; info?: CardInfo; problem?: 'not_sber' | 'failed' };
 
 /** askingPasscode: the passcode prompt shows in place of the review (the passcode is on). */
@@ -79,10 +84,17 @@ export function sellErrorText(error: unknown): string {
   return errorText(error, { serverMessage: 'refusal', fallback: 'sell_unavailable' });
 }
 
+/** What a reload brings back (issue 19 item 14): the asset, the amount and the step; never a typed card number. */
+type SellResume = { currency: string; amount: string; savedCardId: string | null; review: SellReview | null };
+const sellResume = createResume<SellResume>('sell');
+
 /** The sell flow (SPEC §2 Sell): /sell/get moves on to pay at once (RUB is the only payout currency), then order, review, success. */
 export const sellFlow = createFlow(['sellGet', 'sellPay', 'sellOrder', 'sellOrderReview', 'sellSuccess'], (scope) => {
   const $sellCurrency = atom<string | null>(null);
-  const $sellStep = atom<'amount' | 'card'>('amount');
+  /** The card step is its own history entry (?step=card), so the browser's back returns to the amount (issue 19 item 15). */
+  const $sellStep = computed($router, (page): 'amount' | 'card' => (page?.route === 'sellOrder' && page.search.step === 'card' ? 'card' : 'amount'));
+  /** Whether this visit pushed the card step (then 'Change amount' is the browser's back). */
+  let pushedCard = false;
   const $sellAmount = atom('');
   const $sellTerms = atom<SellTerms>({ loading: false, failed: false, cards: [] });
   const $cardNumber = atom('');
@@ -124,7 +136,6 @@ export const sellFlow = createFlow(['sellGet', 'sellPay', 'sellOrder', 'sellOrde
   }
 
   function resetFlow(): void {
-    $sellStep.set('amount');
     $sellAmount.set('');
     $savedCardId.set(null);
     $sellReview.set(null);
@@ -155,31 +166,50 @@ export const sellFlow = createFlow(['sellGet', 'sellPay', 'sellOrder', 'sellOrde
     $sellTerms.set({ ...$sellTerms.get(), loading: true, failed: false });
     try {
       const [limits, rate, cards] = await Promise.all([getSellLimits(account, SELL_FIAT), getSellRate(account, SELL_FIAT, currency), getSavedCards(account, SELL_FIAT)]);
-      $sellTerms.set({ loading: false, failed: false, limits, rate, cards });
+      $sellTerms.set({ loading: false, failed: false, limits, rate, cards, rateDeadline: platform().now() + rate.expiresInSeconds * 1000 });
+      rateCountdown.restart();
     } catch {
       $sellTerms.set({ loading: false, failed: true, cards: [] });
     }
   }
 
   // The order screen loads its terms when shown (and again once the account is known).
+  // (Also when the crypto is chosen while the flow is open: the card step's guard keeps the check mounted.)
   onMount($sellAmountCheck, () =>
-    $accountId.subscribe((account) => {
-      if (account && $sellCurrency.get()) void loadSellTerms();
+    computed([$accountId, $sellCurrency], (account, currency) => (account && currency ? `${account}:${currency}` : null)).subscribe((key) => {
+      if (key) void loadSellTerms();
     }),
   );
 
   /** SPEC §5 amounts: digits, optional decimals, comma as the point, 8 and 8. */
   function setSellAmount(text: string): void {
-    const value = text.replace(',', '.');
-    if (AMOUNT_TYPING.test(value)) $sellAmount.set(value);
+    const value = acceptTypedAmount(text);
+    if (value !== undefined) $sellAmount.set(value);
+  }
+
+  /** The rate's countdown (issue 19 item 17): shown on the amount and the review; at 0 the rate is updated by the user. */
+  const rateCountdown = createCountdown(computed($sellTerms, (terms) => terms.rateDeadline ?? null), () => platform().now());
+  const $sellSecondsLeft = rateCountdown.$secondsLeft;
+  const $sellRateExpired = computed([$sellTerms, $sellSecondsLeft], (terms, left) => terms.rateDeadline !== undefined && left <= 0);
+
+  /** 'Update rate': a fresh rate, and a new key for the review (the old order terms are gone). */
+  async function updateSellRate(): Promise<void> {
+    const review = $sellReview.get();
+    if (review) $sellReview.set({ ...review, idempotencyKey: newIdempotencyKey() });
+    await loadSellTerms();
   }
 
   function continueToCard(): void {
-    if ($sellAmountCheck.get().canContinue) $sellStep.set('card');
+    if (!$sellAmountCheck.get().canContinue || $sellRateExpired.get()) return;
+    pushedCard = true;
+    openPage($router, 'sellOrder', {}, { step: 'card' });
   }
 
   function backToAmount(): void {
-    $sellStep.set('amount');
+    if (pushedCard && globalThis.history) {
+      pushedCard = false;
+      globalThis.history.back();
+    } else redirectPage($router, 'sellOrder');
   }
 
   /** Card number entry: digits only, at most 16; the first 6 are looked up once typed (SPEC §5). */
@@ -225,7 +255,7 @@ export const sellFlow = createFlow(['sellGet', 'sellPay', 'sellOrder', 'sellOrde
   function continueToReview(): void {
     // An order still being placed keeps its review: a second one now would be a second sale under a new key.
     if ($sellReview.get()?.busy) return;
-    if (!$canReview.get() || !$sellAmountCheck.get().canContinue) return;
+    if (!$canReview.get() || !$sellAmountCheck.get().canContinue || $sellRateExpired.get()) return;
     $sellReview.set({ idempotencyKey: newIdempotencyKey(), busy: false, askingPasscode: false });
     openPage($router, 'sellOrderReview');
   }
@@ -245,7 +275,7 @@ export const sellFlow = createFlow(['sellGet', 'sellPay', 'sellOrder', 'sellOrde
     const review = $sellReview.get();
     const currency = $sellCurrency.get();
     const terms = $sellTerms.get();
-    if (!account || !review || review.busy || !currency || !terms.rate) return;
+    if (!account || !review || review.busy || !currency || !terms.rate || $sellRateExpired.get()) return;
     $sellReview.set({ ...review, busy: true });
     const base = {
       currency,
@@ -298,12 +328,51 @@ export const sellFlow = createFlow(['sellGet', 'sellPay', 'sellOrder', 'sellOrde
     return () => clearInterval(timer);
   });
 
+  // A reload on the order or the review brings the visit back; a typed card number is never kept, so without a
+  // saved card the review becomes the card step again.
+  const entry = $router.get();
+  if (entry && (entry.route === 'sellOrder' || entry.route === 'sellOrderReview')) {
+    const stop = sellResume.restore(
+      $accountId,
+      (kept) => {
+        $sellCurrency.set(kept.currency);
+        $sellAmount.set(kept.amount);
+        $savedCardId.set(kept.savedCardId);
+        if (kept.review && kept.savedCardId) $sellReview.set({ ...kept.review, busy: false, askingPasscode: false });
+        else if (entry.route === 'sellOrderReview') redirectPage($router, 'sellOrder', {}, { step: 'card' });
+      },
+      () => {
+        $sellCurrency.set(null);
+        resetFlow();
+      },
+    );
+    scope.onLeave(stop);
+  } else sellResume.clear();
+  const saveSell = () => {
+    const currency = $sellCurrency.get();
+    sellResume.save($accountId.get(), currency ? { currency, amount: $sellAmount.get(), savedCardId: $savedCardId.get(), review: $sellReview.get() } : undefined);
+  };
+  scope.follow($sellCurrency, saveSell);
+  scope.follow($sellAmount, saveSell);
+  scope.follow($savedCardId, saveSell);
+  scope.follow($sellReview, saveSell);
+  // A placed order is no longer in flight for the order screens.
+  scope.follow($sellOrder, (order) => {
+    if (order) sellResume.clear();
+  });
+
   scope.onLeave(clearCard);
+  scope.onLeave(() => sellResume.clear());
   // SPEC §2 /sell/get: RUB is the only payout currency, so it is chosen at once and the flow moves on.
   scope.guard([], (page) => (page.route === 'sellGet' ? { route: 'sellPay' } : undefined));
   // Without a chosen crypto (a reload, an address typed) the order and its review go back to the choice.
   scope.guard([$accountId, $sellCurrency], (page) => ((page.route === 'sellOrder' || page.route === 'sellOrderReview') && $accountId.get() && !$sellCurrency.get() ? { route: 'sellPay' } : undefined));
   scope.guard([$sellReview, $sellCoin], (page) => (page.route === 'sellOrderReview' && !$sellReview.get() ? { route: $sellCoin.get() ? 'sellOrder' : 'sellPay' } : undefined));
+  // The card step without an amount that may go on (a reload, an address typed) is the amount step.
+  scope.guard([$sellTerms, $sellAmountCheck], (page) => {
+    const terms = $sellTerms.get();
+    return page.route === 'sellOrder' && page.search.step === 'card' && terms.rate && !terms.loading && !$sellAmountCheck.get().canContinue ? { route: 'sellOrder' } : undefined;
+  });
   scope.guard([$sellOrder], (page) => (page.route === 'sellSuccess' && !$sellOrder.get() ? { route: 'home' } : undefined));
 
   return {
@@ -321,6 +390,9 @@ export const sellFlow = createFlow(['sellGet', 'sellPay', 'sellOrder', 'sellOrde
     $sellCoin,
     $sellAvailable,
     $sellAmountCheck,
+    $sellSecondsLeft,
+    $sellRateExpired,
+    updateSellRate,
     $cardValid,
     $canReview,
     $reviewCard,

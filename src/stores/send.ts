@@ -2,21 +2,23 @@ import { atom, computed, map } from 'nanostores';
 import { openPage } from '@nanostores/router';
 import { addAddressBookEntry, checkAddress, createWithdrawal, getPreliminaryFee, type AddressCheck, type FeeView, type WithdrawalView } from '../api/send.ts';
 import { isAddressShapeValid } from '../lib/address.ts';
-import { AMOUNT_TYPING, compareDecimals, displayDecimal, parseDecimal, formatUnits } from '../lib/amount.ts';
-import { decimalsOf, type CoinMeta } from '../lib/currencies.ts';
+import { compareDecimals, displayDecimal, parseDecimal, formatUnits } from '../lib/amount.ts';
+import { decimalsOf, type ChainEnv, type CoinMeta } from '../lib/currencies.ts';
 import { newIdempotencyKey } from '../lib/idempotency-key.ts';
-import { isZeroAmount, normalTypedAmount } from '../lib/typed-amount.ts';
+import { acceptTypedAmount, isZeroAmount, normalTypedAmount } from '../lib/typed-amount.ts';
 import type { MessageKey } from '../lib/text.ts';
 import { $accountId } from './account.ts';
 import { $assetCurrency } from './asset.ts';
 import { addressBookQuery } from './address-book.ts';
 import { $balances, refreshBalances } from './balances.ts';
 import { $coins } from './catalogue.ts';
+import { $chainEnv } from './client-config.ts';
 import { showErrorToast } from './errors.ts';
 import { isPasscodeRefusal, passcodeStep } from './passcode-entry.ts';
 import { $t } from './i18n.ts';
 import { createDebouncedRequest } from './primitives/debounced-request.ts';
 import { createFlow } from './primitives/flow.ts';
+import { createResume } from './primitives/resume.ts';
 import { $router } from './router.ts';
 import { showToast } from './toasts.ts';
 import { watchWithdrawal, $withdrawalUpdates } from './withdrawal-watch.ts';
@@ -70,10 +72,10 @@ export function addressFromQr(text: string): string {
 export type SendProblems = { address: MessageKey | null; amount: MessageKey | null; amountParams?: Record<string, string> };
 
 /** SPEC §5 send rules, in the order the user meets them. */
-export function sendProblemsOf(input: { address: string; network: string | undefined; check: AddressCheck | undefined; checkedAddress: string; amount: string; balance: string; fee: FeeView | undefined; ticker: string }): SendProblems {
+export function sendProblemsOf(input: { address: string; network: string | undefined; chainEnv: ChainEnv; check: AddressCheck | undefined; checkedAddress: string; amount: string; balance: string; fee: FeeView | undefined; ticker: string }): SendProblems {
   const address = input.address.trim();
   let addressProblem: MessageKey | null = null;
-  if (address !== '' && input.network && !isAddressShapeValid(input.network, address)) addressProblem = 'send_error_wrong_address';
+  if (address !== '' && input.network && !isAddressShapeValid(input.network, address, input.chainEnv)) addressProblem = 'send_error_wrong_address';
   else if (input.check && input.checkedAddress === address) {
     if (input.check.checkResult === 'INVALID') addressProblem = 'send_error_wrong_address';
     else if (input.check.checkResult === 'BLOCKED' || input.check.checkResult === 'NOT_USED') addressProblem = 'send_error_address_not_used';
@@ -107,6 +109,10 @@ export type SendReview = {
 };
 
 export type SaveRecipient = { open: boolean; name: string; busy: boolean; saved: boolean };
+
+/** What a reload on the review or the in-progress screen brings back (issue 19 item 14). */
+type SendResume = { review: SendReview | null; result: WithdrawalView | null };
+const sendResume = createResume<SendResume>('send');
 
 /** The send flow (SPEC §2, §4): form, review, in progress, for the asset of the route; one visit's state, guards and cleanup. */
 export const sendFlow = createFlow(['send', 'sendReview', 'sendProgress'], (scope) => {
@@ -147,14 +153,15 @@ export const sendFlow = createFlow(['send', 'sendReview', 'sendProgress'], (scop
     const coin = $sendCoin.get();
     if (!account || !form.currency) return;
     const address = form.address.trim();
-    const wellFormed = address !== '' && (!coin || isAddressShapeValid(coin.network, address));
+    const wellFormed = address !== '' && (!coin || isAddressShapeValid(coin.network, address, $chainEnv.get()));
     $sendForm.set({ ...form, checking: wellFormed, checkFailed: false });
     checks.schedule({ account, currency: form.currency, address, wellFormed }, delay);
   }
 
   /** SPEC §5: digits, an optional point or comma, at most 8 digits either side; anything else is not taken. */
-  function typeSendAmount(text: string): void {
-    if (!AMOUNT_TYPING.test(text)) return;
+  function typeSendAmount(typed: string): void {
+    const text = acceptTypedAmount(typed);
+    if (text === undefined) return;
     $sendForm.setKey('amount', text);
   }
 
@@ -212,8 +219,8 @@ export const sendFlow = createFlow(['send', 'sendReview', 'sendProgress'], (scop
   /** The saved addresses on the asset's network, for the picker. */
   const $sendBookEntries = computed([addressBookQuery.watch($accountId), $sendCoin], (book, coin) => (book.data ?? []).filter((entry) => !coin || entry.blockchain === coin.network));
 
-  const $sendProblems = computed([$sendForm, $sendCoin, $sendBalance], (form, coin, balance) =>
-    sendProblemsOf({ address: form.address, network: coin?.network, check: form.check, checkedAddress: form.checkedAddress, amount: form.amount, balance, fee: form.fee, ticker: tickerOf(coin, form.currency) }),
+  const $sendProblems = computed([$sendForm, $sendCoin, $sendBalance, $chainEnv], (form, coin, balance, chainEnv) =>
+    sendProblemsOf({ address: form.address, network: coin?.network, chainEnv, check: form.check, checkedAddress: form.checkedAddress, amount: form.amount, balance, fee: form.fee, ticker: tickerOf(coin, form.currency) }),
   );
 
   /** Balance less the fee, never below 0 (SPEC §5 'available amount'). */
@@ -224,6 +231,14 @@ export const sendFlow = createFlow(['send', 'sendReview', 'sendProgress'], (scop
     const fee = form.fee && !form.fee.internal ? parseDecimal(form.fee.fee, decimals) : 0n;
     const units = parseDecimal(balance, decimals) - fee;
     return formatUnits(units > 0n ? units : 0n, decimals);
+  });
+
+  /** What the recipient gets for the amount typed: the amount less the network fee (issue 19 item 24); null until both are known. */
+  const $sendRecipientGets = computed([$sendForm, $sendCoin], (form, coin) => {
+    const amount = normalTypedAmount(form.amount);
+    if (!coin || !form.fee || !/^\d+(\.\d+)?$/.test(amount) || isZeroAmount(amount)) return null;
+    const units = parseDecimal(amount, coin.decimals) - (form.fee.internal ? 0n : parseDecimal(form.fee.fee, coin.decimals));
+    return units > 0n ? formatUnits(units, coin.decimals) : null;
   });
 
   /** SPEC §4: the confirm button only when the fee is known, the address valid, no address error and the amount above 0. */
@@ -336,6 +351,34 @@ export const sendFlow = createFlow(['send', 'sendReview', 'sendProgress'], (scop
     }
   }
 
+  // The review (with its idempotency key: confirming again cannot send twice) and the withdrawal on its way survive a reload.
+  const entry = $router.get()?.route;
+  if (entry === 'sendReview' || entry === 'sendProgress') {
+    const stop = sendResume.restore(
+      $accountId,
+      (kept) => {
+        if (kept.review) $sendReview.set({ ...kept.review, busy: false, askingPasscode: false });
+        if (kept.result) {
+          $sendResult.set(kept.result);
+          watchWithdrawal(kept.result);
+        }
+      },
+      () => {
+        $sendReview.set(null);
+        $sendResult.set(null);
+      },
+    );
+    scope.onLeave(stop);
+  } else sendResume.clear();
+  const saveSend = () => {
+    const review = $sendReview.get();
+    const result = $sendResult.get();
+    sendResume.save($accountId.get(), review || result ? { review, result } : undefined);
+  };
+  scope.follow($sendReview, saveSend);
+  scope.follow($sendResult, saveSend);
+  scope.onLeave(() => sendResume.clear());
+
   // A new review starts with the save offer closed.
   scope.follow($sendReview, (review) => {
     if (review && !review.busy && !review.askingPasscode) $saveRecipient.set({ open: false, name: '', busy: false, saved: review.saved });
@@ -367,6 +410,7 @@ export const sendFlow = createFlow(['send', 'sendReview', 'sendProgress'], (scop
     $sendBookEntries,
     $sendProblems,
     $sendAvailable,
+    $sendRecipientGets,
     $canContinueSend,
     $sendReview,
     $sendResult,

@@ -15,23 +15,26 @@ import {
 } from '../api/swap.ts';
 import { toWalletError } from '../api/errors.ts';
 import type { AssetItem } from '../api/wallet.ts';
-import { AMOUNT_TYPING, compareDecimals } from '../lib/amount.ts';
+import { compareDecimals, displayDecimal } from '../lib/amount.ts';
+import { formatCrypto, tickerOf } from '../lib/format.ts';
+import type { Locale } from '../lib/preferences.ts';
 import type { CoinMeta } from '../lib/currencies.ts';
 import { newIdempotencyKey } from '../lib/idempotency-key.ts';
-import { isZeroAmount, normalTypedAmount } from '../lib/typed-amount.ts';
+import { acceptTypedAmount, isZeroAmount, normalTypedAmount } from '../lib/typed-amount.ts';
 import type { MessageKey } from '../lib/text.ts';
 import { $accountId } from './account.ts';
 import { $balances, refreshBalances } from './balances.ts';
-import { $activeCoins } from './catalogue.ts';
+import { $activeCoins, $coins } from './catalogue.ts';
 import { showErrorToast } from './errors.ts';
 import { isPasscodeRefusal } from './passcode-entry.ts';
 import { createQuery } from './query.ts';
 import { $router } from './router.ts';
-import { $disabledAssets } from './settings.ts';
+import { $disabledAssets, $locale } from './settings.ts';
 import { takeRequestedSwapPair, $requestedSwapPair } from './swap-selection.ts';
 import { createCountdown, formatCountdown } from './primitives/countdown.ts';
 import { createDebouncedRequest } from './primitives/debounced-request.ts';
 import { createFlow } from './primitives/flow.ts';
+import { createResume } from './primitives/resume.ts';
 import { $profile } from './user.ts';
 
 /** SPEC §9: quote requests wait 300 ms after the last keystroke; a review lasts 300 s. */
@@ -95,16 +98,17 @@ function requestOf(side: SwapSide, amount: string, from: string, to: string): Qu
 export type SwapProblem = { key: MessageKey; params?: Record<string, string> };
 
 /** SPEC §5: above 0, not below minLimit, not above maxLimit, not above the balance; in that order. */
-export function swapProblemOf(input: { source: string; limit: SwapLimitView | undefined; available: string | undefined; currency: string; ticker: string }): SwapProblem | null {
+export function swapProblemOf(input: { source: string; limit: SwapLimitView | undefined; available: string | undefined; currency: string; ticker: string; locale?: Locale }): SwapProblem | null {
   const { source, limit } = input;
   if (source === '' || isZeroAmount(source)) return null;
-  if (limit && compareDecimals(source, limit.minLimit) < 0) return { key: 'swap_min_limit_error', params: { amount: limit.minLimit, currency: input.ticker } };
-  if (limit && compareDecimals(source, limit.maxLimit) > 0) return { key: 'swap_max_limit_error', params: { amount: limit.maxLimit, currency: input.ticker } };
+  // The limit is written as every other amount of the screen: the language's decimal mark, 8 decimals at most.
+  const amount = (value: string) => formatCrypto(value, 8, input.locale);
+  if (limit && compareDecimals(source, limit.minLimit) < 0) return { key: 'swap_min_limit_error', params: { amount: amount(limit.minLimit), currency: input.ticker } };
+  if (limit && compareDecimals(source, limit.maxLimit) > 0) return { key: 'swap_max_limit_error', params: { amount: amount(limit.maxLimit), currency: input.ticker } };
   if (compareDecimals(source, input.available ?? '0') > 0) return { key: 'swap_not_enough' };
   return null;
 }
 
-const tickerOf = (currency: string) => currency.split('_')[0] ?? currency;
 
 export type SwapReview = {
   order: SwapOrderView;
@@ -134,6 +138,10 @@ async function placeOrder(account: string, request: QuoteRequest): Promise<SwapR
  */
 export type SwapSelection = { from: string | null; to: string | null; fresh: boolean };
 
+/** What a reload on the review brings back: the pair, the amounts typed and the order under review with its deadline. */
+type SwapResume = { selection: SwapSelection; sourceAmount: string; destinationAmount: string; typed: SwapSide | null; review: SwapReview };
+const swapResume = createResume<SwapResume>('swap');
+
 /** The swap flow (SPEC §2 Swap): from, to, order, review, success; one visit's stores, guards and cleanup. */
 export const swapFlow = createFlow(['swap', 'swapFrom', 'swapTo', 'swapOrder', 'swapOrderReview', 'swapOrderSuccess'], (scope) => {
   const requested = takeRequestedSwapPair();
@@ -149,7 +157,9 @@ export const swapFlow = createFlow(['swap', 'swapFrom', 'swapTo', 'swapOrder', '
     delayMs: SWAP_DEBOUNCE_MS,
     load: (input: { account: string; side: SwapSide; request: QuoteRequest }, signal) => preCalculateSwap(input.account, input.request, signal),
     onResult: (quote, { side }) => {
-      const other = side === 'source' ? { destinationAmount: quote.destinationAmount } : { sourceAmount: quote.sourceAmount };
+      // SPEC §5: what the user gets is shown by its coin's round (rounded down: never more than arrives); what they pay, exactly.
+      const round = $coins.get()[quote.destinationCurrency]?.round;
+      const other = side === 'source' ? { destinationAmount: displayDecimal(quote.destinationAmount, round ?? 8) } : { sourceAmount: quote.sourceAmount };
       $swapForm.set({ ...$swapForm.get(), ...other, quote, quoting: false, quoteFailed: false });
     },
     onError: () => $swapForm.set({ ...$swapForm.get(), quote: undefined, quoting: false, quoteFailed: true }),
@@ -172,8 +182,9 @@ export const swapFlow = createFlow(['swap', 'swapFrom', 'swapTo', 'swapOrder', '
   }
 
   /** SPEC §5: digits, an optional point or comma, at most 8 digits either side; anything else is not taken. */
-  function typeAmount(side: SwapSide, text: string): void {
-    if (!AMOUNT_TYPING.test(text)) return;
+  function typeAmount(side: SwapSide, typed: string): void {
+    const text = acceptTypedAmount(typed);
+    if (text === undefined) return;
     const other = side === 'source' ? { destinationAmount: '' } : { sourceAmount: '' };
     $swapForm.set({ ...$swapForm.get(), [side === 'source' ? 'sourceAmount' : 'destinationAmount']: text, ...other, typed: text === '' ? null : side, quote: undefined });
     scheduleQuote();
@@ -216,9 +227,9 @@ export const swapFlow = createFlow(['swap', 'swapFrom', 'swapTo', 'swapOrder', '
     return /^\d+(\.\d+)?$/.test(typedSource) ? typedSource : '';
   });
 
-  const $swapProblem = computed([$sourceForChecks, $swapLimit, $balances, $swapSelection], (source, limit, balances, pair) =>
+  const $swapProblem = computed([$sourceForChecks, $swapLimit, $balances, $swapSelection, $locale], (source, limit, balances, pair, locale) =>
     pair.from
-      ? swapProblemOf({ source, limit: limit.data, available: balances.data?.find((i) => i.currency === pair.from)?.totalAvailable, currency: pair.from, ticker: tickerOf(pair.from) })
+      ? swapProblemOf({ source, limit: limit.data, available: balances.data?.find((i) => i.currency === pair.from)?.totalAvailable, currency: pair.from, ticker: tickerOf(pair.from), locale })
       : null,
   );
 
@@ -314,6 +325,25 @@ export const swapFlow = createFlow(['swap', 'swapFrom', 'swapTo', 'swapOrder', '
       .then(() => refreshBalances());
   }
 
+  // An order under review survives a reload (issue 19 item 14): the review comes back with its countdown, and the
+  // hold stays until it is confirmed or given up. Leaving it in the app gives it up (giveUpReview).
+  if ($router.get()?.route === 'swapOrderReview') {
+    const stop = swapResume.restore(
+      $accountId,
+      (kept) => {
+        $swapSelection.set({ ...kept.selection, fresh: false });
+        $swapForm.set({ ...EMPTY_FORM, sourceAmount: kept.sourceAmount, destinationAmount: kept.destinationAmount, typed: kept.typed });
+        $swapReview.set({ ...kept.review, busy: false });
+      },
+      () => $swapReview.set(null),
+    );
+    scope.onLeave(stop);
+  } else swapResume.clear();
+  scope.follow($swapReview, (review) => {
+    const form = $swapForm.get();
+    swapResume.save($accountId.get(), review ? { selection: $swapSelection.get(), sourceAmount: form.sourceAmount, destinationAmount: form.destinationAmount, typed: form.typed, review } : undefined);
+  });
+
   // A pair set from outside the choosers starts with empty amounts.
   scope.follow($swapSelection, (pair) => {
     if (pair.fresh) resetAmounts();
@@ -327,6 +357,7 @@ export const swapFlow = createFlow(['swap', 'swapFrom', 'swapTo', 'swapOrder', '
   });
   scope.onLeave(() => {
     giveUpReview();
+    swapResume.clear();
     quotes.cancel();
   });
   scope.guard([$swapSelection], (page) => {

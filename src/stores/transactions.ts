@@ -1,6 +1,6 @@
 import { getTransaction, getTransactions, type Transaction } from '../api/wallet.ts';
-import { explorerLink, type CoinMeta } from '../lib/currencies.ts';
-import { formatCryptoWithCode, formatDetailDate, tickerOf } from '../lib/format.ts';
+import { explorerLink, findFiat, type CoinMeta } from '../lib/currencies.ts';
+import { formatCrypto, formatCryptoWithCode, formatDetailDate, formatFiat, tickerOf } from '../lib/format.ts';
 import type { Locale } from '../lib/preferences.ts';
 import type { MessageKey } from '../lib/text.ts';
 import type { Translate } from './i18n.ts';
@@ -41,14 +41,15 @@ export const STATUS_KEYS: Record<Transaction['state'], MessageKey> = {
   FAILED: 'tx_status_failed',
 };
 
-/** The side of the movement this currency's history sees: money in is +, money out is −. */
-export function movementOf(tx: Transaction, currency: string): { sign: '+' | '-'; amount: string; currency: string } {
+/** The side of the movement this currency's history sees: money in is +, money out is −; a failed one moved nothing, so it has no sign. */
+export function movementOf(tx: Transaction, currency: string): { sign: '+' | '-' | ''; amount: string; currency: string } {
+  const moved = tx.state !== 'FAILED';
   if (tx.transactionType === 'EXCHANGE' && tx.fromCurrency && tx.toCurrency) {
     const outgoing = tx.fromCurrency === currency;
     const amount = (outgoing ? tx.fromAmount : tx.toAmount) ?? tx.amount;
-    return { sign: outgoing ? '-' : '+', amount, currency };
+    return { sign: moved ? (outgoing ? '-' : '+') : '', amount, currency };
   }
-  return { sign: tx.direction === 'WITHDRAWAL' ? '-' : '+', amount: tx.amount, currency: tx.currency || currency };
+  return { sign: moved ? (tx.direction === 'WITHDRAWAL' ? '-' : '+') : '', amount: tx.amount, currency: tx.currency || currency };
 }
 
 export type DetailRow = { label: MessageKey; value: string; href?: string; tone?: 'error' | 'pending'; mono?: boolean };
@@ -61,41 +62,85 @@ function safeLink(href: string | undefined): string | undefined {
   return href && (/^https?:\/\//.test(href) || /^\/(?!\/)/.test(href)) ? href : undefined;
 }
 
-/** Every detail field of SPEC §3 the transaction carries, in reading order. */
+/** Types that move money on a chain: only these have a network, a network fee and addresses. */
+const ON_CHAIN: readonly Transaction['transactionType'][] = ['DEPOSIT', 'WITHDRAWAL'];
+
+/** Failure codes the gateway sends (domain/withdrawals/rules.ts WITHDRAWAL_FAILURES), each with its text. */
+const FAILURE_KEYS: Partial<Record<string, MessageKey>> = {
+  REJECTED: 'tx_failure_rejected',
+  FAILED_ON_CHAIN: 'tx_failure_failed_on_chain',
+  DROPPED: 'tx_failure_dropped',
+};
+
+/** What a failed transaction's type says when its reason has no code of its own. */
+const FAILURE_BY_TYPE: Record<Transaction['transactionType'], MessageKey> = {
+  DEPOSIT: 'tx_failure_deposit',
+  WITHDRAWAL: 'tx_failure_withdrawal',
+  EXCHANGE: 'tx_failure_swap',
+  C2F: 'tx_failure_sell',
+  F2C: 'tx_failure_buy',
+  FIAT_DEPOSIT: 'tx_failure_buy',
+};
+
+/** The reason of a failure in the user's language: a known code's text, else its type's (never the server's English). */
+export function failureTextOf(tx: Pick<Transaction, 'transactionType' | 'failureReason'>, t: Translate): string {
+  const key = (tx.failureReason ? FAILURE_KEYS[tx.failureReason] : undefined) ?? FAILURE_BY_TYPE[tx.transactionType];
+  return t(key);
+}
+
+/** An amount of any currency the details show: fiat with its symbol and 2 decimals ("$100.00"), crypto by its round. */
+function moneyText(value: string, code: string, coins: Record<string, CoinMeta>, locale: Locale): string {
+  const fiat = findFiat(code);
+  return fiat ? formatFiat(value, fiat.symbol, locale) : formatCryptoWithCode(value, code, coins[code]?.round, locale);
+}
+
+/** Every detail field of SPEC §3 the transaction carries, in reading order, and only what is true of its state. */
 export function detailRows(tx: Transaction, coins: Record<string, CoinMeta>, locale: Locale, t: Translate): DetailRow[] {
   const coin = coins[tx.currency];
-  const round = (code: string) => coins[code]?.round;
-  const money = (value: string, code: string) => formatCryptoWithCode(value, code, round(code), locale);
+  const money = (value: string, code: string) => moneyText(value, code, coins, locale);
   const incoming = tx.direction === 'DEPOSIT';
+  const onChain = ON_CHAIN.includes(tx.transactionType);
+  const failed = tx.state === 'FAILED';
   const rows: DetailRow[] = [{ label: 'tx_detail_date', value: formatDetailDate(tx.createdDate, locale) }];
-  rows.push({ label: 'tx_detail_status', value: t(STATUS_KEYS[tx.state]), tone: tx.state === 'FAILED' ? 'error' : tx.state === 'IN_PROGRESS' ? 'pending' : undefined });
+  rows.push({ label: 'tx_detail_status', value: t(STATUS_KEYS[tx.state]), tone: failed ? 'error' : tx.state === 'IN_PROGRESS' ? 'pending' : undefined });
   if (tx.state === 'IN_PROGRESS' && typeof tx.confirmations === 'number' && typeof tx.requiredConfirmations === 'number') {
     rows.push({ label: 'tx_detail_confirmations', value: t('tx_confirmations_of', { count: Math.min(tx.confirmations, tx.requiredConfirmations), required: tx.requiredConfirmations }) });
   }
-  if (tx.state === 'FAILED' && isSome(tx.failureReason)) rows.push({ label: 'tx_detail_failure', value: tx.failureReason, tone: 'error' });
-  // A swap, and a card purchase (fiat paid, crypto got), show both sides.
-  if ((tx.transactionType === 'EXCHANGE' || tx.transactionType === 'FIAT_DEPOSIT') && tx.fromCurrency && tx.toCurrency && tx.fromAmount && tx.toAmount) {
-    rows.push({ label: 'tx_detail_paid', value: money(tx.fromAmount, tx.fromCurrency) });
-    rows.push({ label: 'tx_detail_got', value: money(tx.toAmount, tx.toCurrency) });
+  if (failed) rows.push({ label: 'tx_detail_failure', value: failureTextOf(tx, t), tone: 'error' });
+  // A swap, a card purchase (fiat paid, crypto got) and a sale (crypto paid, roubles got) show both sides; until it
+  // completed, nothing was paid or received yet: the sides are what the order was for.
+  if ((tx.transactionType === 'EXCHANGE' || tx.transactionType === 'FIAT_DEPOSIT' || tx.transactionType === 'C2F') && tx.fromCurrency && tx.toCurrency && tx.fromAmount && tx.toAmount) {
+    const done = tx.state === 'COMPLETED';
+    rows.push({ label: done ? 'tx_detail_paid' : 'tx_detail_to_pay', value: money(tx.fromAmount, tx.fromCurrency) });
+    rows.push({ label: done ? 'tx_detail_got' : 'tx_detail_to_get', value: money(tx.toAmount, tx.toCurrency) });
   } else {
     rows.push({ label: 'tx_detail_amount', value: money(tx.amount, tx.currency) });
   }
   if (isSome(tx.exchangeRate)) {
     const [base, quote] = tx.transactionType === 'EXCHANGE' ? [tx.fromCurrency ?? tx.currency, tx.toCurrency ?? ''] : [tx.currency, tx.fiatCurrency ?? ''];
-    rows.push({ label: 'tx_detail_rate', value: `1 ${tickerOf(base)} = ${tx.exchangeRate} ${tickerOf(quote)}`.trim() });
+    const fiat = findFiat(quote);
+    const rate = fiat ? formatFiat(tx.exchangeRate, fiat.symbol, locale) : `${formatCrypto(tx.exchangeRate, coins[quote]?.round, locale)} ${tickerOf(quote)}`.trim();
+    rows.push({ label: 'tx_detail_rate', value: `1 ${tickerOf(base)} = ${rate}` });
   }
+  // A failed transaction charged nothing: its fee went back with the amount. A swap's fee is the desk's spread, not the network's.
   const feeCurrency = tx.feeCurrency ?? tx.currency;
-  if (nonZero(tx.fee)) rows.push({ label: 'tx_detail_fee', value: money(tx.fee, feeCurrency) });
+  if (!failed && nonZero(tx.fee)) rows.push({ label: onChain ? 'tx_detail_fee' : 'tx_detail_service_fee', value: money(tx.fee, feeCurrency) });
   // The gateway may repeat the fee as the service fee; one charge is shown once.
-  if (nonZero(tx.serviceFee) && tx.serviceFee !== tx.fee) rows.push({ label: 'tx_detail_service_fee', value: money(tx.serviceFee, feeCurrency) });
+  if (!failed && onChain && nonZero(tx.serviceFee) && tx.serviceFee !== tx.fee) rows.push({ label: 'tx_detail_service_fee', value: money(tx.serviceFee, feeCurrency) });
   if (isSome(tx.senderName)) rows.push({ label: 'tx_detail_sender_name', value: tx.senderName });
-  if (isSome(tx.from)) rows.push({ label: 'tx_detail_sender', value: tx.from, mono: true });
+  if (onChain && isSome(tx.from)) rows.push({ label: 'tx_detail_sender', value: tx.from, mono: true });
   const recipientName = tx.recipientName ?? tx.contact;
   if (isSome(recipientName)) rows.push({ label: 'tx_detail_recipient_name', value: recipientName });
-  const recipient = incoming ? tx.to : (tx.recipientAddress ?? tx.to);
-  if (isSome(recipient)) rows.push({ label: incoming ? 'tx_detail_receiver' : 'tx_detail_recipient_address', value: recipient, mono: true });
+  if (tx.transactionType === 'C2F') {
+    // A sale pays out to a card, not to an address.
+    const card = tx.recipientAddress ?? tx.to;
+    if (isSome(card)) rows.push({ label: 'tx_detail_card', value: card.replace(/([\d*]{4})(?=[\d*])/g, '$1 '), mono: true });
+  } else if (onChain) {
+    const recipient = incoming ? tx.to : (tx.recipientAddress ?? tx.to);
+    if (isSome(recipient)) rows.push({ label: incoming ? 'tx_detail_receiver' : 'tx_detail_recipient_address', value: recipient, mono: true });
+  }
   const network = tx.blockchain ?? coin?.blockchain ?? tx.network;
-  if (isSome(network)) rows.push({ label: 'tx_detail_network', value: network });
+  if (onChain && isSome(network)) rows.push({ label: 'tx_detail_network', value: network });
   if (isSome(tx.hash)) {
     const href = safeLink(tx.explorerUrl ?? (coin ? explorerLink(coin.urlScan, tx.hash) : undefined));
     rows.push({ label: 'tx_detail_hash', value: tx.hash, href, mono: true });

@@ -10,6 +10,7 @@ import { FullScreenSpinner, Spinner } from './ui/spinner.tsx';
 import { ToastHost } from './ui/toast.tsx';
 import { BottomNav } from './ui/bottom-nav.tsx';
 import { PlaceholderScreen } from './screens/common/placeholder.tsx';
+import { ComingSoonScreen } from './screens/common/coming-soon.tsx';
 
 // The custody screens load on demand (size budget: island ≤ 100 KB gzip); Home's chunk is fetched during the sign-in hold.
 const loadHome = () => import('./screens/home/home.tsx');
@@ -33,6 +34,7 @@ function Screen({ route }: { route: RouteName; t: Translate }) {
     case 'settings':
     case 'selectCurrency':
     case 'selectLanguage':
+    case 'feedback':
       return <SettingsArea route={route} />;
     case 'walletProtection':
     case 'email':
@@ -90,6 +92,9 @@ function Screen({ route }: { route: RouteName; t: Translate }) {
       return <AddressBookArea route={route} />;
     case 'manageAssets':
       return <ManageAssetsScreen />;
+    case 'exchange':
+    case 'notifications':
+      return <ComingSoonScreen />;
     default:
       return <PlaceholderScreen title={route} />;
   }
@@ -106,6 +111,9 @@ export function WalletApp() {
   useEffect(() => {
     syncPreferences();
     const stopFollowing = followSession();
+    // SPEC §3: page, identify and 'load' events, from a chunk of their own (the SDK loads after the first screen).
+    let stopAnalytics = (): void => {};
+    void import('../stores/analytics.ts').then((analytics) => (stopAnalytics = analytics.startAnalytics()));
     // Withdrawals on their way are followed wherever the user is, to say how they ended (SPEC §2); its own small chunk.
     let stopWatching = (): void => {};
     void import('../stores/withdrawal-watch.ts').then((watch) => (stopWatching = watch.startWithdrawalWatch()));
@@ -114,9 +122,10 @@ export function WalletApp() {
     return () => {
       stopFollowing();
       stopWatching();
+      stopAnalytics();
     };
   }, []);
-  if (!ready || !page) return <FullScreenSpinner label={t('common_loading')} />;
+  if (!ready || !page) return <FullScreenSpinner label={t('common_loading')} name={t('app_name')} />;
   return (
     <>
       <main className="flex-1">

@@ -1,4 +1,7 @@
+import { useStore } from '@nanostores/react';
 import { useEffect, useState } from 'react';
+import { $t } from '../stores/i18n.ts';
+import { FullScreenSpinner } from './ui/spinner.tsx';
 import { WalletApp } from './app.tsx';
 import { errorPagePath, ROUTES } from '../lib/routes.ts';
 
@@ -16,12 +19,7 @@ export function TelegramWallet() {
         () => window.location.replace(errorPagePath('B2C_USM0027')),
       );
   }, []);
-  if (state !== 'ready') {
-    return (
-      <div className="fixed inset-0 flex items-center justify-center" data-testid="app-spinner">
-        <span className="block rounded-full border-4 border-line border-t-primary" style={{ width: 64, height: 64, animation: 'spin 0.8s linear infinite' }} />
-      </div>
-    );
-  }
+  const t = useStore($t);
+  if (state !== 'ready') return <FullScreenSpinner label={t('common_loading')} name={t('app_name')} />;
   return <WalletApp />;
 }

@@ -6,8 +6,11 @@ import { $router, ROUTES, type RouteName } from '../stores/router.ts';
 /** Set for the tab once the mini app started, so a reload on a deeper path (/home/…) starts it again. */
 export const MINI_APP_FLAG = 'wallet:miniApp';
 
+/** The development Telegram user of this tab (its id and language), kept across reloads. */
+const DEV_USER_KEY = 'wallet:tgDevUser';
+
 /** The bottom navigation's tabs: no back button there (SPEC §2). */
-const ROOT_ROUTES: readonly RouteName[] = ['home', 'settings'];
+const ROOT_ROUTES: readonly RouteName[] = ['home', 'exchange', 'notifications', 'settings'];
 
 function hasLaunchParams(): boolean {
   try {
@@ -24,11 +27,14 @@ function hasLaunchParams(): boolean {
  */
 async function mockDevelopmentTelegram(): Promise<boolean> {
   const query = new URLSearchParams(window.location.search);
+  // The dev user chosen on /tg?dev_user=… stays the tab's across reloads of deeper paths (issue 19 item 27).
+  const kept = new URLSearchParams(window.sessionStorage.getItem(DEV_USER_KEY) ?? '');
   const params = new URLSearchParams();
   for (const [from, to] of [['dev_user', 'id'], ['dev_lang', 'language_code']] as const) {
-    const value = query.get(from);
+    const value = query.get(from) ?? kept.get(to);
     if (value) params.set(to, value);
   }
+  window.sessionStorage.setItem(DEV_USER_KEY, params.toString());
   const response = await fetch(`/api/tg/dev/init-data?${params.toString()}`, { headers: { accept: 'application/json' } }).catch(() => undefined);
   if (!response?.ok) return false;
   const { initData } = (await response.json()) as { initData: string };
@@ -69,11 +75,14 @@ function followNavigation(): void {
 export async function startTelegram(): Promise<'ready' | 'outside'> {
   // A real messenger talks through its webview proxy (mobile, desktop) or a parent frame (web versions).
   const inMessenger = 'TelegramWebviewProxy' in window || window.self !== window.top;
-  if (!(inMessenger && hasLaunchParams()) && !(await mockDevelopmentTelegram())) {
+  const real = inMessenger && hasLaunchParams();
+  if (!real && !(await mockDevelopmentTelegram())) {
     window.sessionStorage.removeItem(MINI_APP_FLAG);
     return 'outside';
   }
-  setPlatform(await createTelegramPlatform());
+  // A plain browser in development has no native buttons to show: the page keeps its own back arrow and main
+  // button (the in-page stand-ins); inside Telegram the native ones replace them.
+  setPlatform(await createTelegramPlatform({ nativeButtons: real }));
   window.sessionStorage.setItem(MINI_APP_FLAG, '1');
   followNavigation();
   return 'ready';

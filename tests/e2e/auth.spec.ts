@@ -117,11 +117,62 @@ test.describe('accounts and sign-in', () => {
     await page.waitForURL('**/auth/login/email?uid=*error=1*');
     await expect(page.getByTestId('toast')).toHaveText('Wrong address or password. Please check entered information');
     await expect(page.getByTestId('toast')).toBeHidden({ timeout: 5_000 });
-    // The same interaction still works with the right password.
-    await page.getByLabel('E-mail').fill(email);
+    // The e-mail typed is still there (issue 19 item 2); the same interaction works with the right password.
+    await expect(page.getByLabel('E-mail')).toHaveValue(email);
     await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL('**/home');
+  });
+
+  test('the e-mail login page opened directly starts the sign-in itself, and a form left on a dead interaction keeps the e-mail', async ({ page, mailbox }) => {
+    const email = newEmail();
+    await signUpAndConfirm(page, mailbox, email);
+    // A bookmark without an interaction: the page hands over to the provider and comes back with one.
+    await page.goto('/auth/login/email');
+    await page.waitForURL('**/auth/login/email?uid=*');
+    // A reload of an interaction the provider does not have (an old link): restarted as well.
+    await page.goto('/auth/login/email?uid=not-a-live-interaction');
+    await page.waitForURL((url) => url.pathname === '/auth/login/email' && url.searchParams.get('uid') !== 'not-a-live-interaction');
+    // A form whose interaction died while it was open: submitting restarts the sign-in with the e-mail still typed.
+    await page.context().clearCookies();
+    await page.getByLabel('E-mail').fill(email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    const stale = page.url();
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL((url) => url.pathname === '/auth/login/email' && url.href !== stale && !url.searchParams.has('error'));
+    await expect(page.getByLabel('E-mail')).toHaveValue(email);
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL('**/home');
+    // Signed in, the entry pages go home; the 'soon' tabs open.
+    await page.goto('/auth');
+    await page.waitForURL('**/home');
+    await page.goto('/auth/login');
+    await page.waitForURL('**/home');
+    await page.goto('/exchange');
+    await expect(page.getByRole('heading', { name: 'Coming soon' })).toBeVisible();
+    await expect(page).toHaveURL(/\/exchange$/);
+  });
+
+  test("'Leave feedback' in Settings: the account's e-mail prefilled, the message sent to support", async ({ page, mailbox }) => {
+    const email = newEmail();
+    await signUpAndConfirm(page, mailbox, email);
+    await logIn(page, email);
+    await page.goto('/settings');
+    await page.getByTestId('settings-feedback').click();
+    await expect(page).toHaveURL(/\/settings\/feedback$/);
+    await expect(page.getByTestId('feedback-email')).toHaveValue(email);
+    const send = page.getByRole('button', { name: 'Send' });
+    await expect(send).toBeDisabled();
+    await page.getByTestId('feedback-message').fill('Please add a dark theme for the charts');
+    await send.click();
+    await expect(page.getByTestId('feedback-sent')).toContainText('Thank you!');
+  });
+
+  test('the sign-up form repeats the legal links', async ({ page }) => {
+    await page.goto('/auth/signup/email');
+    await expect(page.getByTestId('signup-legal').getByRole('link', { name: 'Terms of use' })).toHaveAttribute('href', '/terms');
+    await expect(page.getByTestId('signup-legal').getByRole('link', { name: 'Privacy policy' })).toHaveAttribute('href', '/privacy');
   });
 
   test('a confirmation link that does not exist shows the error toast on the login page', async ({ page }) => {
@@ -135,7 +186,8 @@ test.describe('accounts and sign-in', () => {
     const newPassword = 'a brand new secret';
     await signUpAndConfirm(page, mailbox, email);
 
-    await page.goto('/auth/login/email?uid=none');
+    await page.goto('/auth/login/email');
+    await page.waitForURL('**/auth/login/email?uid=*');
     await page.getByRole('link', { name: 'Forgot password?' }).click();
     await page.waitForURL('**/auth/forgot');
     const send = page.getByRole('button', { name: 'Send link' });
@@ -242,7 +294,15 @@ test.describe('accounts and sign-in', () => {
 
     // Logout: the refresh token is revoked and the device forgets the user.
     const refresh = (await storedUser(page))?.refresh_token;
+    // It asks first (issue 19 item 26): 'Cancel' keeps the session, the confirmation ends it.
     await page.getByRole('button', { name: 'Выйти' }).click();
+    const confirm = page.getByTestId('logout-confirm');
+    await expect(confirm).toContainText('Выйти из кошелька?');
+    await confirm.getByRole('button', { name: 'Отмена' }).click();
+    await expect(confirm).toHaveCount(0);
+    expect(await storedUser(page)).not.toBeNull();
+    await page.getByRole('button', { name: 'Выйти' }).click();
+    await page.getByTestId('logout-confirm').getByRole('button', { name: 'Выйти' }).click();
     await page.waitForURL('**/auth');
     expect(await storedUser(page)).toBeNull();
     const config = (await (await page.request.get('/api/client-config')).json()) as { oidc: { clientId: string; resource: string } };

@@ -67,20 +67,21 @@ test.describe('buy crypto with a card', () => {
     await expect(page).toHaveURL(/\/buy\/order$/);
     const review = page.getByRole('button', { name: 'Review order' });
     await page.getByTestId('buy-from-amount').fill('5');
-    await expect(page.getByTestId('buy-error')).toHaveText('Min 10 - max 5000 USD');
+    await expect(page.getByTestId('buy-error')).toHaveText('Min 10 - max 5,000 USD');
     await expect(page.getByTestId('buy-from-amount')).toHaveAttribute('aria-invalid', 'true');
     await expect(review).toBeDisabled();
     await page.getByTestId('buy-from-amount').fill('5000.01');
-    await expect(page.getByTestId('buy-error')).toHaveText('Min 10 - max 5000 USD');
+    await expect(page.getByTestId('buy-error')).toHaveText('Min 10 - max 5,000 USD');
     await expect(review).toBeDisabled();
     // Editing the crypto side fills the fiat side.
     await page.getByTestId('buy-to-amount').fill('50');
     await expect(page.getByTestId('buy-from-amount')).toHaveValue('50.75');
     await expect(page.getByTestId('buy-error')).toHaveText('');
-    // 100 USD at 1.015 USD per USDC; no method chosen yet, so review is still disabled.
+    // 100 USD at 1.015 USD per USDC; the only method is preselected (issue 19 item 18), so review is enabled at once.
     await page.getByTestId('buy-from-amount').fill('100');
     await expect(page.getByTestId('buy-to-amount')).toHaveValue('98.522167');
-    await expect(review).toBeDisabled();
+    await expect(page.getByTestId('buy-method-link')).toContainText('Bank card');
+    await expect(review).toBeEnabled();
     await page.getByTestId('buy-method-link').click();
 
     // /buy/method: name and fiat amount of each method.
@@ -151,6 +152,36 @@ test.describe('buy crypto with a card', () => {
     await expect(page.getByTestId('asset-balance')).toHaveText('98.52\u00a0USDC');
   });
 
+  test('a reload keeps the review; back from the provider without paying returns to it and ends the purchase at once', async ({ page, app }) => {
+    test.setTimeout(90_000);
+    await signUpAndLogIn(page, app);
+    await page.goto('/buy/get');
+    await page.getByTestId('buy-coin').click();
+    await page.getByTestId('buy-fiat').filter({ hasText: 'USD' }).first().click();
+    await orderAndReview(page, '40');
+    await expect(page.getByTestId('buy-review-pay')).toContainText('$40.00');
+
+    // A reload on the review brings it back with its countdown (issue 19 item 14).
+    await page.reload();
+    await expect(page).toHaveURL(/\/buy\/order\/review$/);
+    await expect(page.getByTestId('buy-review-pay')).toContainText('$40.00');
+    await expect(page.getByTestId('buy-countdown')).toHaveText(/^Rate valid for [45]:\d\d$/);
+
+    // To the provider's page and back with the browser, without paying (issue 19 item 15).
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.waitForURL(/\/sandbox\/card\/pay\//);
+    await page.goBack();
+    await expect(page).toHaveURL(/\/buy\/order\/review$/);
+    await expect(page.getByText('The payment was not completed. Your order is cancelled; you can pay again at a fresh rate.')).toBeVisible();
+    await expect(page.getByTestId('buy-review-pay')).toContainText('$40.00');
+    await expect(page.getByRole('button', { name: 'Continue to payment' })).toBeEnabled();
+    // The payment is cancelled at the provider and the purchase failed now, not after 30 minutes.
+    const payments = (await (await page.request.get('/sandbox/card/payments')).json()) as { status: string }[];
+    expect(payments[0]?.status).toBe('CANCELLED');
+    await page.goto('/home/asset/USDC_ETH');
+    await expect(page.getByTestId('history-item').first()).toHaveAttribute('data-state', 'FAILED');
+  });
+
   test('the declined test card ends FAILED with nothing credited', async ({ page, app }) => {
     test.setTimeout(90_000);
     await page.clock.install();
@@ -175,7 +206,10 @@ test.describe('buy crypto with a card', () => {
     await expect(page.getByTestId('asset-balance')).toHaveText('0\u00a0USDC');
     await item.click();
     await expect(page.getByTestId('detail-tx_detail_status')).toContainText('Failed');
-    await expect(page.getByTestId('detail-tx_detail_failure')).toContainText('Card declined by the issuing bank');
-    await expect(page.getByTestId('detail-tx_detail_paid')).toContainText('30\u00a0USD');
+    // Issue 19 item 11: nothing was received, so no '+' and no 'You received'; the reason in the client's words; fiat with its symbol.
+    await expect(page.getByTestId('detail-tx_detail_failure')).toContainText('The card payment did not go through');
+    await expect(page.getByTestId('detail-tx_detail_to_pay')).toContainText('$30.00');
+    await expect(page.getByTestId('detail-tx_detail_got')).toHaveCount(0);
+    await expect(page.getByTestId('transaction-amount')).not.toContainText('+');
   });
 });

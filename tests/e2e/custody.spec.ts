@@ -10,7 +10,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * devnet deposit shows as Pending, then completed after its confirmations, with balance and fiat total updating
  * without a reload. Blocks are slow enough that the Pending state lasts longer than one balance poll (10 s).
  */
-test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '8000', DEVNET_CONFIRMATIONS: 'BITCOIN:3', RATES_WALK_MS: '0' } });
+test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '8000', CONFIRMATIONS: 'BITCOIN:3', RATES_WALK_MS: '0' } });
 
 test.describe('custody: assets, receive and a deposit', () => {
   test('a new user adds the common assets, receives BTC, and sees the deposit go from Pending to completed', async ({ page, app, context }) => {

@@ -1,4 +1,4 @@
-import { test, expect } from './fixtures.ts';
+import { test, expect, signUpAndLogIn } from './fixtures.ts';
 
 test.describe('foundation', () => {
   test('/home while signed out shows the spinner, then lands in the sign-in area', async ({ page }) => {
@@ -22,7 +22,12 @@ test.describe('foundation', () => {
     await expect(page.locator('main a, main button')).toHaveCount(0);
   });
 
-  test('/exchange and /notifications show coming soon with the bottom navigation', async ({ page }) => {
+  test('/exchange and /notifications need sign-in (SPEC §6), then show coming soon with the bottom navigation', async ({ page, app }) => {
+    for (const path of ['/exchange', '/notifications']) {
+      await page.goto(path);
+      await page.waitForURL('**/auth/login');
+    }
+    await signUpAndLogIn(page, app);
     await page.goto('/exchange');
     await expect(page.getByRole('heading', { name: 'Coming soon' })).toBeVisible();
     const nav = page.getByRole('navigation', { name: 'Main' });
@@ -41,8 +46,6 @@ test.describe('foundation', () => {
     await expect(page.locator('html')).toHaveAttribute('lang', 'ru');
     await page.reload();
     await expect(page.getByRole('link', { name: 'Войти' })).toBeVisible();
-    await page.goto('/exchange');
-    await expect(page.getByRole('heading', { name: 'Скоро' })).toBeVisible();
     await page.goto('/auth');
     await page.getByRole('link', { name: 'English' }).click();
     await expect(page.getByRole('link', { name: 'Log in' })).toBeVisible();
@@ -76,7 +79,7 @@ test.describe('foundation', () => {
     page.on('request', (request) => {
       if (request.resourceType() === 'script') scripts.push(request.url());
     });
-    for (const path of ['/auth', '/auth/login', '/exchange', '/terms', '/error/B2C_USM0022']) await page.goto(path);
+    for (const path of ['/auth', '/auth/login', '/terms', '/error/B2C_USM0022']) await page.goto(path);
     expect(scripts).toEqual([]);
     expect(await page.locator('script').count()).toBe(0);
   });

@@ -25,7 +25,7 @@ const test = base.extend<object, { inbox: Inbox }>({
     { scope: 'worker' },
   ],
   appEnv: [
-    async ({ inbox }, use) => use({ SMTP_URL: inbox.url, RATES_WALK_MS: '0', DEVNET_BLOCK_MS: '200', DEVNET_CONFIRMATIONS: 'BITCOIN:1', WORKER_POLL_MS: '100' }),
+    async ({ inbox }, use) => use({ SMTP_URL: inbox.url, RATES_WALK_MS: '0', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', WORKER_POLL_MS: '100' }),
     { scope: 'worker' },
   ],
 });
@@ -79,7 +79,7 @@ test.describe('passcode and e-mail change', () => {
 
     // Something to send: a devnet deposit of BTC, credited while the passcode is set up.
     const user = await pageApiUser(page);
-    const outside = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', 0);
+    const outside = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', 0, 'mainnet');
     const deposit = await addressOf(page, user, 'BTC');
     expect((await page.request.post('/sandbox/devnet/deposit', { data: { currency: 'BTC', address: deposit, amount: '0.05' } })).status()).toBe(201);
 

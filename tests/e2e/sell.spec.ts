@@ -9,7 +9,7 @@ import { pageApiUser } from './send-helpers.ts';
  * ending 0002) returns the crypto. Sandbox test cards and limits are in the README.
  */
 test.use({
-  appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '300', DEVNET_CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', PAYOUT_SANDBOX_DELAY_MS: '1500', SELL_MIN_RUB: '1000', SELL_MAX_RUB: '300000' },
+  appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '300', CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', PAYOUT_SANDBOX_DELAY_MS: '1500', SELL_MIN_RUB: '1000', SELL_MAX_RUB: '300000' },
 });
 
 const SBER_CARD = '4276380000000001';
@@ -111,6 +111,9 @@ test('sells BTC to a Sberbank card, saves it, reuses it, refuses other banks and
   await expect(page.getByTestId('sell-success-text')).toContainText('4276 38** **** 0001');
   await expect(page.getByTestId('sell-success-status')).toHaveAttribute('data-state', 'COMPLETED', { timeout: 20_000 });
   await expect(page.getByTestId('sell-success-status')).toContainText('Completed');
+  // Issue 19 item 10: the heading follows the payout, not the order.
+  await expect(page.getByTestId('sell-success-title')).toHaveText('Paid out');
+  await expect(page.getByTestId('sell-success-text')).toContainText('has been paid out to the card');
 
   // The next sale offers the saved card.
   await startSellingBitcoin(page);
@@ -141,6 +144,10 @@ test('sells BTC to a Sberbank card, saves it, reuses it, refuses other banks and
   await expect(page).toHaveURL(/\/sell\/success$/);
   await expect(page.getByTestId('sell-success-status')).toHaveAttribute('data-state', 'FAILED', { timeout: 20_000 });
   await expect(page.getByTestId('sell-failed')).toHaveText('The bank could not pay out. Your crypto is back in your wallet.');
+  // A declined payout never says the money is on its way.
+  await expect(page.getByTestId('sell-success-title')).toHaveText('Payout declined');
+  await expect(page.getByTestId('sell-success-text')).toContainText('The bank declined the payout of ₽');
+  await expect(page.getByTestId('sell-success')).not.toContainText('on its way');
   await page.getByTestId('sell-done').click();
   await expect(page).toHaveURL(/\/home$/);
   await page.goto('/home/asset/BTC');
@@ -148,6 +155,14 @@ test('sells BTC to a Sberbank card, saves it, reuses it, refuses other banks and
   const declined = page.getByTestId('history-item').first();
   await expect(declined).toHaveAttribute('data-state', 'FAILED');
   await expect(declined).toContainText('Sell');
+  // Its details: the roubles it was for, the card (not a 'recipient address'), the bank's refusal in words, no network.
+  await declined.click();
+  await expect(page.getByTestId('detail-tx_detail_to_get')).toContainText('₽');
+  await expect(page.getByTestId('detail-tx_detail_card')).toContainText('4276');
+  await expect(page.getByTestId('detail-tx_detail_failure')).toHaveText(/The bank declined the payout/);
+  await expect(page.getByTestId('detail-tx_detail_recipient_address')).toHaveCount(0);
+  await expect(page.getByTestId('detail-tx_detail_network')).toHaveCount(0);
+  await expect(page.getByTestId('transaction-amount')).not.toContainText('-');
   // The declined card was not saved: still one saved card.
   await startSellingBitcoin(page);
   await enterAmount(page, '0.0005');

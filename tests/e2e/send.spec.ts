@@ -8,7 +8,7 @@ import { deriveAddress } from '../../src/server/domain/addresses.ts';
  * devnet address (Pending, then completed with hash and explorer link), saves that recipient from the in-progress
  * screen and picks it next time, when the devnet is told to fail the broadcast (FAILED, hold returned). (QR scanning: send-qr.spec.ts.)
  */
-test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '1500', DEVNET_CONFIRMATIONS: 'BITCOIN:2', RATES_WALK_MS: '0', WORKER_POLL_MS: '200', WITHDRAWAL_FEES: JSON.stringify({ BTC: '0.0001' }) } });
+test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '1500', CONFIRMATIONS: 'BITCOIN:2', RATES_WALK_MS: '0', WORKER_POLL_MS: '200', WITHDRAWAL_FEES: JSON.stringify({ BTC: '0.0001' }) } });
 
 const OUTSIDE_SEED = mnemonicToSeedSync('letter advice cage absurd amount doctor acoustic avoid letter advice cage above');
 
@@ -19,7 +19,7 @@ test.describe('send', () => {
     const bob = await apiUser(app);
     const bobAddress = await addressOf(page, bob, 'BTC');
     const aliceAddress = await addressOf(page, alice, 'BTC');
-    const outside = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', 0);
+    const outside = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', 0, 'mainnet');
     expect((await page.request.post('/sandbox/devnet/deposit', { data: { currency: 'BTC', address: aliceAddress, amount: '0.05' } })).status()).toBe(201);
     await expect.poll(() => available(page, alice, 'BTC'), { timeout: 30_000 }).toBe('0.05');
     await logIn(page, alice.email);
@@ -105,11 +105,18 @@ test.describe('send', () => {
     await page.getByRole('button', { name: 'Confirm' }).click();
     await expect(page.getByTestId('send-progress')).toHaveAttribute('data-state', 'FAILED', { timeout: 30_000 });
     await expect(page.getByTestId('progress-title')).toHaveText('Failed to send');
+    await expect(page.getByTestId('progress-failure')).toHaveText('The network refused the transaction. Nothing was charged: the amount is back in your balance.');
     await expect(page.getByTestId('toast')).toHaveText('Failed to send 0.005 BTC');
     await expect.poll(() => available(page, alice, 'BTC')).toBe('0.03');
     await page.goto('/home/asset/BTC');
     await expect(page.getByTestId('history-item').first()).toHaveAttribute('data-state', 'FAILED');
     await expect(page.getByTestId('asset-on-hold')).toHaveText('0');
+    // Its details (issue 19 item 12): the reason as the client's own words for the code, no fee that was not charged, no sign.
+    await page.getByTestId('history-item').first().click();
+    await expect(page.getByTestId('detail-tx_detail_failure').locator('dd')).toHaveText('The network refused the transaction. Nothing was charged: the amount is back in your balance.');
+    await expect(page.getByTestId('detail-tx_detail_fee')).toHaveCount(0);
+    await expect(page.getByTestId('transaction-amount')).toHaveText('0.005\u00a0BTC');
+    await page.goto('/home/asset/BTC');
 
     // The address book in settings: read-only detail, delete.
     await page.goto('/settings');

@@ -8,7 +8,7 @@ import { setReferencePrices } from './rates-helpers.ts';
  * (BTC 65000, USDT 1) and the spread is 50 bps, so 0.004 BTC buys 258.7 USDT. Once, BTC falls 1.5 % while the review
  * is open: the gateway refuses the stale rate (issue 14 item 11) and the review shows 'Order expired' with 'Update rate'.
  */
-test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', DEVNET_CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', SWAP_SPREAD_BPS: '50', WORKER_POLL_MS: '100' } });
+test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', SWAP_SPREAD_BPS: '50', WORKER_POLL_MS: '100' } });
 
 test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, then both balances move', async ({ page, app }) => {
   test.setTimeout(120_000);
@@ -53,10 +53,13 @@ test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, t
   await expect(error).toHaveText('Not enough funds');
   await expect(proceed).toBeDisabled();
 
-  // Typed by source: the destination is calculated.
-  await source.fill('0.004');
+  // Typed by source: the destination is calculated. A comma is the point (SPEC §5), as in every amount field;
+  // the rate and what the user gets are shown by the destination's round (USDT: 2), not 8 decimals.
+  await source.fill('0,004');
+  await expect(source).toHaveValue('0.004');
   await expect(destination).toHaveValue('258.7');
   await expect(error).toHaveText('');
+  await expect(page.getByTestId('swap-rate')).toContainText(/1 BTC ≈ 64,6\d\d(\.\d{1,2})? USDT \(TRC-20\)/);
   // The arrow swaps the currencies and the amounts; the quote follows.
   await page.getByTestId('swap-reverse').click();
   await expect(page.getByTestId('swap-source-currency')).toHaveAttribute('data-currency', 'USDT_TRX');
@@ -102,7 +105,7 @@ test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, t
 
   await page.getByRole('button', { name: 'Confirm swap' }).click();
   await expect(page).toHaveURL(/\/swap\/order\/success$/);
-  await expect(page.getByTestId('swap-success-text')).toHaveText('You paid 0.004\u00a0BTC and got 258.7\u00a0USDT.');
+  await expect(page.getByTestId('swap-success-text')).toHaveText('You paid 0.004\u00a0BTC and got 258.7\u00a0USDT (TRC-20).');
   await page.getByRole('button', { name: 'Done' }).click();
   await expect(page).toHaveURL(/\/home$/);
   const rows = page.getByTestId('asset-row');
@@ -118,4 +121,12 @@ test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, t
   await expect(items.nth(1)).toContainText('Failed to swap');
   await expect(items.nth(1)).toHaveAttribute('data-state', 'FAILED');
   await expect(page.getByTestId('asset-on-hold')).toContainText('0');
+
+  // Details of the swap, opened from the USDT side: headed by that side's amount, its spread a service fee, no network.
+  await page.goto('/home/asset/USDT_TRX');
+  await page.getByTestId('history-item').filter({ hasText: 'Swapped' }).click();
+  await expect(page.getByTestId('transaction-amount')).toHaveText('+258.7\u00a0USDT');
+  await expect(page.getByTestId('detail-tx_detail_service_fee')).toBeVisible();
+  await expect(page.getByTestId('detail-tx_detail_fee')).toHaveCount(0);
+  await expect(page.getByTestId('detail-tx_detail_network')).toHaveCount(0);
 });

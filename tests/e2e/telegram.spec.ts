@@ -12,7 +12,7 @@ import type { TelegramUser } from '../../src/server/domain/telegram-init-data.ts
  * here) and `message` events for the messenger's answers and button presses. The server trusts the tests' own bot
  * token and Ed25519 key; the bot's replies go to the server's Bot API stand-in.
  */
-test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', DEVNET_CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', WORKER_POLL_MS: '100', ...telegramEnv() } });
+test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', WORKER_POLL_MS: '100', SUPPORT_TELEGRAM: '@wallet_support', ...telegramEnv() } });
 
 type Posted = [string, Record<string, unknown> | undefined];
 
@@ -102,6 +102,8 @@ test('the first open creates an account and lands on Home; the native main butto
   await expect(page.getByTestId('settings-currency')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Log out' })).toHaveCount(0);
   await expect(page.getByTestId('settings-messenger')).toHaveCount(0);
+  // 'Leave feedback' opens the support chat inside Telegram (SUPPORT_TELEGRAM), not the form.
+  await expect(page.getByTestId('settings-feedback')).toHaveAttribute('href', 'https://t.me/wallet_support');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Home' }).click();
   await expect(page.getByTestId('link-banner')).toHaveCount(0);
 
@@ -125,9 +127,12 @@ test('the first open creates an account and lands on Home; the native main butto
   await page.getByRole('link', { name: 'Send' }).click();
   await expect(page).toHaveURL(/\/home\/asset\/BTC\/send$/);
   await expect.poll(() => lastSetup(page, 'web_app_setup_back_button')).toMatchObject({ is_visible: true });
+  // One back control: Telegram's (issue 19 item 27); the page's own arrow is left out.
+  await expect(page.getByRole('heading', { name: 'Send BTC' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Back' })).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Continue' })).toHaveCount(0);
   await expect.poll(async () => (await lastSetup(page, 'web_app_setup_main_button'))?.is_visible ?? false).toBe(false);
-  const outside = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', 0);
+  const outside = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', 0, 'mainnet');
   await page.getByTestId('send-amount').fill('0.004');
   await page.getByTestId('send-address').fill(outside);
   await expect.poll(() => lastSetup(page, 'web_app_setup_main_button')).toMatchObject({ is_visible: true, is_active: true, text: 'Continue' });
@@ -230,9 +235,13 @@ test('linking from the web: the Home banner opens the bot, a simulated /start up
 test("'don't show again' hides the link banner for good on this device", async ({ page, app }) => {
   const email = `tgbanner${Date.now()}@example.com`;
   await signUpAndLogIn(page, app, { email });
+  // The banner shows on Home's protect-your-wallet state too (SPEC §2: its own conditions decide).
+  await page.getByRole('button', { name: 'Add most common assets' }).click();
+  await expect(page.getByTestId('home-protect')).toBeVisible();
+  await expect(page.getByTestId('link-banner')).toBeVisible();
   await page.getByTestId('link-banner').getByRole('button', { name: "Don't show again" }).click();
   await expect(page.getByTestId('link-banner')).toHaveCount(0);
   await page.reload();
-  await expect(page.getByRole('button', { name: 'Add most common assets' })).toBeVisible();
+  await expect(page.getByTestId('home-protect')).toBeVisible();
   await expect(page.getByTestId('link-banner')).toHaveCount(0);
 });

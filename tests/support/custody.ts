@@ -1,3 +1,4 @@
+import { chainsConfig } from '../../src/server/config-chains.ts';
 import type pg from 'pg';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -27,7 +28,7 @@ export async function openTestCustody(databaseUrl: string, overrides: Partial<Cu
     dataDir: await mkdtemp(join(tmpdir(), 'wallet-test-data-')),
     walletSeed: TEST_MNEMONIC,
     secretsKey: TEST_SECRETS_KEY,
-    chains: { mode: 'devnet', blockMs: 100, confirmations: { BITCOIN: 2, ETHEREUM: 3, TRON: 2 } },
+    chains: { ...chainsConfig({ DEVNET_BLOCK_MS: 100, CONFIRMATIONS: 'BITCOIN:2,ETHEREUM:3,TRON:2' }, 'devnet') },
     workerPollMs: 50,
     ratesWalkMs: 0,
     ...overrides,

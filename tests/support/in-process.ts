@@ -16,7 +16,7 @@ export type InProcessServer = RunningServer & { url: string; logs: LogLine[] };
  */
 export async function startInProcess(env: Record<string, string>): Promise<InProcessServer> {
   const port = await freePort();
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: String(port), DATA_DIR: await mkdtemp(join(tmpdir(), 'wallet-in-process-')), ...env }, '0.0.0-test');
+  const config = loadConfig({ HOST: '127.0.0.1', PORT: String(port), DATA_DIR: await mkdtemp(join(tmpdir(), 'wallet-in-process-')), ANALYTICS_WRITE_KEY: 'off', ...env }, '0.0.0-test');
   const logs: LogLine[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {

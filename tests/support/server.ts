@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -17,15 +18,22 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts the real server (`node src/server/main.ts`, as `npm start` does) and waits until /api/health answers. */
-export async function launchServer(env: Record<string, string>, options: { waitMs?: number } = {}): Promise<LaunchedServer> {
+/**
+ * Starts the real server (`node src/server/main.ts`, as `npm start` does) and waits until /api/health answers.
+ * `logFile` sends its stdout to a file instead of this process (a bench's access log would otherwise cost the
+ * measuring process as much as the server).
+ */
+export async function launchServer(env: Record<string, string>, options: { waitMs?: number; logFile?: string } = {}): Promise<LaunchedServer> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   let output = '';
+  const logFd = options.logFile === undefined ? undefined : openSync(options.logFile, 'a');
   const child = spawn(process.execPath, ['src/server/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // Analytics is off in tests unless a test turns it on (ANALYTICS_WRITE_KEY unset or a key of its own).
+    env: { ...process.env, LOG_LEVEL: 'warn', ANALYTICS_WRITE_KEY: 'off', ...env, PORT: String(port) },
+    stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
   });
+  if (logFd !== undefined) closeSync(logFd);
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -56,7 +64,7 @@ export async function launchServer(env: Record<string, string>, options: { waitM
 /** Runs the server expecting it to refuse to start; resolves with its exit code and everything it printed. */
 export function runUntilExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['src/server/main.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['src/server/main.ts'], { cwd: ROOT, env: { ...process.env, ANALYTICS_WRITE_KEY: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -10,10 +10,16 @@ import { createWebHandler, CLIENT_DIR } from '../../src/server/http/web.ts';
  * each lazily loaded screen ≤ 30 KB gzip beyond what the initial load already brought.
  */
 const KB = 1024;
-const SHELLS_WITHOUT_FORM = ['/auth', '/auth/login', '/auth/signup', '/auth/signup/email/success', '/auth/forgot-success', '/exchange', '/notifications', '/terms', '/privacy', '/error/B2C_USM0027'];
+const SHELLS_WITHOUT_FORM = ['/auth', '/auth/login', '/auth/signup', '/auth/signup/email/success', '/auth/forgot-success', '/terms', '/privacy', '/error/B2C_USM0027'];
 // Pages with a form or a script-driven hand-over (the OpenID redirect and callback pages).
-const SHELLS_WITH_FORM = ['/auth/login/email', '/auth/signup/email', '/auth/forgot', '/auth/forgot/some-code', '/auth/signup/confirm/some-code', '/auth/login/start', '/auth/callback', '/auth/silent'];
+// The e-mail login page as the provider sends the browser there (with an interaction; without one it redirects).
+const SHELLS_WITH_FORM = ['/auth/login/email?uid=budget', '/auth/signup/email', '/auth/forgot', '/auth/forgot/some-code', '/auth/signup/confirm/some-code', '/auth/login/start', '/auth/callback', '/auth/silent'];
 const ISLAND_PAGES = ['/home'];
+/**
+ * Lazy chunks with a budget of their own: the analytics SDK (RudderStack's bundled build, plugins included, about
+ * 50 KB gzip) loads after the first screen is drawn and never delays a screen (README, Analytics).
+ */
+const OWN_BUDGETS: Array<[RegExp, number]> = [[/^_astro\/analytics-sdk\.[\w-]+\.js$/, 52 * KB]];
 
 const gz = (text: string | Buffer) => gzipSync(text, { level: 9 }).length;
 const read = (file: string) => readFileSync(join(CLIENT_DIR, file));
@@ -78,6 +84,24 @@ try {
     const js = scriptsOf(await html(path));
     check(`shell ${path}`, js.inline + sum(js.files), 5 * KB);
   }
+  // The self-hosted font (issue 19 item 21): woff2 subsets only, shown at once in the fallback (swap), and small:
+  // each file ≤ 50 KB, all of them together (Latin, Cyrillic, currency signs) ≤ 80 KB.
+  for (const path of ['/auth/login', ...ISLAND_PAGES]) {
+    const page = await html(path);
+    const sheets = [...page.matchAll(/<link[^>]+rel="stylesheet"[^>]+href="([^"]+)"/g)].map((m) => read((m[1] ?? '').replace(/^\//, '')).toString());
+    const css = [page, ...sheets].join('\n');
+    const faces = [...css.matchAll(/@font-face\s*{([^}]*)}/g)].map((m) => m[1] ?? '');
+    const files = [...new Set(faces.flatMap((face) => [...face.matchAll(/url\(["']?\/?([^"')]+)["']?\)/g)].map((m) => m[1] ?? '')))];
+    const bad = files.filter((file) => !file.endsWith('.woff2')).length + faces.filter((face) => !/font-display:\s*swap/.test(face)).length;
+    check(`fonts ${path}: ${files.length} woff2 files, swap (others: ${bad})`, bad === 0 && files.length > 0 ? 0 : 1, 0);
+    let total = 0;
+    for (const file of files) {
+      const bytes = read(file).length;
+      total += bytes;
+      check(`  font ${file.replace(/^_astro\//, '')}`, bytes, 50 * KB);
+    }
+    check(`  fonts ${path}: all`, total, 80 * KB);
+  }
   for (const path of ISLAND_PAGES) {
     const js = scriptsOf(await html(path));
     check(`wallet island ${path}: initial`, js.inline + sum(js.files), 100 * KB);
@@ -86,7 +110,8 @@ try {
     for (const chunk of queue) {
       if (seen.has(chunk)) continue;
       const own = [...closure(chunk)].filter((file) => !seen.has(file));
-      check(`  lazy ${chunk.replace(/^_astro\//, '')}`, sum(own), 30 * KB);
+      const budget = OWN_BUDGETS.find(([pattern]) => pattern.test(chunk))?.[1] ?? 30 * KB;
+      check(`  lazy ${chunk.replace(/^_astro\//, '')}`, sum(own), budget);
       for (const file of own) {
         seen.add(file);
         for (const spec of dynamicImports(read(file).toString())) queue.push(resolveFrom(file, spec));

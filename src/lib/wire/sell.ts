@@ -4,8 +4,8 @@ export type CardInfo = { code: string; system: string };
 export type SavedCard = { cardId: string; mascCard: string; bankCode: string; bankSystem: string };
 /** SPEC §3 sell limits, in fiat. */
 export type SellLimits = { minLimit: string; maxLimit: string; limitCurrency: string };
-/** SPEC §3 sell rate: fiat per coin, fixed under `rateId` until `expiresAt`. */
-export type SellQuote = { rate: string; rateId: string; currency: string; fiatCurrency: string; expiresAt: string };
+/** SPEC §3 sell rate: fiat per coin, fixed under `rateId` until `expiresAt` (`expiresInSeconds` from the answer, for the countdown). */
+export type SellQuote = { rate: string; rateId: string; currency: string; fiatCurrency: string; expiresAt: string; expiresInSeconds: number };
 
 type SellOrderBase = { currency: string; fiatCurrency: string; fixedRateId: string; fiatAmount: string; idempotencyKey: string };
 /** POST /api/c2f/{account}/order/byCard. */

@@ -20,7 +20,15 @@ export type AddressCheck = {
   recipientName: string | null;
   /** Whether the sender's address book already holds the address on this network. */
   saved: boolean;
+  /** Present when sending there is allowed but risky (`AddressWarning`). */
+  warning?: AddressWarning;
 };
+
+/**
+ * BOUNCEABLE_UNINITIALISED: a bounceable TON address (`EQ…`) of a wallet not deployed yet: the transfer comes back
+ * to the sender less fees instead of reaching it; the non-bounceable spelling (`UQ…`) is what to send to.
+ */
+export type AddressWarning = 'BOUNCEABLE_UNINITIALISED';
 
 /** POST /api/{account}/withdrawal/preliminary/fee. */
 export type FeeRequest = { account: string; currency: string; amount: string; depositAddress: string | undefined };
@@ -48,6 +56,7 @@ export type WithdrawalView = {
   accountToType: AccountType | null;
   confirmations: number;
   confirmationsRequired: number | null;
+  /** Why it failed, as a code the client translates (domain/withdrawals/rules.ts WITHDRAWAL_FAILURES). */
   failureReason: string | null;
   createdDate: string;
   completedDate: string | null;

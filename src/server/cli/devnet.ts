@@ -6,7 +6,7 @@
  *   fail <currency> <address> [reject|drop] fail the next withdrawal broadcast to the address
  */
 import { createDevnet, DevnetError } from '../adapters/chains/devnet.ts';
-import { CHAIN_ADDRESSING } from '../custody.ts';
+import { chainAddressing } from '../domain/addresses.ts';
 import { openTool, toolFail } from './tool.ts';
 
 const USAGE = `usage: npm run devnet -- deposit <currency> <address> <amount>
@@ -22,7 +22,7 @@ if (command === 'tx' && args.length !== 1) toolFail(USAGE);
 
 const { config, database } = await openTool();
 if (config.chains.mode !== 'devnet') toolFail(`CHAINS=${config.chains.mode}: there is no devnet to send to`);
-const chain = createDevnet(database.pool, { blockMs: config.chains.blockMs, confirmations: config.chains.confirmations, publicUrl: config.publicUrl, addresses: CHAIN_ADDRESSING });
+const chain = createDevnet(database.pool, { blockMs: config.chains.blockMs, confirmations: config.chains.confirmations, publicUrl: config.publicUrl, addresses: chainAddressing(config.chains.env) });
 let code = 0;
 try {
   await chain.init();

@@ -1,12 +1,13 @@
 /**
  * The address book (SPEC §3 address book entry, §5 add address, §7 address-book): named addresses per account and
  * network. Only adding and deleting exist. An address is trimmed, checked with its network's checksum and kept in
- * the network's canonical spelling, so the same address is never saved twice on one network.
+ * the network's canonical spelling, so the same address is never saved twice on one network; a TON address keeps
+ * its bounce flag (`bookAddress`), so `EQ…` and `UQ…` of one wallet are two entries: two ways of sending to it.
  */
 import type pg from 'pg';
 import { isNetwork, type Network } from '../../lib/currencies.ts';
-import { isValidAddress } from './addresses.ts';
-import { canonicalAddress } from './withdrawals/rules.ts';
+import type { ChainAddressing } from '../adapters/chains/port.ts';
+import { bookAddress } from './withdrawals/rules.ts';
 import { DomainError } from './errors.ts';
 import type { addressBookEntries } from '../db/schema.ts';
 
@@ -25,12 +26,13 @@ const COLUMNS = 'id, name, blockchain, address, created_at AS "createdAt"';
 
 const toEntry = (row: Row): AddressBookEntry => ({ id: row.id, name: row.name, blockchain: row.blockchain, address: row.address, createdDate: row.createdAt.toISOString() });
 
-export async function addAddress(pool: pg.Pool, account: string, input: { name: string; blockchain: string; address: string }): Promise<AddressBookEntry> {
+/** `addresses` are the custody's address rules under CHAIN_ENV: an address of another chain environment is refused. */
+export async function addAddress(pool: pg.Pool, account: string, input: { name: string; blockchain: string; address: string }, addresses: Pick<ChainAddressing, 'isValid'>): Promise<AddressBookEntry> {
   const network = input.blockchain.trim().toUpperCase();
   if (!isNetwork(network)) throw new AddressBookError('ADDRESS_BOOK_UNKNOWN_NETWORK', `${input.blockchain} is not a network this wallet knows`);
   const typed = input.address.trim();
-  if (!isValidAddress(network, typed)) throw new AddressBookError('ADDRESS_BOOK_WRONG_ADDRESS', 'Address format is wrong.');
-  const address = canonicalAddress(network, typed);
+  if (!addresses.isValid(network, typed)) throw new AddressBookError('ADDRESS_BOOK_WRONG_ADDRESS', 'Address format is wrong.');
+  const address = bookAddress(network, typed);
   // The count and the insert in one statement: concurrent adds cannot pass the limit together by much (and a
   // race past it costs nothing but a few rows).
   const inserted = await pool.query<Row>(

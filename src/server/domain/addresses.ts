@@ -12,25 +12,62 @@ import { Address as TonAddress } from '@ton/core';
 import { deriveEd25519Path, keyPairFromSeed } from '@ton/crypto';
 import { WalletContractV4 } from '@ton/ton';
 import { isAddressShapeValid } from '../../lib/address.ts';
-import type { Network } from '../../lib/currencies.ts';
+import type { ChainEnv, Network } from '../../lib/currencies.ts';
+import type { ChainAddressing, UtxoNetwork } from '../adapters/chains/port.ts';
 
 type BTC_NETWORK = typeof BITCOIN_MAIN;
 
-const LITECOIN_MAIN: BTC_NETWORK = { bech32: 'ltc', pubKeyHash: 0x30, scriptHash: 0x32, wif: 0xb0 };
-// Dogecoin has no segwit; the bech32 prefix is never produced and only keeps the type complete.
-const DOGECOIN_MAIN: BTC_NETWORK = { bech32: 'doge', pubKeyHash: 0x1e, scriptHash: 0x16, wif: 0x9e };
+/**
+ * Address parameters per CHAIN_ENV (the nodes' chainparams): bech32 human-readable part, base58 version bytes and WIF.
+ * Litecoin's script addresses are its own M/Q forms (0x32/0x3a), not Bitcoin's 3/2. Dogecoin has no segwit: its
+ * bech32 part is never produced and only keeps the type complete. Dogecoin regtest is Dogecoin Core 1.14's 0x6f.
+ */
+const UTXO_PARAMS: Record<ChainEnv, Record<UtxoNetwork, BTC_NETWORK>> = {
+  mainnet: {
+    BITCOIN: BITCOIN_MAIN,
+    LITECOIN: { bech32: 'ltc', pubKeyHash: 0x30, scriptHash: 0x32, wif: 0xb0 },
+    DOGECOIN: { bech32: 'doge', pubKeyHash: 0x1e, scriptHash: 0x16, wif: 0x9e },
+  },
+  testnet: {
+    BITCOIN: { bech32: 'tb', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef },
+    LITECOIN: { bech32: 'tltc', pubKeyHash: 0x6f, scriptHash: 0x3a, wif: 0xef },
+    DOGECOIN: { bech32: 'tdge', pubKeyHash: 0x71, scriptHash: 0xc4, wif: 0xf1 },
+  },
+  regtest: {
+    BITCOIN: { bech32: 'bcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef },
+    LITECOIN: { bech32: 'rltc', pubKeyHash: 0x6f, scriptHash: 0x3a, wif: 0xef },
+    DOGECOIN: { bech32: 'dcrt', pubKeyHash: 0x6f, scriptHash: 0xc4, wif: 0xef },
+  },
+};
+/** Dogecoin Core's development branch gives regtest testnet's 0x71: its addresses are accepted on regtest too. */
+const DOGECOIN_REGTEST_NEXT: BTC_NETWORK = { ...UTXO_PARAMS.testnet.DOGECOIN, bech32: 'dcrt' };
 const TRON_PREFIX = 0x41;
 const base58check = createBase58check(sha256);
 
-/** BIP32 paths per network; the last number is the account's derivation index. TON is SLIP-10 ed25519 (all hardened). */
-export function derivationPath(network: Network, index: number): string {
+/** The custody's address rules under CHAIN_ENV `env`: what composition hands to the adapters and the domain. */
+export function chainAddressing(env: ChainEnv): ChainAddressing {
+  return {
+    derive: (seed, network, index) => deriveAddress(seed, network, index, env),
+    isValid: (network, address) => isValidAddress(network, address, env),
+    path: (network, index) => derivationPath(network, index, env),
+    utxoParams: (network) => UTXO_PARAMS[env][network],
+  };
+}
+
+/**
+ * BIP32 paths per network; the last number is the account's derivation index. TON is SLIP-10 ed25519 (all
+ * hardened). On testnet and regtest the UTXO networks use SLIP-44's coin type 1 (every test network), as Bitcoin
+ * Core, Electrum and Sparrow do there; Ethereum, TRON and TON keep theirs (their wallets use one path everywhere).
+ */
+export function derivationPath(network: Network, index: number, env: ChainEnv): string {
+  const test = env !== 'mainnet';
   switch (network) {
     case 'BITCOIN':
-      return `m/84'/0'/0'/0/${index}`;
+      return `m/84'/${test ? 1 : 0}'/0'/0/${index}`;
     case 'LITECOIN':
-      return `m/84'/2'/0'/0/${index}`;
+      return `m/84'/${test ? 1 : 2}'/0'/0/${index}`;
     case 'DOGECOIN':
-      return `m/44'/3'/0'/0/${index}`;
+      return `m/44'/${test ? 1 : 3}'/0'/0/${index}`;
     case 'ETHEREUM':
       return `m/44'/60'/0'/0/${index}`;
     case 'TRON':
@@ -41,24 +78,23 @@ export function derivationPath(network: Network, index: number): string {
 }
 
 /** The deposit address of derivation `index` on `network` under the wallet's BIP39 seed (64 bytes). */
-export async function deriveAddress(seed: Uint8Array, network: Network, index: number): Promise<string> {
+export async function deriveAddress(seed: Uint8Array, network: Network, index: number, env: ChainEnv): Promise<string> {
   if (!Number.isInteger(index) || index < 0 || index >= 0x80000000) throw new RangeError(`bad derivation index ${index}`);
   if (network === 'TON') {
     const secret = await deriveEd25519Path(Buffer.from(seed), [44, 607, index]);
     const { publicKey } = keyPairFromSeed(secret);
-    // A standard wallet v4R2 on the basechain; shown non-bounceable, as wallets show deposit addresses.
-    return WalletContractV4.create({ workchain: 0, publicKey }).address.toString({ bounceable: false, urlSafe: true });
+    // A standard wallet v4R2 on the basechain; shown non-bounceable, as wallets show deposit addresses (test-only off mainnet).
+    return WalletContractV4.create({ workchain: 0, publicKey }).address.toString({ bounceable: false, urlSafe: true, testOnly: env !== 'mainnet' });
   }
-  const key = HDKey.fromMasterSeed(seed).derive(derivationPath(network, index));
+  const key = HDKey.fromMasterSeed(seed).derive(derivationPath(network, index, env));
   const publicKey = key.publicKey;
   if (!publicKey) throw new Error('derivation gave no public key');
   switch (network) {
     case 'BITCOIN':
-      return required(p2wpkh(publicKey, BITCOIN_MAIN).address);
     case 'LITECOIN':
-      return required(p2wpkh(publicKey, LITECOIN_MAIN).address);
+      return required(p2wpkh(publicKey, UTXO_PARAMS[env][network]).address);
     case 'DOGECOIN':
-      return required(p2pkh(publicKey, DOGECOIN_MAIN).address);
+      return required(p2pkh(publicKey, UTXO_PARAMS[env].DOGECOIN).address);
     case 'ETHEREUM':
       return toChecksumAddress(bytesToHex(ethereumAccount(publicKey)));
     case 'TRON': {
@@ -70,20 +106,17 @@ export async function deriveAddress(seed: Uint8Array, network: Network, index: n
   }
 }
 
-/** Does the address exist on `network`: the right shape and, where the format has one, a valid checksum. */
-export function isValidAddress(network: Network, address: string): boolean {
-  if (!isAddressShapeValid(network, address)) return false;
+/** Does the address exist on `network` under `env`: the right shape and, where the format has one, a valid checksum. */
+export function isValidAddress(network: Network, address: string, env: ChainEnv): boolean {
+  if (!isAddressShapeValid(network, address, env)) return false;
   try {
     switch (network) {
       case 'BITCOIN':
-        BitcoinAddress(BITCOIN_MAIN).decode(address);
-        return true;
       case 'LITECOIN':
-        BitcoinAddress(LITECOIN_MAIN).decode(address);
+        BitcoinAddress(UTXO_PARAMS[env][network]).decode(address);
         return true;
       case 'DOGECOIN':
-        BitcoinAddress(DOGECOIN_MAIN).decode(address);
-        return true;
+        return decodes(UTXO_PARAMS[env].DOGECOIN, address) || (env === 'regtest' && decodes(DOGECOIN_REGTEST_NEXT, address));
       case 'ETHEREUM': {
         const hex = address.slice(2);
         // EIP-55: an all-lower or all-upper address carries no checksum; a mixed-case one must match it.
@@ -95,10 +128,19 @@ export function isValidAddress(network: Network, address: string): boolean {
         return body.length === 21 && body[0] === TRON_PREFIX;
       }
       case 'TON':
-        // Friendly forms carry a CRC16 that parsing verifies; the raw form has none.
+        // Friendly forms carry a CRC16 that parsing verifies; the raw form has none. Test-only exactly off mainnet.
         if (TonAddress.isRaw(address)) return TonAddress.parseRaw(address).workChain === 0 || TonAddress.parseRaw(address).workChain === -1;
-        return TonAddress.isFriendly(address) && !TonAddress.parseFriendly(address).isTestOnly;
+        return TonAddress.isFriendly(address) && TonAddress.parseFriendly(address).isTestOnly === (env !== 'mainnet');
     }
+  } catch {
+    return false;
+  }
+}
+
+function decodes(params: BTC_NETWORK, address: string): boolean {
+  try {
+    BitcoinAddress(params).decode(address);
+    return true;
   } catch {
     return false;
   }

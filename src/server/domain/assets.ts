@@ -6,10 +6,10 @@ import type pg from 'pg';
 import { formatUnits } from '../../lib/amount.ts';
 import type { AssetItem } from '../../lib/wire/assets.ts';
 import { COINS, findCoin, type CoinMeta, type Network } from '../../lib/currencies.ts';
-import { deriveAddress } from './addresses.ts';
 import { ensureUserLedgerAccount, type Queryable } from './ledger.ts';
 import { notifyAccountChanged } from './account-changes.ts';
 import type { WalletSeed } from '../adapters/keys/port.ts';
+import type { ChainAddressing } from '../adapters/chains/port.ts';
 import { DomainError } from './errors.ts';
 import type { accountAssets, depositAddresses, ledgerBalances, walletAccountKeys } from '../db/schema.ts';
 import { inTransaction } from '../db/transaction.ts';
@@ -24,6 +24,9 @@ type Nullable<T> = { [K in keyof T]: T[K] | null };
 type AssetRow = Pick<typeof accountAssets.$inferSelect, 'currency'> &
   Nullable<Pick<typeof ledgerBalances.$inferSelect, 'available' | 'onHold'> & Pick<typeof depositAddresses.$inferSelect, 'address'>>;
 type AccountKey = Pick<typeof walletAccountKeys.$inferSelect, 'derivationIndex' | 'seedFingerprint'>;
+
+/** The custody's seed and its address rules under CHAIN_ENV (composition's `Custody` is one). */
+export type AddressKeys = { seed: WalletSeed; addresses: ChainAddressing };
 
 /** What the gateway offers in this environment (BTC_LNG is not offered in production). */
 export type Offer = { coins: readonly CoinMeta[] };
@@ -63,7 +66,8 @@ export async function listAssets(db: Queryable, walletAccountId: string, offer: 
 }
 
 /** Adds (or brings back) currencies to an account, with a deposit address on each network they use. */
-export async function addAssets(pool: pg.Pool, walletAccountId: string, currencies: readonly string[], offer: Offer, seed: WalletSeed): Promise<void> {
+export async function addAssets(pool: pg.Pool, walletAccountId: string, currencies: readonly string[], offer: Offer, keys: AddressKeys): Promise<void> {
+  const { seed } = keys;
   const coins = currencies.map((currency) => {
     const coin = offer.coins.find((c) => c.currency === currency && c.active);
     if (!coin) throw new AssetError('UNKNOWN_CURRENCY', `${currency} is not a currency this wallet offers`);
@@ -72,7 +76,7 @@ export async function addAssets(pool: pg.Pool, walletAccountId: string, currenci
   const networks = [...new Set(coins.map((c) => c.network))];
   // Derivation is CPU work outside the transaction; the index it needs is allocated first.
   const index = await derivationIndex(pool, walletAccountId, seed);
-  const addresses = await Promise.all(networks.map(async (network) => ({ network, address: await deriveAddress(seed.bytes, network, index) })));
+  const addresses = await Promise.all(networks.map(async (network) => ({ network, address: await keys.addresses.derive(seed.bytes, network, index) })));
   await inTransaction(pool, async (client) => {
     await ensureUserLedgerAccount(client, walletAccountId);
     await client.query(
@@ -97,14 +101,15 @@ export async function archiveAsset(db: Queryable, walletAccountId: string, curre
 }
 
 /** An account's deposit address on a network, derived and stored on first need. */
-export async function depositAddressOf(pool: pg.Pool, walletAccountId: string, network: Network, seed: WalletSeed): Promise<string> {
+export async function depositAddressOf(pool: pg.Pool, walletAccountId: string, network: Network, keys: AddressKeys): Promise<string> {
+  const { seed } = keys;
   const known = await pool.query<Pick<typeof depositAddresses.$inferSelect, 'address'>>('SELECT address FROM deposit_addresses WHERE wallet_account_id = $1 AND network = $2', [
     walletAccountId,
     network,
   ]);
   if (known.rows[0]) return known.rows[0].address;
   const index = await derivationIndex(pool, walletAccountId, seed);
-  const address = await deriveAddress(seed.bytes, network, index);
+  const address = await keys.addresses.derive(seed.bytes, network, index);
   await insertAddresses(pool, walletAccountId, index, [{ network, address }]);
   return address;
 }

@@ -3,15 +3,21 @@
  * environment hides (BTC_LNG in production), with explorer links pointing at the chain actually in use. A coin
  * whose network is off (no chain adapter) stays listed but inactive: the app skips it and every flow refuses it.
  */
-import { COINS, FIATS, visibleCoins, type CoinMeta, type FiatMeta, type Network } from '../../lib/currencies.ts';
+import { COINS, FIATS, networkExplorer, visibleCoins, type ChainEnv, type CoinMeta, type FiatMeta, type Network } from '../../lib/currencies.ts';
 
 export type Catalogue = { coins: readonly CoinMeta[]; fiats: readonly FiatMeta[] };
 
-export function buildCatalogue(options: { production: boolean; explorerUrl?: (network: Network) => string | undefined; networksOn: readonly Network[] }): Catalogue {
-    const coins = visibleCoins(COINS, options.production).map((coin) => ({
+export function buildCatalogue(options: {
+  production: boolean;
+  /** The adapter's own explorer (the devnet's), else the network's public one for `env` (none on regtest). */
+  explorerUrl?: (network: Network) => string | undefined;
+  env?: ChainEnv;
+  networksOn: readonly Network[];
+}): Catalogue {
+  const coins = visibleCoins(COINS, options.production).map((coin) => ({
     ...coin,
     active: coin.active && options.networksOn.includes(coin.network),
-    urlScan: options.explorerUrl?.(coin.network) ?? coin.urlScan,
+    urlScan: options.explorerUrl?.(coin.network) ?? networkExplorer(coin.network, options.env ?? 'mainnet') ?? '',
   }));
   return { coins, fiats: FIATS };
 }

@@ -5,8 +5,8 @@
  */
 import type pg from 'pg';
 import { findCoin, type Network } from '../../lib/currencies.ts';
-import { money } from '../../lib/money.ts';
-import type { ChainPort, ChainTransfer } from '../adapters/chains/port.ts';
+import { formatMoney, money } from '../../lib/money.ts';
+import type { ChainPort, ChainReorg, ChainTransfer } from '../adapters/chains/port.ts';
 import { transferKey } from '../adapters/chains/port.ts';
 import { selectColumns } from '../db/columns.ts';
 import { type chainCursors, chainDeposits } from '../db/schema/chains.ts';
@@ -15,6 +15,7 @@ import { inTransaction } from '../db/transaction.ts';
 import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId, transfer } from './ledger.ts';
 import type { Logger } from '../log.ts';
 import { notifyAccountChanged } from './account-changes.ts';
+import { recheckDoubtfulDeposits } from './deposit-reversals.ts';
 import { depositEntryKey } from './orders/entry-keys.ts';
 import { recordHistory } from './orders/history.ts';
 import { NOW } from './orders/sql-set.ts';
@@ -23,13 +24,25 @@ import { moveOrder, ORDER_TABLES } from './orders/state.ts';
 const SCAN_BATCH = 500;
 const CONFIRM_BATCH = 200;
 
-/** Reads the chain after the saved cursor and records the transfers to our addresses; returns how many were new. */
-export async function scanDeposits(pool: pg.Pool, chain: ChainPort, network: Network): Promise<number> {
+/** What composition hands the deposit scanner (custody.ts → jobs/handlers.ts). */
+export type DepositOptions = {
+  /** MIN_DEPOSIT: per currency, atomic units below which a transfer is recorded BELOW_MINIMUM and never credited. */
+  minDeposit?: Readonly<Record<string, bigint>> | undefined;
+  log?: Logger | undefined;
+};
+
+/**
+ * Reads the chain after the saved cursor and records the transfers to our addresses; returns how many were new (or
+ * seen again after they had failed). A batch that noticed a reorganisation first un-pends the network's deposits
+ * at or above `rescanFrom` and puts its credited ones there in doubt (deposit-reversals.ts re-checks them).
+ */
+export async function scanDeposits(pool: pg.Pool, chain: ChainPort, network: Network, options: DepositOptions = {}): Promise<number> {
   const saved = await pool.query<Pick<typeof chainCursors.$inferSelect, 'position'>>('SELECT position FROM chain_cursors WHERE network = $1', [network]);
   const cursor = saved.rows[0]?.position ?? null;
   const batch = await chain.scan(network, cursor, SCAN_BATCH);
   return inTransaction(pool, async (client) => {
-    const recorded = await recordTransfers(client, chain, network, batch.transfers);
+    if (batch.reorg) await unwindReorg(client, network, batch.reorg, options.log);
+    const recorded = await recordTransfers(client, chain, network, batch.transfers, options.minDeposit);
     if (batch.cursor !== null && batch.cursor !== cursor) {
       await client.query(
         `INSERT INTO chain_cursors (network, position) VALUES ($1, $2)
@@ -42,10 +55,39 @@ export async function scanDeposits(pool: pg.Pool, chain: ChainPort, network: Net
 }
 
 /**
- * Records transfers to our deposit addresses: a chain_deposits row and a Pending history item each. A transfer
- * already recorded (seen again, or by another worker) is skipped by the unique chain output.
+ * A reorganisation replaced the blocks from `rescanFrom`: pending deposits there (and those without a block, whose
+ * status may have been read before) lose their height and confirmations until `status` says again, and credited
+ * ones there are put in doubt. One statement: a credit committing meanwhile is seen credited, and a credit decided
+ * on a status read before finds its row changed (confirmDeposits' row version check) and waits for the next pass.
  */
-export async function recordTransfers(db: pg.ClientBase, chain: ChainPort, network: Network, transfers: readonly ChainTransfer[]): Promise<number> {
+async function unwindReorg(db: pg.ClientBase, network: Network, reorg: ChainReorg, log: Logger | undefined): Promise<void> {
+  const touched = await db.query<Pick<typeof chainDeposits.$inferSelect, 'id' | 'state' | 'txHash' | 'walletAccountId'>>(
+    `UPDATE chain_deposits
+        SET block_height = CASE WHEN state = 'PENDING' THEN NULL ELSE block_height END,
+            confirmations = CASE WHEN state = 'PENDING' THEN 0 ELSE confirmations END,
+            in_doubt_since = CASE WHEN state = 'CREDITED' THEN coalesce(in_doubt_since, now()) ELSE in_doubt_since END
+      WHERE network = $1 AND ((state = 'PENDING' AND (block_height IS NULL OR block_height >= $2)) OR (state = 'CREDITED' AND block_height >= $2))
+      RETURNING id, state, tx_hash AS "txHash", wallet_account_id AS "walletAccountId"`,
+    [network, reorg.rescanFrom],
+  );
+  log?.warn({ network, orphaned: reorg.orphaned, rescanFrom: reorg.rescanFrom }, 'chain reorganisation: deposits from the replaced blocks are checked again');
+  for (const row of touched.rows.filter((r) => r.state === 'CREDITED')) {
+    log?.warn({ network, deposit: row.id, account: row.walletAccountId, tx: row.txHash }, 'a credited deposit was in a replaced block: checking it is mined again');
+  }
+}
+
+/**
+ * Records transfers to our deposit addresses: a chain_deposits row and a history item each (Pending, or Failed
+ * with its reason below MIN_DEPOSIT). A transfer already recorded (seen again, or by another worker) is skipped by
+ * the unique chain output, unless it had FAILED (its transaction left the chain): then it is pending again.
+ */
+export async function recordTransfers(
+  db: pg.ClientBase,
+  chain: ChainPort,
+  network: Network,
+  transfers: readonly ChainTransfer[],
+  minDeposit: Readonly<Record<string, bigint>> = {},
+): Promise<number> {
   const candidates = transfers.filter((t) => {
     const coin = findCoin(t.currency);
     return coin !== undefined && coin.network === network && t.amount > 0n;
@@ -60,11 +102,17 @@ export async function recordTransfers(db: pg.ClientBase, chain: ChainPort, netwo
   for (const transfer of candidates) {
     const account = ownerOf.get(transfer.toAddress);
     if (!account) continue;
-    const inserted = await db.query<{ id: string }>(
+    const minimum = minDeposit[transfer.currency] ?? 0n;
+    const below = transfer.amount < minimum;
+    // A failed deposit seen again was mined again (after a reorganisation): pending once more, its history item too.
+    const upserted = await db.query<{ id: string; inserted: boolean; shown: string | null }>(
       `INSERT INTO chain_deposits (network, tx_hash, output_index, currency, from_address, to_address, amount, wallet_account_id,
-                                   block_height, confirmations_required)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (network, tx_hash, output_index) DO NOTHING RETURNING id`,
+                                   block_height, confirmations_required, state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       ON CONFLICT (network, tx_hash, output_index) DO UPDATE
+         SET state = 'PENDING', block_height = excluded.block_height, confirmations = 0
+         WHERE chain_deposits.state = 'FAILED'
+       RETURNING id, (xmax = 0) AS inserted, wallet_transaction_id AS shown`,
       [
         network,
         transfer.txHash,
@@ -76,15 +124,22 @@ export async function recordTransfers(db: pg.ClientBase, chain: ChainPort, netwo
         account,
         transfer.blockHeight,
         chain.requiredConfirmations(network),
+        below ? 'BELOW_MINIMUM' : 'PENDING',
       ],
     );
-    const depositId = inserted.rows[0]?.id;
-    if (!depositId) continue;
+    const row = upserted.rows[0];
+    if (!row) continue;
+    if (!row.inserted) {
+      await db.query(`UPDATE wallet_transactions SET state = 'IN_PROGRESS', failure_reason = NULL, updated_at = now() WHERE id = $1`, [row.shown]);
+      await notifyAccountChanged(db, account);
+      recorded++;
+      continue;
+    }
     const shown = await recordHistory(db, {
       walletAccountId: account,
       transactionType: 'DEPOSIT',
       direction: 'DEPOSIT',
-      state: 'IN_PROGRESS',
+      state: below ? 'FAILED' : 'IN_PROGRESS',
       currency: transfer.currency,
       amount: transfer.amount.toString(),
       network,
@@ -93,9 +148,10 @@ export async function recordTransfers(db: pg.ClientBase, chain: ChainPort, netwo
       hash: transfer.txHash,
       accountFromType: null,
       accountToType: 'B2C',
-      reference: `deposit:${depositId}`,
+      reference: `deposit:${row.id}`,
+      ...(below ? { failureReason: `${BELOW_MINIMUM_REASON}: the minimum deposit is ${formatMoney(money(transfer.currency, minimum))} ${transfer.currency}, this one is not credited` } : {}),
     });
-    await db.query('UPDATE chain_deposits SET wallet_transaction_id = $2 WHERE id = $1', [depositId, shown]);
+    await db.query('UPDATE chain_deposits SET wallet_transaction_id = $2 WHERE id = $1', [row.id, shown]);
     // Money arriving in a currency the account hides (or never added) brings the asset back into view.
     await db.query(
       `INSERT INTO account_assets (wallet_account_id, currency) VALUES ($1, $2)
@@ -108,11 +164,19 @@ export async function recordTransfers(db: pg.ClientBase, chain: ChainPort, netwo
   return recorded;
 }
 
-/** Credits every pending deposit that has its confirmations; marks dropped ones failed. Returns how many were credited. */
+/** The reason code a deposit below MIN_DEPOSIT shows in the user's history (state FAILED, never credited). */
+export const BELOW_MINIMUM_REASON = 'BELOW_MINIMUM_DEPOSIT';
+
+/**
+ * Credits every pending deposit that has its confirmations; marks dropped ones failed; then re-checks the credited
+ * deposits a reorganisation put in doubt (deposit-reversals.ts). Returns how many were credited. Each row is acted on
+ * only if no one changed it since it was read (its row version, `xmin`): a status read before a reorganisation or a
+ * revival is never applied after it.
+ */
 export async function confirmDeposits(pool: pg.Pool, chain: ChainPort, log: Logger): Promise<number> {
   const fields = ['id', 'network', 'txHash', 'outputIndex', 'confirmationsRequired'] as const;
-  const pending = await pool.query<Pick<typeof chainDeposits.$inferSelect, (typeof fields)[number]>>(
-    `SELECT ${selectColumns(chainDeposits, 'd', fields)} FROM chain_deposits d
+  const pending = await pool.query<Pick<typeof chainDeposits.$inferSelect, (typeof fields)[number]> & { version: string }>(
+    `SELECT ${selectColumns(chainDeposits, 'd', fields)}, d.xmin::text AS version FROM chain_deposits d
       WHERE d.state = 'PENDING' AND d.network = ANY($2::text[]) ORDER BY d.detected_at LIMIT $1`,
     // Only networks that are on: a network without an adapter has nobody to ask, its deposits wait.
     [CONFIRM_BATCH, chain.networks],
@@ -126,20 +190,21 @@ export async function confirmDeposits(pool: pg.Pool, chain: ChainPort, log: Logg
     for (const row of rows) {
       const status = statuses.get(transferKey({ txHash: row.txHash, outputIndex: row.outputIndex }));
       if (!status) continue;
-      if (status.state === 'DROPPED') {
-        await failDeposit(pool, row.id, 'the transaction left the chain');
+      if (status.state !== 'SEEN') {
+        if (!(await failDeposit(pool, row.id, row.version, status.state === 'FAILED' ? status.reason : 'the transaction left the chain'))) continue;
         log.warn({ deposit: row.id, network, tx: row.txHash }, 'deposit dropped from the chain');
       } else if (status.confirmations >= row.confirmationsRequired) {
-        if (await creditDeposit(pool, row.id, status.confirmations, status.blockHeight)) credited++;
+        if (await creditDeposit(pool, row.id, status.confirmations, status.blockHeight, row.version)) credited++;
       } else {
         await pool.query(
           `UPDATE chain_deposits SET confirmations = $2, block_height = coalesce($3, block_height)
-            WHERE id = $1 AND state = 'PENDING' AND confirmations <> $2`,
-          [row.id, status.confirmations, status.blockHeight],
+            WHERE id = $1 AND state = 'PENDING' AND xmin = $4::text::xid AND (confirmations <> $2 OR block_height IS DISTINCT FROM coalesce($3, block_height))`,
+          [row.id, status.confirmations, status.blockHeight, row.version],
         );
       }
     }
   }
+  await recheckDoubtfulDeposits(pool, chain, log);
   return credited;
 }
 
@@ -147,13 +212,15 @@ const CREDIT_FIELDS = ['network', 'txHash', 'outputIndex', 'currency', 'amount',
 
 /**
  * Credits one deposit: the ledger entry (world → user), the deposit's state and its history item, in one
- * transaction. Returns false when it was already credited or another worker holds it right now.
+ * transaction. Returns false when it was already credited, another worker holds it right now, or the row changed
+ * since `version` (its xmin when the status was read) was taken.
  */
-export async function creditDeposit(pool: pg.Pool, depositId: string, confirmations: number, blockHeight: number | null): Promise<boolean> {
+export async function creditDeposit(pool: pg.Pool, depositId: string, confirmations: number, blockHeight: number | null, version?: string): Promise<boolean> {
   return inTransaction(pool, async (client) => {
     const claimed = await client.query<Pick<typeof chainDeposits.$inferSelect, (typeof CREDIT_FIELDS)[number]>>(
-      `SELECT ${selectColumns(chainDeposits, 'd', CREDIT_FIELDS)} FROM chain_deposits d WHERE d.id = $1 AND d.state = 'PENDING' FOR UPDATE SKIP LOCKED`,
-      [depositId],
+      `SELECT ${selectColumns(chainDeposits, 'd', CREDIT_FIELDS)} FROM chain_deposits d
+        WHERE d.id = $1 AND d.state = 'PENDING' AND ($2::text IS NULL OR d.xmin = $2::text::xid) FOR UPDATE SKIP LOCKED`,
+      [depositId, version ?? null],
     );
     const deposit = claimed.rows[0];
     if (!deposit) return false;
@@ -180,12 +247,18 @@ export async function creditDeposit(pool: pg.Pool, depositId: string, confirmati
   });
 }
 
-async function failDeposit(pool: pg.Pool, depositId: string, reason: string): Promise<void> {
-  await inTransaction(pool, async (client) => {
-    const owner = await client.query<Pick<typeof chainDeposits.$inferSelect, 'walletAccountId'>>('SELECT wallet_account_id AS "walletAccountId" FROM chain_deposits WHERE id = $1', [depositId]);
+/** Fails a pending deposit unchanged since `version`; false when it changed or another worker holds it. */
+async function failDeposit(pool: pg.Pool, depositId: string, version: string, reason: string): Promise<boolean> {
+  return inTransaction(pool, async (client) => {
+    const owner = await client.query<Pick<typeof chainDeposits.$inferSelect, 'walletAccountId'>>(
+      `SELECT wallet_account_id AS "walletAccountId" FROM chain_deposits WHERE id = $1 AND xmin = $2::text::xid FOR UPDATE SKIP LOCKED`,
+      [depositId, version],
+    );
+    if (!owner.rows[0]) return false;
     // Already credited or failed by another worker: nothing to do.
     const moved = await moveOrder(client, ORDER_TABLES.deposit, depositId, { from: 'PENDING', to: 'FAILED', history: { state: 'FAILED', set: { failure_reason: reason } }, ifMoved: 'skip' });
     const account = owner.rows[0]?.walletAccountId;
     if (moved && account) await notifyAccountChanged(client, account);
+    return moved;
   });
 }

@@ -5,6 +5,7 @@
 import { formatMoney, money } from '../../lib/money.ts';
 import { explorerLink, NETWORK_INFO, isNetwork } from '../../lib/currencies.ts';
 import type { Catalogue } from './catalogue.ts';
+import { withdrawalFailureCode } from './withdrawals/view.ts';
 import type { Queryable } from './ledger.ts';
 import type { chainDeposits, walletTransactions } from '../db/schema.ts';
 
@@ -141,6 +142,7 @@ function toItem(row: Row, catalogue: Catalogue): TransactionItem {
     recipientAddress: row.toAddress,
     serviceFee: fee,
     exchangeRate: row.exchangeRate,
-    failureReason: row.failureReason,
+    // A withdrawal's reason travels as a code the client translates (the node's English never reaches the user).
+    failureReason: row.transactionType === 'WITHDRAWAL' ? withdrawalFailureCode(row.failureReason) : row.failureReason,
   };
 }

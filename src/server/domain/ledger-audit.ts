@@ -6,7 +6,9 @@
 import type pg from 'pg';
 import type { AuditCheck } from './audit-check.ts';
 import { WITHDRAWAL_CHECKS } from './withdrawal-audit.ts';
-import { depositEntryKeySql, orderEntryKeySql } from './orders/entry-keys.ts';
+import { SWEEP_CHECKS } from './sweep-audit.ts';
+import { CUSTODY_CHECKS } from './custody-audit.ts';
+import { depositEntryKeySql, depositReversalKeySql, orderEntryKeySql } from './orders/entry-keys.ts';
 
 export const LEDGER_CHECKS: AuditCheck[] = [
   {
@@ -18,6 +20,13 @@ export const LEDGER_CHECKS: AuditCheck[] = [
     sql: `SELECT e.id AS entry_id, e.idempotency_key, count(p.id)::int AS postings
             FROM ledger_entries e LEFT JOIN ledger_postings p ON p.entry_id = e.id
            GROUP BY e.id HAVING count(p.id) < 2`,
+  },
+  {
+    name: 'every posting has its entry and its balance row',
+    sql: `SELECT p.id AS posting, p.entry_id, p.ledger_account_id AS account, p.currency
+            FROM ledger_postings p
+           WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.id = p.entry_id)
+              OR NOT EXISTS (SELECT 1 FROM ledger_balances b WHERE b.ledger_account_id = p.ledger_account_id AND b.currency = p.currency)`,
   },
   {
     name: 'every balance row equals the sum of its postings',
@@ -49,11 +58,22 @@ export const LEDGER_CHECKS: AuditCheck[] = [
     sql: `SELECT d.id AS deposit, d.state, d.amount::text, e.id AS entry_id
             FROM chain_deposits d
             LEFT JOIN ledger_entries e ON e.idempotency_key = ${depositEntryKeySql('d')}
-           WHERE (d.state = 'CREDITED') <> (e.id IS NOT NULL)
+           WHERE (d.state IN ('CREDITED', 'REVERSAL_DUE', 'REVERSED')) <> (e.id IS NOT NULL)
               OR (e.id IS NOT NULL AND NOT EXISTS (
                     SELECT 1 FROM ledger_postings p
                      WHERE p.entry_id = e.id AND p.ledger_account_id = d.wallet_account_id
                        AND p.currency = d.currency AND p.bucket = 'AVAILABLE' AND p.amount = d.amount))`,
+  },
+  {
+    name: 'each reversed deposit has exactly its reversal entry: the user back to the world, its amount',
+    sql: `SELECT d.id AS deposit, d.state, d.amount::text, r.id AS entry_id
+            FROM chain_deposits d
+            LEFT JOIN ledger_entries r ON r.idempotency_key = ${depositReversalKeySql('d')}
+           WHERE (d.state = 'REVERSED') <> (r.id IS NOT NULL)
+              OR (r.id IS NOT NULL AND NOT EXISTS (
+                    SELECT 1 FROM ledger_postings p
+                     WHERE p.entry_id = r.id AND p.ledger_account_id = d.wallet_account_id
+                       AND p.currency = d.currency AND p.bucket = 'AVAILABLE' AND p.amount = -d.amount))`,
   },
   {
     name: "each deposit's history item has the deposit's state",
@@ -61,8 +81,8 @@ export const LEDGER_CHECKS: AuditCheck[] = [
             FROM chain_deposits d LEFT JOIN wallet_transactions t ON t.id = d.wallet_transaction_id
            WHERE t.id IS NULL
               OR (d.state = 'PENDING' AND t.state <> 'IN_PROGRESS')
-              OR (d.state = 'CREDITED' AND t.state <> 'COMPLETED')
-              OR (d.state = 'FAILED' AND t.state <> 'FAILED')`,
+              OR (d.state IN ('CREDITED', 'REVERSAL_DUE') AND t.state <> 'COMPLETED')
+              OR (d.state IN ('FAILED', 'BELOW_MINIMUM', 'REVERSED') AND t.state <> 'FAILED')`,
   },
   {
     name: "each sell order's entries match its state: held, then paid out or returned, never both",
@@ -101,6 +121,8 @@ export const LEDGER_CHECKS: AuditCheck[] = [
               OR (o.state IN ('EXPIRED', 'CANCELLED') AND (r.id IS NULL OR c.id IS NOT NULL))`,
   },
   ...WITHDRAWAL_CHECKS,
+  ...SWEEP_CHECKS,
+  ...CUSTODY_CHECKS,
   {
     name: "each buy order is credited once when paid, from card settlement, its fixed amount, and never otherwise",
     sql: `SELECT o.id AS buy_order, o.state, e.id AS credit_entry

@@ -32,6 +32,8 @@ export const SYSTEM_ACCOUNTS = {
   hotWallet: (network: string) => ({ code: `HOT_WALLET:${network}`, kind: 'HOT_WALLET', allowNegative: false }),
   feeIncome: () => ({ code: 'FEE_INCOME', kind: 'FEE_INCOME', allowNegative: false }),
   networkFees: (network: string) => ({ code: `NETWORK_FEES:${network}`, kind: 'NETWORK_FEES', allowNegative: true }),
+  /** The custodian's coins moved to cold storage (`npm run custody -- sweep-to-cold`): negative by what left the hot outputs. */
+  coldStorage: (network: string) => ({ code: `COLD_STORAGE:${network}`, kind: 'COLD_STORAGE', allowNegative: true }),
   swapLiquidity: () => ({ code: 'SWAP_LIQUIDITY', kind: 'SWAP_LIQUIDITY', allowNegative: true }),
   cardSettlement: () => ({ code: 'CARD_SETTLEMENT', kind: 'CARD_SETTLEMENT', allowNegative: true }),
   payoutSettlement: () => ({ code: 'PAYOUT_SETTLEMENT', kind: 'PAYOUT_SETTLEMENT', allowNegative: true }),
@@ -50,7 +52,7 @@ export function systemAccountId(account: SystemAccount | string): string {
 /** Every system account the product uses, per network where it has one; created at start, idempotently. */
 export function systemAccounts(networks: readonly string[]): SystemAccount[] {
   return [
-    ...networks.flatMap((n) => [SYSTEM_ACCOUNTS.world(n), SYSTEM_ACCOUNTS.hotWallet(n), SYSTEM_ACCOUNTS.networkFees(n)]),
+    ...networks.flatMap((n) => [SYSTEM_ACCOUNTS.world(n), SYSTEM_ACCOUNTS.hotWallet(n), SYSTEM_ACCOUNTS.networkFees(n), SYSTEM_ACCOUNTS.coldStorage(n)]),
     SYSTEM_ACCOUNTS.feeIncome(),
     SYSTEM_ACCOUNTS.swapLiquidity(),
     SYSTEM_ACCOUNTS.cardSettlement(),

@@ -32,12 +32,14 @@ export function limitPolicies(settings: { authPerHour: number; mailsPerHour: num
     codesPerClient: perClient,
     /** Verification code mails asked for by one signed-in user. */
     codesPerUser: { points: 10, durationS: HOUR },
+    /** 'Leave feedback' messages from one user. */
+    feedbackPerUser: { points: 5, durationS: HOUR },
     /** Mails of any kind to one address: the cap every mail passes (capMails). */
     mailsPerAddress: { points: settings.mailsPerHour, durationS: HOUR },
   } satisfies Record<string, LimitPolicy>;
 }
 
-export type LimitName = keyof ReturnType<typeof limitPolicies> | 'public';
+export type LimitName = keyof ReturnType<typeof limitPolicies> | 'public' | 'analytics';
 
 /** Milliseconds until the key may go on; 0 means this request was counted and may go on now. */
 export type Limit = { take: (key: string) => Promise<number> };
@@ -96,7 +98,11 @@ export type Limits = {
 };
 
 /** Every limit on one pool; a limit of 0 points is off (PUBLIC_RATE_LIMIT, AUTH_RATE_LIMIT, MAIL_RATE_LIMIT at 0). */
-export function createLimits(pool: pg.Pool, options: { publicPerMinute: number; authPerHour: number; mailsPerHour: number }, emailKey: EmailKey): Limits {
+export function createLimits(
+  pool: pg.Pool,
+  options: { publicPerMinute: number; authPerHour: number; mailsPerHour: number; analyticsPerMinute?: number },
+  emailKey: EmailKey,
+): Limits {
   let sweeper = true;
   const make = (name: string, policy: LimitPolicy) => {
     // The table is shared: one limiter of the process deleting expired rows every 5 minutes is enough.
@@ -118,7 +124,12 @@ export function createLimits(pool: pg.Pool, options: { publicPerMinute: number; 
     );
   };
   const limits = new Map<LimitName, Limit>();
-  const policies: Record<LimitName, LimitPolicy> = { ...limitPolicies(options), public: { points: options.publicPerMinute, durationS: 60 } };
+  const policies: Record<LimitName, LimitPolicy> = {
+    ...limitPolicies(options),
+    public: { points: options.publicPerMinute, durationS: 60 },
+    // Event posts to the embedded analytics data plane (ANALYTICS_RATE_LIMIT).
+    analytics: { points: options.analyticsPerMinute ?? 0, durationS: 60 },
+  };
   for (const [name, policy] of Object.entries(policies)) if (policy.points > 0) limits.set(name as LimitName, make(name, policy));
   return {
     emailKey,

@@ -34,16 +34,15 @@ export function createLoginThrottleStore(db: Db, now: () => Date) {
   const reserveAttempt = async (keys: Array<{ key: string; policy: ThrottlePolicy }>): Promise<{ wait: number } | { reserved: Reserved[] }> => {
     // One order for every transaction, so two attempts sharing keys cannot wait on each other's rows.
     const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : 1));
-    const list = sql.join(sorted.map(({ key }) => sql`${key}`), sql`, `);
     // Plain statements, not the query builder: this runs on every sign-in that gets as far as a password check.
     return db.transaction(async (tx) => {
       const at = now();
-      // The rows exist before they are locked, so two first failures at once cannot both start from nothing.
-      await tx.execute(sql`INSERT INTO login_throttle (key, failures, window_started_at)
-        VALUES ${sql.join(sorted.map(({ key }) => sql`(${key}, 0, ${at.toISOString()}::timestamptz)`), sql`, `)} ON CONFLICT (key) DO NOTHING`);
-      const rows = await tx.execute<{ key: string; failures: number; window_started_at: Date; locked_until: Date | null }>(
-        sql`SELECT key, failures, window_started_at, locked_until FROM login_throttle WHERE key IN (${list}) ORDER BY key FOR UPDATE`,
-      );
+      // One statement creates the missing rows and locks and reads them all (ON CONFLICT DO UPDATE locks the row it
+      // meets, in the keys' order), so two first failures at once cannot both start from nothing.
+      const rows = await tx.execute<{ key: string; failures: number; window_started_at: Date; locked_until: Date | null }>(sql`INSERT INTO login_throttle (key, failures, window_started_at)
+        VALUES ${sql.join(sorted.map(({ key }) => sql`(${key}, 0, ${at.toISOString()}::timestamptz)`), sql`, `)}
+        ON CONFLICT (key) DO UPDATE SET key = excluded.key
+        RETURNING key, failures, window_started_at, locked_until`);
       const states = new Map<string, ThrottleState>(
         rows.rows.map((row) => [row.key, { failures: row.failures, windowStartedAt: new Date(row.window_started_at), lockedUntil: row.locked_until ? new Date(row.locked_until) : null }]),
       );

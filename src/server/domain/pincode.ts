@@ -28,7 +28,7 @@ export function wrongPincode(language: Language): DomainError {
 }
 
 export function pincodeWait(seconds: number, language: Language): DomainError {
-  return new DomainError('B2C_USM0030', `Too many wrong pin codes; wait ${Math.max(1, Math.ceil(seconds))} s`, { details: { language, waitSeconds: seconds } });
+  return new DomainError('B2C_USM0030', `Too many wrong pin codes; wait ${Math.max(1, Math.ceil(seconds))} s`, { details: { language, waitSeconds: seconds, retryAfterSeconds: Math.max(1, Math.ceil(seconds)) } });
 }
 
 export function pincodeBlocked(language: Language): DomainError {

@@ -22,18 +22,21 @@ import { createSellApi } from './sell.ts';
 import { createBuyApi } from './buy.ts';
 import type { Mailer } from '../adapters/mail/port.ts';
 import { createProtectionService } from '../domain/protection.ts';
+import { createFeedbackService } from '../domain/feedback.ts';
 import { createProtectionApi } from './protection.ts';
 import { createAccountOwners } from './account-owner.ts';
 import { createTelegramArea } from './telegram.ts';
 import type { Accounts } from '../accounts.ts';
 import type { SecretsKey } from '../adapters/keys/port.ts';
 import type { Limits } from '../domain/limits.ts';
+import type { AnalyticsSource } from '../domain/analytics.ts';
+import { createAnalyticsApi } from './analytics.ts';
 
 const ACCOUNT_URL = /^[a-z]+:\/\/[^/]+\/api\/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\//;
 const FALL_THROUGH = 'x-no-account-route';
 
 /** `auth` is the bearer-token verifier: guard a route with `requireAuth(deps.auth)` from ./auth-middleware.ts. */
-export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody; mailer: Mailer; secrets: SecretsKey; limits: Limits; messenger?: Accounts['messenger'] };
+export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody; mailer: Mailer; secrets: SecretsKey; limits: Limits; messenger?: Accounts['messenger']; analytics?: AnalyticsSource | undefined };
 
 /** One endpoint of the gateway, as registered: `path` has Hono's parameters (`/api/:account/asset`). */
 export type ApiRoute = { method: string; path: string };
@@ -63,7 +66,12 @@ export function createApi(deps: ApiDeps): ApiHandler {
   });
   // The one guard of every /{account}/… route (and of the purchase family's account): signed in, and the owner.
   const owners = createAccountOwners({ pool: deps.pool, auth: deps.auth });
-  api.route('/', createUserApi({ config: deps.config, users: deps.users, auth: deps.auth, limits: deps.limits }));
+  const feedback = createFeedbackService({ pool: deps.pool, mailer: deps.mailer, log: deps.log, supportEmail: deps.config.supportEmail });
+  api.route('/', createUserApi({ config: deps.config, users: deps.users, auth: deps.auth, limits: deps.limits, analytics: deps.analytics, feedback }));
+  // The embedded analytics data plane, unless an operator sends the SDK to another collector (config-analytics.ts).
+  if (deps.analytics && deps.config.analytics.embedded) {
+    api.route('/', createAnalyticsApi({ pool: deps.pool, writeKey: deps.analytics.writeKey, limit: deps.limits.limit('analytics'), trustProxy: deps.config.trustProxy }));
+  }
   api.route('/', createProtectionApi({ protection: createProtectionService({ pool: deps.pool, mailer: deps.mailer, log: deps.log, secrets: deps.secrets }), auth: deps.auth, limits: deps.limits, trustProxy: deps.config.trustProxy }));
   // Telegram: authTg/linkTg, /user/tg…, the bot's webhook (telegram.ts); its Bot API stand-in goes under /sandbox.
   const telegram = createTelegramArea({ config: deps.config, log: deps.log, auth: deps.auth, messenger: deps.messenger });
@@ -83,8 +91,8 @@ export function createApi(deps: ApiDeps): ApiHandler {
   accounts.route('/', createWalletApi({ pool: deps.pool, custody: deps.custody, owners }));
   const swaps = createSwapService({ pool: deps.pool, catalogue: deps.custody.catalogue, rates: deps.custody.rates, settings: deps.config.swap });
   accounts.route('/', createSwapApi({ pool: deps.pool, swaps, owners }));
-  const withdrawals = createWithdrawalService({ pool: deps.pool, chain: deps.custody.chain, catalogue: deps.custody.catalogue, settings: deps.config.withdrawals, changed: (id) => deps.custody.assets.invalidate(id) });
-  accounts.route('/', createWithdrawalApi({ pool: deps.pool, withdrawals, owners }));
+  const withdrawals = createWithdrawalService({ pool: deps.pool, chain: deps.custody.chain, addresses: deps.custody.addresses, catalogue: deps.custody.catalogue, settings: deps.config.withdrawals, changed: (id) => deps.custody.assets.invalidate(id) });
+  accounts.route('/', createWithdrawalApi({ pool: deps.pool, withdrawals, addresses: deps.custody.addresses, owners }));
 
   // /sandbox/* sits beside /api: the stand-ins for third parties, each on only where it stands in for one. Never in
   // production (config refuses them there; this is the second lock), and elsewhere only for direct loopback requests.

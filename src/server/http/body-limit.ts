@@ -7,13 +7,15 @@ import type { ErrorBody } from './errors.ts';
  * 1 MB); the identity provider its forms (oidc-provider itself stops reading at 56 KB). Anything else (the pages,
  * the sandboxes) the JSON size.
  */
-export const BODY_LIMITS = { json: 16 * 1024, webhook: 1024 * 1024, oidc: 64 * 1024 } as const;
+export const BODY_LIMITS = { json: 16 * 1024, webhook: 1024 * 1024, oidc: 64 * 1024, analytics: 64 * 1024 } as const;
 
 const WEBHOOK = /^\/api\/(?:webhooks\/[\w-]+|tg\/webhook)\/?$/;
 
 export function bodyLimitFor(path: string): number {
   if (WEBHOOK.test(path)) return BODY_LIMITS.webhook;
   if (path === '/oidc' || path.startsWith('/oidc/')) return BODY_LIMITS.oidc;
+  // The analytics SDK's batches: a browser's beacon carries at most 64 KB.
+  if (path.startsWith('/api/analytics/')) return BODY_LIMITS.analytics;
   return BODY_LIMITS.json;
 }
 

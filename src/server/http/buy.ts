@@ -3,7 +3,7 @@
  * confirmation, the older /fiatDeposit/* family on the same desk, and the card provider's signed webhook at
  * /webhooks/card. SPEC §6 makes availability, methods, rate and order public (getAvailability, getGeo,
  * getMethods, getFiatRate, order): they take the account from the request; a bearer token, when sent, must own it.
- * Confirming, which starts a payment and shows it in the history, is for the account's owner only.
+ * Confirming, which starts a payment and shows it in the history, and cancelling are for the account's owner only.
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
@@ -59,6 +59,7 @@ const requestParams = z
     ip: z.string().max(64).optional(),
   })
   .default({});
+const cancelBody = z.object({ id: z.string({ error: 'id is required' }).regex(UUID, 'id is an order id'), account });
 const confirmBody = z.object({ id: z.string({ error: 'id is required' }).regex(UUID, 'id is an order id'), account, requestParams });
 const webhookBody = z.object({
   eventId: z.string().min(1).max(200),
@@ -132,6 +133,12 @@ export function createBuyApi(deps: { desk: BuyDesk; owners: AccountOwners; provi
   });
   app.post('/b2c/order', limited, jsonInput(orderBody, { idempotencyKey: true }), (c) => order(c, c.req.valid('json')));
   app.post('/b2c/order/confirm', auth, jsonInput(confirmBody), (c) => confirm(c, c.req.valid('json')));
+  // Back from the provider's page without paying (issue 19 item 15): the order ends now, not 30 minutes later.
+  app.post('/b2c/order/cancel', auth, jsonInput(cancelBody), async (c) => {
+    const body = c.req.valid('json');
+    await requireOwner(c, body.account);
+    return c.json(await desk.cancelOrder(body.account, body.id));
+  });
   app.get('/b2c/order/:id', auth, async (c) => {
     const accountId = queryAccount(c);
     if (!accountId) throw new DomainError('VALIDATION', 'account is required');

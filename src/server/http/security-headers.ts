@@ -43,6 +43,9 @@ export function createSecurityHeaders(config: Config): (req: IncomingMessage, re
   const issuer = new URL(config.oidc.issuer).origin;
   // 'self' is the origin the browser used; PUBLIC_URL and the issuer are named too for a proxy that differs.
   const app = ["'self'", ...new Set([own, issuer])].join(' ');
+  // The analytics SDK talks to its config URL and data plane; their origins only when they are another collector's.
+  const analytics = config.analytics.enabled ? [config.analytics.configUrl, config.analytics.dataPlaneUrl].map((url) => new URL(url).origin) : [];
+  const connect = ["'self'", ...new Set([own, issuer, ...analytics])].join(' ');
   const ancestors: Record<Framing, string> = { none: "'none'", self: "'self'", telegram: TELEGRAM_WEB_ORIGIN };
 
   const pagePolicy = (framing: Framing, scripts: string) =>
@@ -52,7 +55,7 @@ export function createSecurityHeaders(config: Config): (req: IncomingMessage, re
       "style-src 'self' 'unsafe-inline'",
       "img-src 'self' data: blob:",
       "font-src 'self'",
-      `connect-src ${app}`,
+      `connect-src ${connect}`,
       // The silent sign-in's hidden iframe loads the issuer.
       `frame-src ${app}`,
       // qr-scanner decodes in a worker it starts from a blob.

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Config } from '../config.ts';
 import { EMAIL_PATTERN } from '../../lib/email.ts';
 import { FIAT_CURRENCIES, LANGUAGES, type UserService } from '../domain/users.ts';
+import { FEEDBACK_MAX_LENGTH, type FeedbackService } from '../domain/feedback.ts';
 import { payloadTooLarge } from './body-limit.ts';
 import { jsonInput } from './json-input.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
@@ -11,6 +12,7 @@ import type { ApiEnv } from './context.ts';
 import type { Limits } from '../domain/limits.ts';
 import { addressBucket } from '../net/client-address.ts';
 import { requestAddress } from './rate-limit.ts';
+import type { AnalyticsSource } from '../domain/analytics.ts';
 
 const email = z
   .string({ error: 'The e-mail is required' })
@@ -29,7 +31,7 @@ const currencyParam = z.object({ currency: z.enum(FIAT_CURRENCIES, { error: `The
 const languageParam = z.object({ language: z.enum(LANGUAGES, { error: `The language must be one of ${LANGUAGES.join(', ')}` }) });
 
 /** What the browser needs to sign in against whichever issuer is configured (public). */
-export function clientConfig(config: Config) {
+export function clientConfig(config: Config, analytics?: AnalyticsSource) {
   return {
     oidc: {
       authority: config.oidc.issuer,
@@ -41,15 +43,27 @@ export function clientConfig(config: Config) {
       resource: config.oidc.audience,
     },
     supportEmail: config.supportEmail,
+    /** 'Leave feedback' inside Telegram opens this chat (SUPPORT_TELEGRAM); absent when unset. */
+    supportTelegram: config.supportTelegram,
     /** The buy/sell screen's buy entry: off without a card provider (CARD_PROVIDER=off, production without a real one). */
     buyEnabled: config.buy.provider !== 'off',
     /** The buy/sell screen's sell entry: SELL_ENABLED, and a payout provider to pay the card. */
     sellEnabled: config.sellEnabled && config.payout.provider !== 'off',
+    /** CHAIN_ENV: the browser's address checks accept this chain environment's forms (bc/tb/bcrt...). */
+    chainEnv: config.chains.env,
+    /** The analytics SDK's source (SPEC §7 Analytics); absent while analytics is off. */
+    ...(analytics ? { analytics } : {}),
   };
 }
 
-/** SPEC §7 User service under /api, plus GET /client-config. */
-export function createUserApi(deps: { config: Config; users: UserService; auth: AccessTokenVerifier; limits: Limits }): Hono<ApiEnv> {
+const feedbackBody = z.object({
+  text: z.string({ error: 'The message is required' }).trim().min(1, 'The message is required').max(FEEDBACK_MAX_LENGTH, `The message has at most ${FEEDBACK_MAX_LENGTH} characters`),
+  // Where support answers: optional, the account's own address is prefilled by the form.
+  email: z.union([z.literal('').transform(() => null), email, z.null()]).optional().transform((value) => value ?? null),
+});
+
+/** SPEC §7 User service under /api, plus GET /client-config and 'Leave feedback' (POST /user/feedback). */
+export function createUserApi(deps: { config: Config; users: UserService; auth: AccessTokenVerifier; limits: Limits; analytics?: AnalyticsSource | undefined; feedback: FeedbackService }): Hono<ApiEnv> {
   const { users, limits } = deps;
   const client = (c: { env: unknown }) => addressBucket(requestAddress(c, deps.config.trustProxy));
   const app = new Hono<ApiEnv>();
@@ -59,7 +73,7 @@ export function createUserApi(deps: { config: Config; users: UserService; auth: 
 
   app.get('/client-config', (c) => {
     c.header('Cache-Control', 'public, max-age=300');
-    return c.json(clientConfig(deps.config));
+    return c.json(clientConfig(deps.config, deps.analytics));
   });
 
   app.post('/user', limit, jsonInput(signUpBody, { empty: undefined }), async (c) => {
@@ -70,6 +84,13 @@ export function createUserApi(deps: { config: Config; users: UserService; auth: 
   });
 
   app.get('/user', auth, async (c) => c.json(await users.profile(c.get('principal').userId)));
+
+  app.post('/user/feedback', auth, limit, jsonInput(feedbackBody), async (c) => {
+    const { userId } = c.get('principal');
+    await limits.enforce(['feedbackPerUser', userId]);
+    const body = c.req.valid('json');
+    return c.json(await deps.feedback.leave(userId, { text: body.text, replyTo: body.email }), 201);
+  });
 
   app.get('/user/auth', auth, async (c) => {
     const profile = await users.profile(c.get('principal').userId);

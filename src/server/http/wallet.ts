@@ -28,7 +28,7 @@ const detailQuery = z.object({ type: z.enum(TRANSACTION_TYPES, { error: `type mu
 
 export function createWalletApi(deps: { pool: pg.Pool; custody: Custody; owners: AccountOwners }): Hono<ApiEnv> {
   const { pool, custody } = deps;
-  const { catalogue, seed } = custody;
+  const { catalogue } = custody;
   const app = new Hono<ApiEnv>();
   const account = deps.owners.route;
 
@@ -38,13 +38,13 @@ export function createWalletApi(deps: { pool: pg.Pool; custody: Custody; owners:
 
   app.post('/:account/account/currency', account, jsonInput(addBody), async (c) => {
     const id = c.req.param('account');
-    await addAssets(pool, id, [c.req.valid('json').currency], catalogue, seed);
+    await addAssets(pool, id, [c.req.valid('json').currency], catalogue, custody);
     return c.json(await assets(id));
   });
 
   app.post('/:account/account/currency/list', account, jsonInput(addListBody), async (c) => {
     const id = c.req.param('account');
-    await addAssets(pool, id, [...new Set(c.req.valid('json').currencies)], catalogue, seed);
+    await addAssets(pool, id, [...new Set(c.req.valid('json').currencies)], catalogue, custody);
     return c.json(await assets(id));
   });
 

@@ -17,6 +17,7 @@ import type pg from 'pg';
 import { z } from 'zod';
 import { guardPincode } from '../domain/pincode.ts';
 import type { WithdrawalService } from '../domain/withdrawals/requests.ts';
+import type { ChainAddressing } from '../adapters/chains/port.ts';
 import { addAddress, ADDRESS_BOOK_LIMIT, ADDRESS_BOOK_NAME_MAX, deleteAddress, getAddress, listAddresses } from '../domain/address-book.ts';
 import type { AccountOwners } from './account-owner.ts';
 import type { ApiEnv } from './context.ts';
@@ -48,7 +49,7 @@ const pageBody = z.object({
   pageSize: z.coerce.number().int().min(1).max(ADDRESS_BOOK_LIMIT, `pageSize is at most ${ADDRESS_BOOK_LIMIT}`).default(ADDRESS_BOOK_LIMIT),
 });
 
-export function createWithdrawalApi(deps: { pool: pg.Pool; withdrawals: WithdrawalService; owners: AccountOwners }): Hono<ApiEnv> {
+export function createWithdrawalApi(deps: { pool: pg.Pool; withdrawals: WithdrawalService; addresses: Pick<ChainAddressing, 'isValid'>; owners: AccountOwners }): Hono<ApiEnv> {
   const { pool, withdrawals } = deps;
   const app = new Hono<ApiEnv>();
   const account = deps.owners.route;
@@ -85,6 +86,7 @@ export function createWithdrawalApi(deps: { pool: pg.Pool; withdrawals: Withdraw
       network: check.network,
       recipientName: check.recipientName,
       saved: check.saved,
+      ...(check.warning ? { warning: check.warning } : {}),
     });
   });
 
@@ -95,7 +97,7 @@ export function createWithdrawalApi(deps: { pool: pg.Pool; withdrawals: Withdraw
 
   app.post('/:account/address-book', account, body(addressBody), async (c) => {
     const input = c.req.valid('json');
-    return c.json(await addAddress(pool, c.req.param('account'), input), 201);
+    return c.json(await addAddress(pool, c.req.param('account'), input, deps.addresses), 201);
   });
 
   app.post('/:account/address-book/all', account, body(pageBody), async (c) => {

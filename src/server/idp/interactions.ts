@@ -47,13 +47,17 @@ async function grantFirstParty(deps: Deps, details: Awaited<ReturnType<Provider[
 
 /**
  * The provider's interaction routes under /oidc/interaction/:uid. GET sends a login prompt to the e-mail page
- * (or completes a consent prompt at once); POST .../login checks the form the e-mail page submits.
+ * (or completes a consent prompt at once); POST .../login checks the form the e-mail page submits. Without the
+ * interaction (expired, or another one's cookie) both restart the sign-in.
  */
 export async function handleInteraction(deps: Deps, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   const { provider, config } = deps;
   const match = /^\/interaction\/([\w-]{1,64})(\/login)?\/?$/.exec(path);
   const uid = match?.[1];
-  if (!match || !uid) return redirect(res, `${config.publicUrl}/auth/login`);
+  // An interaction the provider no longer has (a bookmark, a reload after it expired, a form left open) starts the
+  // sign-in again at once: the browser comes back to a fresh e-mail page, which keeps the e-mail typed.
+  const restart = `${config.publicUrl}/auth/login/start`;
+  if (!match || !uid) return redirect(res, restart);
   const isLogin = match[2] === '/login';
   const loginPage = `${config.publicUrl}/auth/login/email?uid=${encodeURIComponent(uid)}`;
 
@@ -62,10 +66,10 @@ export async function handleInteraction(deps: Deps, req: IncomingMessage, res: S
     details = await provider.interactionDetails(req, res);
   } catch (error) {
     // No interaction cookie or an expired interaction: start the sign-in again from the entry.
-    if (error instanceof errors.SessionNotFound) return redirect(res, `${config.publicUrl}/auth/login`);
+    if (error instanceof errors.SessionNotFound) return redirect(res, restart);
     throw error;
   }
-  if (details.uid !== uid) return redirect(res, `${config.publicUrl}/auth/login`);
+  if (details.uid !== uid) return redirect(res, restart);
 
   if (!isLogin) {
     if (req.method !== 'GET' && req.method !== 'HEAD') return redirect(res, loginPage);

@@ -5,10 +5,13 @@
  */
 import type pg from 'pg';
 import type { Logger } from '../log.ts';
-import type { WithdrawalChainPort } from '../adapters/chains/port.ts';
+import type { CollectionPort, WithdrawalChainPort } from '../adapters/chains/port.ts';
 import { confirmDeposits, scanDeposits } from '../domain/deposits.ts';
+import { collectDeposits } from '../domain/sweeps.ts';
 import { expireSwapOrders } from '../domain/swaps/worker.ts';
 import { processWithdrawals } from '../domain/withdrawals/worker.ts';
+import { purgeAnalyticsEvents } from '../domain/analytics.ts';
+import { confirmCustodyMovements } from '../domain/custody-movements.ts';
 import type { JobHandler } from './port.ts';
 
 /** Something an adapter does when asked, periodically; the job list gives it its name and schedule. */
@@ -21,7 +24,9 @@ export type JobSources = {
   pollMs: number;
   /** RATES_WALK_MS; 0 keeps the rates fixed and the job off. */
   ratesWalkMs: number;
-  chain: WithdrawalChainPort;
+  chain: WithdrawalChainPort & { collection: CollectionPort };
+  /** MIN_DEPOSIT per currency (atomic units): smaller deposits are recorded, never credited. */
+  minDeposit?: Readonly<Record<string, bigint>>;
   rates: { step: Work };
   /** Present while selling is on (a payout provider is configured). */
   sell: { submitPending: Work } | undefined;
@@ -32,6 +37,8 @@ export type JobSources = {
   /** The outboxes of the sandboxes' signed webhooks (delivery.ts), each sent by its own job; absent while off. */
   payoutWebhooks: { deliverDue: Work } | undefined;
   cardWebhooks: { deliverDue: Work } | undefined;
+  /** ANALYTICS_RETENTION_DAYS: stored analytics events older than this are deleted (also while analytics is off). */
+  analyticsRetentionDays?: number | undefined;
 };
 
 /** The jobs, in the order one worker round runs them. */
@@ -44,11 +51,14 @@ export function jobHandlers(sources: JobSources): JobHandler[] {
   // The chain jobs only touch networks that are on; with every network off they do not run at all.
   if (chain.networks.length > 0) {
     add('chain.deposits', pollMs, async () => {
-      for (const network of chain.networks) await scanDeposits(pool, chain, network);
+      for (const network of chain.networks) await scanDeposits(pool, chain, network, { minDeposit: sources.minDeposit, log });
       await confirmDeposits(pool, chain, log);
     });
     // Withdrawals: sign, broadcast (or reconcile by hash after a crash), confirm; each row claimed with SKIP LOCKED.
     add('chain.withdrawals', pollMs, () => processWithdrawals(pool, chain, log));
+    // Sweeps: credited deposits into the hot wallet, where the network is account-based (collection.sweeps).
+    if (chain.networks.some((network) => chain.collection.sweeps(network))) add('chain.sweeps', pollMs, () => collectDeposits(pool, chain, log));
+    add('custody.movements', pollMs, () => confirmCustodyMovements(pool, chain, log));
   }
   if (sources.ratesWalkMs > 0) add('rates.walk', sources.ratesWalkMs, sources.rates.step);
   // Swap orders left on the review past their quote's 300 s give their hold back.
@@ -60,5 +70,7 @@ export function jobHandlers(sources: JobSources): JobHandler[] {
   // Card payment webhooks go out; unconfirmed and unpaid buy orders past their time expire (not while buying is off).
   if (sources.cardWebhooks) add('webhooks.card', pollMs, sources.cardWebhooks.deliverDue);
   if (sources.buy) add('buy.expiry', ordersEveryMs, sources.buy.expireOrders);
+  const retentionDays = sources.analyticsRetentionDays;
+  if (retentionDays !== undefined) add('analytics.retention', 3_600_000, () => purgeAnalyticsEvents(pool, retentionDays));
   return jobs;
 }

@@ -1,11 +1,16 @@
+import { useStore } from '@nanostores/react';
 import type { ReactNode } from 'react';
+import { typedAmountFor } from '../../lib/typed-amount.ts';
+import { $locale } from '../../stores/settings.ts';
 import type { CoinMeta } from '../../lib/currencies.ts';
-import { tickerOf } from '../../lib/format.ts';
+import { baseTickerOf, networkTagOf } from '../../lib/format.ts';
 import { CoinLogo } from './coin-logo.tsx';
 import { Glyph } from './glyph.tsx';
 
 /** An order form's amount: a label, the currency chip (a link or a button) and the typed amount; red when invalid. */
 export function AmountBox(props: { label: string; chip: ReactNode; value: string; onChange: (text: string) => void; invalid?: boolean; note?: string; testId: string }) {
+  // Kept with a point, shown with the language's decimal mark like every label (SPEC §5).
+  const locale = useStore($locale);
   return (
     <div className={`card flex flex-col gap-2 border border-solid ${props.invalid ? 'border-danger' : 'border-transparent focus-within:border-primary'}`} data-testid={props.testId}>
       <span className="text-sm text-muted">{props.label}</span>
@@ -16,7 +21,7 @@ export function AmountBox(props: { label: string; chip: ReactNode; value: string
           inputMode="decimal"
           autoComplete="off"
           placeholder="0"
-          value={props.value}
+          value={typedAmountFor(props.value, locale)}
           onChange={(event) => props.onChange(event.target.value)}
           aria-label={props.label}
           aria-invalid={props.invalid}
@@ -33,7 +38,10 @@ export function CoinChip({ coin, href, testId }: { coin: CoinMeta; href: string;
   return (
     <a href={href} className="flex items-center gap-2 shrink-0 text-fg font-600 no-underline" data-testid={testId} data-currency={coin.currency}>
       <CoinLogo coin={coin} size={32} />
-      <span>{tickerOf(coin.currency)}</span>
+      <span className="flex flex-col leading-tight">
+        <span>{baseTickerOf(coin.currency)}</span>
+        {networkTagOf(coin.currency) && <span className="text-xs text-muted font-400">{networkTagOf(coin.currency)}</span>}
+      </span>
       <Glyph name="chevron" size={16} className="text-muted" />
     </a>
   );

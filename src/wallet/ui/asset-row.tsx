@@ -20,8 +20,8 @@ export function AssetRow({ coin, subtitle, end, href, onClick, disabled, testId 
     <>
       <CoinLogo coin={coin} />
       <span className="flex-1 min-w-0 flex flex-col items-start">
-        <span className="font-600 truncate max-w-full">{coin.name}</span>
-        {subtitle !== undefined && <span className="text-sm text-muted truncate max-w-full">{subtitle}</span>}
+        <span className="font-600 max-w-full break-words leading-snug">{coin.name}</span>
+        {subtitle !== undefined && <span className="text-sm text-muted max-w-full break-words leading-snug">{subtitle}</span>}
       </span>
       {end}
     </>

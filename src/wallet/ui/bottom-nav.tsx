@@ -1,15 +1,14 @@
 import type { Translate } from '../../stores/i18n.ts';
 import { Icon } from './icon.tsx';
 import { getPagePath } from '@nanostores/router';
-import { $router } from '../../stores/router.ts';
-import { PAGES } from '../../lib/routes.ts';
+import { $router, type Section } from '../../stores/router.ts';
 
-/** The same navigation the shells render; Exchange and Notify are separate 'soon' pages. */
-export function BottomNav({ t, active }: { t: Translate; active: 'home' | 'settings' | undefined }) {
+/** The bottom navigation (SPEC §1): Home, Exchange (soon), Notify (soon), Settings; every tab is a wallet path. */
+export function BottomNav({ t, active }: { t: Translate; active: Section | undefined }) {
   const items = [
     { id: 'home', icon: 'home', href: getPagePath($router, 'home'), label: t('nav_home'), soon: false },
-    { id: 'exchange', icon: 'exchange', href: PAGES.exchange, label: t('nav_exchange'), soon: true },
-    { id: 'notifications', icon: 'bell', href: PAGES.notifications, label: t('nav_notify'), soon: true },
+    { id: 'exchange', icon: 'exchange', href: getPagePath($router, 'exchange'), label: t('nav_exchange'), soon: true },
+    { id: 'notifications', icon: 'bell', href: getPagePath($router, 'notifications'), label: t('nav_notify'), soon: true },
     { id: 'settings', icon: 'settings', href: getPagePath($router, 'settings'), label: t('nav_settings'), soon: false },
   ] as const;
   return (
@@ -20,8 +19,6 @@ export function BottomNav({ t, active }: { t: Translate; active: 'home' | 'setti
           href={item.href}
           className={`bottom-nav-item ${item.id === active ? 'active' : ''}`}
           aria-current={item.id === active ? 'page' : undefined}
-          // The 'soon' tabs are separate pages: the router must let the browser load them.
-          rel={item.soon ? 'external' : undefined}
         >
           <Icon name={item.icon} size={22} />
           <span>{item.label}</span>

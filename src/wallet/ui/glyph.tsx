@@ -17,6 +17,7 @@ const GLYPHS = {
   sliders: 'M4 21v-7M4 10V3M12 21v-9M12 8V3M20 21v-5M20 12V3M1 14h6M9 8h6M17 16h6',
   plane: 'M22 2 11 13M22 2l-7 20-4-9-9-4z',
   failed: 'M12 22a10 10 0 1 0 0-20 10 10 0 0 0 0 20zM15 9l-6 6M9 9l6 6',
+  check: 'M5 12.5l4.5 4.5L19 7.5',
 } as const;
 
 export type GlyphName = keyof typeof GLYPHS;

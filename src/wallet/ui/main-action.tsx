@@ -17,7 +17,7 @@ export function MainAction({ label, onClick, disabled = false, busy = false }: {
   }, [native, label, disabled, busy]);
   if (native) return null;
   return (
-    <button type="button" className="btn-primary w-full" onClick={onClick} disabled={disabled || busy} aria-busy={busy}>
+    <button type="button" className="btn-primary w-full" onClick={onClick} disabled={disabled || busy} aria-busy={busy} data-testid="main-action">
       {label}
     </button>
   );

@@ -33,7 +33,7 @@ export function PasscodePrompt({ title, onComplete }: { title: string; onComplet
   }, [entry]);
 
   return (
-    <section className="flex flex-col items-center gap-6 pt-6" data-testid="passcode-prompt" aria-busy={state.busy}>
+    <section className="flex flex-col items-center gap-6 pt-6" data-testid="passcode-prompt" aria-busy={state.busy} data-locked={state.waitSeconds > 0}>
       <h2 className="text-xl font-700 m-0 text-center">{title}</h2>
       <div className="flex justify-between" style={{ width: 216 }} data-testid="passcode-circles" data-filled={state.digits.length} aria-label={t('passcode_entered', { count: state.digits.length })} role="img">
         {Array.from({ length: PASSCODE_LENGTH }, (_, index) => (
@@ -57,11 +57,11 @@ export function PasscodePrompt({ title, onComplete }: { title: string; onComplet
           key === '' ? (
             <span key={index} />
           ) : key === 'erase' ? (
-            <button key={index} type="button" className="btn-ghost h-16 rounded-2xl text-xl" onClick={() => entry.erase()} disabled={state.busy || state.digits === ''} aria-label={t('passcode_erase')} data-testid="passcode-erase">
+            <button key={index} type="button" className="btn-ghost h-16 rounded-2xl text-xl" onClick={() => entry.erase()} disabled={state.busy || state.waitSeconds > 0 || state.digits === ''} aria-label={t('passcode_erase')} data-testid="passcode-erase">
               ⌫
             </button>
           ) : (
-            <button key={index} type="button" className="btn-ghost h-16 rounded-2xl text-2xl" onClick={() => entry.press(key)} disabled={state.busy} data-testid={`passcode-key-${key}`}>
+            <button key={index} type="button" className="btn-ghost h-16 rounded-2xl text-2xl" onClick={() => entry.press(key)} disabled={state.busy || state.waitSeconds > 0} data-testid={`passcode-key-${key}`}>
               {key}
             </button>
           ),

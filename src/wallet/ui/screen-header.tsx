@@ -1,14 +1,21 @@
 import type { ReactNode } from 'react';
 import { Glyph } from './glyph.tsx';
+import { platform } from '../../platform/platform.ts';
 
-/** A sub-screen's top bar: back link and title. */
+/**
+ * A sub-screen's top bar: back link and title. Inside the mini app Telegram's native back button is the one back
+ * control (issue 19 item 27): the page's arrow is left out there.
+ */
 export function ScreenHeader({ title, back, backLabel }: { title: string; back: string; backLabel: string }) {
+  const native = platform().backButton !== undefined;
   return (
-    <header className="flex items-center gap-2 -mx-2 min-h-10">
-      <a href={back} className="inline-flex items-center justify-center w-10 h-10 rounded-full text-fg" aria-label={backLabel}>
-        <Glyph name="back" />
-      </a>
-      <h1 className="text-xl font-700 m-0 truncate">{title}</h1>
+    <header className={`flex items-center gap-2 min-h-10 ${native ? '' : '-mx-2'}`}>
+      {!native && (
+        <a href={back} className="inline-flex items-center justify-center w-10 h-10 rounded-full text-fg" aria-label={backLabel}>
+          <Glyph name="back" />
+        </a>
+      )}
+      <h1 className="text-xl font-700 m-0 break-words leading-tight">{title}</h1>
     </header>
   );
 }

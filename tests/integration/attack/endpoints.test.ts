@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { SignedInUser } from '../../support/auth.ts';
 import type { InProcessServer } from '../../support/in-process.ts';
-import { startWithTwoUsers, TWO_USERS_PASSWORD, type TwoUsers } from '../../support/two-users.ts';
+import { ANALYTICS_TEST_WRITE_KEY, startWithTwoUsers, TWO_USERS_PASSWORD, type TwoUsers } from '../../support/two-users.ts';
 
 const PASSWORD = TWO_USERS_PASSWORD;
 const ADDRESS = 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh';
@@ -123,7 +123,8 @@ describe('attack: malformed input on every endpoint', () => {
     try {
       const response = await fetch(`${server.url}${probe.path}`, {
         method: probe.method,
-        headers: { authorization: `Bearer ${alice.accessToken}`, ...(hasBody ? { 'content-type': 'application/json' } : {}), ...probe.headers },
+        // The analytics data plane takes its write key (Basic auth), so the corpus reaches its validation.
+        headers: { authorization: probe.path.startsWith('/api/analytics/') ? `Basic ${btoa(`${ANALYTICS_TEST_WRITE_KEY}:`)}` : `Bearer ${alice.accessToken}`, ...(hasBody ? { 'content-type': 'application/json' } : {}), ...probe.headers },
         body: hasBody ? probe.body : undefined,
         signal: AbortSignal.timeout(20_000),
       });
@@ -165,7 +166,7 @@ describe('attack: malformed input on every endpoint', () => {
   it('walks every registered endpoint of the gateway', () => {
     const listed = server.routes.map((r) => `${r.method} ${r.path}`);
     // The walk sees what createApi registered: areas, account routes, webhooks, sandboxes.
-    for (const known of ['GET /api/health', 'POST /api/user', 'POST /api/rate', 'POST /api/:account/withdrawal', 'POST /api/:account/exchange', 'POST /api/webhooks/card', 'POST /api/webhooks/payout', 'POST /api/c2f/:account/order/byCard', 'POST /api/b2c/order']) {
+    for (const known of ['GET /api/health', 'POST /api/user', 'POST /api/rate', 'POST /api/:account/withdrawal', 'POST /api/:account/exchange', 'POST /api/webhooks/card', 'POST /api/webhooks/payout', 'POST /api/c2f/:account/order/byCard', 'POST /api/b2c/order', 'POST /api/analytics/v1/batch']) {
       expect(listed).toContain(known);
     }
     expect(listed.length).toBeGreaterThan(60);

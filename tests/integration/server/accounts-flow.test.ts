@@ -71,6 +71,7 @@ describe('accounts and sign-in against the real server', () => {
       supportEmail: 'support@wallet.example',
       sellEnabled: false,
       buyEnabled: true,
+      chainEnv: 'mainnet',
     });
     const discovery = (await (await fetch(`${base}/oidc/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     expect(discovery.issuer).toBe(`${base}/oidc`);

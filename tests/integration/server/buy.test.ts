@@ -326,6 +326,37 @@ describe('buy crypto with a card', () => {
     expect(await pool.query('SELECT 1 FROM ledger_entries WHERE idempotency_key = ANY($1::text[])', [[`buy:credit:${fresh.id}`, `buy:credit:${unpaid.id}`]])).toMatchObject({ rowCount: 0 });
   });
 
+  it('cancels an order the user gave up (back from the provider) at once: idempotent, owner only, a paid one is kept', async () => {
+    const cancel = (user: SignedInUser, id: string, account = user.accountId) => call(user, 'POST', '/api/b2c/order/cancel', { id, account });
+    // Confirmed and unpaid: the payment is cancelled at the provider, the purchase fails now, nothing is credited.
+    const { order: unpaid } = await placeOrder(alice, '10');
+    const redirectUrl = await confirmOrder(alice, unpaid.id);
+    expect(await cancel(bob, unpaid.id, alice.accountId)).toMatchObject({ status: 403 });
+    const first = await cancel(alice, unpaid.id);
+    expect(first).toMatchObject({ status: 200, body: { state: 'FAILED', failureReason: 'The payment was cancelled' } });
+    expect(await cancel(alice, unpaid.id)).toMatchObject({ status: 200, body: { state: 'FAILED' } });
+    expect((await history(alice)).find((t) => t.id === (first.body as unknown as BuyOrderView).transactionId)).toMatchObject({ state: 'FAILED' });
+    expect((await submit(pagePath(redirectUrl), { card: CARDS.paid, expiry: '12/40', cvc: '123' })).status).toBe(410);
+    // Never confirmed: it expires, and a confirmation after it is refused.
+    const { order: fresh } = await placeOrder(alice, '10');
+    expect(await cancel(alice, fresh.id)).toMatchObject({ status: 200, body: { state: 'EXPIRED', transactionId: null } });
+    expect(await call(alice, 'POST', '/api/b2c/order/confirm', { id: fresh.id, account: alice.accountId })).toMatchObject({ status: 400, body: { exceptionCode: 'B2C_ORDER_EXPIRED' } });
+    // Paid just before the user came back: the cancel keeps the payment and the purchase completes.
+    const { order: paid } = await placeOrder(alice, '10');
+    const paidUrl = await confirmOrder(alice, paid.id);
+    expect((await submit(pagePath(paidUrl), { card: CARDS.paid, expiry: '12/40', cvc: '123' })).status).toBe(303);
+    expect((await cancel(alice, paid.id)).body).toMatchObject({ state: 'COMPLETED' });
+    // A confirmation and a cancel at once: whichever wins, the order ends once and is never left open.
+    const { order: raced } = await placeOrder(alice, '10');
+    const confirming = call(alice, 'POST', '/api/b2c/order/confirm', { id: raced.id, account: alice.accountId, requestParams: {} });
+    await cancel(alice, raced.id);
+    await confirming;
+    const settled = (await cancel(alice, raced.id)).body as unknown as BuyOrderView;
+    expect(['EXPIRED', 'FAILED']).toContain(settled.state);
+    expect(await cancel(alice, randomUUID())).toMatchObject({ status: 404, body: { exceptionCode: 'B2C_ORDER_NOT_FOUND' } });
+    expect(await pool.query('SELECT 1 FROM ledger_entries WHERE idempotency_key = ANY($1::text[])', [[`buy:credit:${unpaid.id}`, `buy:credit:${fresh.id}`, `buy:credit:${raced.id}`]])).toMatchObject({ rowCount: 0 });
+  });
+
   it('delivers outbox webhooks until a 2xx, with backoff, each claimed by one process at a time', async () => {
     const attempts = new Map<string, number>();
     const post = async (_url: string, _secret: string, body: string) => {

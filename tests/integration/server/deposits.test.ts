@@ -16,7 +16,7 @@ describe('deposits from the devnet', () => {
 
   const newAccountWith = async (currencies: string[]) => {
     const { accountId } = await createWalletAccount(database.pool);
-    await addAssets(database.pool, accountId, currencies, custody.catalogue, custody.seed);
+    await addAssets(database.pool, accountId, currencies, custody.catalogue, custody);
     const assets = await listAssets(database.pool, accountId, custody.catalogue);
     const address = (currency: string) => assets.find((a) => a.currency === currency)?.depositAddress ?? '';
     return { accountId, address };

@@ -108,7 +108,7 @@ describe('production with no real adapter configured', () => {
     expect(coins.filter((coin) => coin.active).map((coin) => coin.currency)).toEqual([]);
   });
 
-  it('tells the browser that buying and selling are off', async () => {
+  it('tells the browser that buying and selling are off', () => {
     const answer = await call(server.url, 'GET', '/api/client-config');
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ buyEnabled: false, sellEnabled: false });
@@ -138,7 +138,7 @@ describe('production with no real adapter configured', () => {
     expectRefusal(await call(server.url, 'POST', '/api/webhooks/payout', { body: {} }), 404, 'NOT_FOUND', 'payout webhook');
   });
 
-  it('gives no deposit address, withdrawal or swap on a network that is off', async () => {
+  it('gives no deposit address, withdrawal or swap on a network that is off', () => {
     const account = user.accountId;
     expectRefusal(await call(server.url, 'POST', `/api/${account}/account/currency`, { body: { currency: 'BTC' }, user }), 400, 'UNKNOWN_CURRENCY', 'add BTC');
     expectRefusal(await call(server.url, 'POST', `/api/${account}/account/currency/list`, { body: { currencies: ['BTC', 'ETH', 'USDT_TRX'] }, user }), 400, 'UNKNOWN_CURRENCY', 'add common assets');
@@ -169,7 +169,8 @@ describe('development stand-ins', () => {
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     // No APP_ENV: development, as `npm start` runs it.
-    server = await launchServer({ DATABASE_URL: database.url, APP_ENV: '', WALLET_SEED: TEST_MNEMONIC, CARD_SANDBOX_DELAY_MS: '60000', LOG_LEVEL: 'info' });
+    // Analytics as `npm start` has it too (tests turn it off unless they ask): a generated key, the embedded data plane.
+    server = await launchServer({ DATABASE_URL: database.url, APP_ENV: '', WALLET_SEED: TEST_MNEMONIC, CARD_SANDBOX_DELAY_MS: '60000', LOG_LEVEL: 'info', ANALYTICS_WRITE_KEY: '' });
   }, 120_000);
 
   afterAll(async () => {
@@ -186,6 +187,7 @@ describe('development stand-ins', () => {
     expect(line?.on).toContain('stand-ins /sandbox/{devnet,card,payout,telegram} (loopback only)');
     // The sell flow takes orders whatever SELL_ENABLED says: the line must not call it off.
     expect(line?.on).toContain('selling (payout provider sandbox; its entry hidden by SELL_ENABLED=off)');
+    expect(line?.on).toContain('analytics (embedded data plane /api/analytics)');
     expect(line?.off).toEqual([]);
   });
 

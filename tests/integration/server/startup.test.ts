@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createServer } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { launchServer, runUntilExit, freePort } from '../../support/server.ts';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 describe('starting the server', () => {
   let database: TestDatabase;
@@ -41,6 +44,30 @@ describe('starting the server', () => {
       expect(result.stderr.trim()).toBe(`wallet: cannot start: PORT ${port} is already in use`);
     } finally {
       blocker.close();
+    }
+  });
+
+  it('announces CHAIN_ENV to the browser, and a database derived under one CHAIN_ENV refuses another with one clear line', async () => {
+    const own = await createTestDatabase(inject('adminDatabaseUrl'));
+    const env = { DATABASE_URL: own.url, DATA_DIR: await mkdtemp(join(tmpdir(), 'wallet-chain-env-')) };
+    try {
+      const server = await launchServer({ ...env, CHAIN_ENV: 'regtest' });
+      try {
+        const config = (await (await fetch(`${server.url}/api/client-config`)).json()) as { chainEnv?: string };
+        expect(config.chainEnv).toBe('regtest');
+      } finally {
+        expect(await server.stop()).toBe(0);
+      }
+      const refused = await runUntilExit({ ...env, CHAIN_ENV: 'mainnet' });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr.trim()).toBe(
+        "wallet: cannot start: CHAIN_ENV is mainnet but this database's deposit addresses were derived under CHAIN_ENV=regtest: set CHAIN_ENV=regtest or use another database",
+      );
+      // The same environment starts again.
+      const again = await launchServer({ ...env, CHAIN_ENV: 'regtest' });
+      expect(await again.stop()).toBe(0);
+    } finally {
+      await own.drop();
     }
   });
 

@@ -19,7 +19,7 @@ import { parseDecimal } from '../../../src/lib/amount.ts';
 const ENV = {
   WALLET_SEED: TEST_MNEMONIC,
   DEVNET_BLOCK_MS: '100',
-  DEVNET_CONFIRMATIONS: 'BITCOIN:1',
+  CONFIRMATIONS: 'BITCOIN:1',
   WORKER_POLL_MS: '100',
   RATES_WALK_MS: '0',
   SWAP_SPREAD_BPS: '50',
@@ -250,6 +250,18 @@ describe('swaps', () => {
     await expect.poll(async () => (await balance(alice, 'BTC')).onHold).toBe('0');
     expect((await history(alice, 'BTC')).some((t) => t.id === created.transactionId)).toBe(false);
     expect(await confirm(alice, created.id)).toMatchObject({ status: 409, body: { exceptionCode: 'SWAP_ORDER_CANCELLED' } });
+  });
+
+  it('a confirm and a cancel at once (leaving the review as it is confirmed): the order ends once, the hold never stays', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const created = await btcToUsdt(alice, '0.001');
+      const [confirmed, cancelled] = await Promise.all([confirm(alice, created.id), call(alice, 'POST', at(alice, `/exchange/cancel/${created.id}`))]);
+      const final = (await call<SwapOrderView>(alice, 'GET', at(alice, `/exchange/${created.id}`))).body.state;
+      expect(['COMPLETED', 'CANCELLED']).toContain(final);
+      if (final === 'COMPLETED') expect([confirmed.status, cancelled.status]).toEqual([200, 409]);
+      else expect([confirmed.status, cancelled.status]).toEqual([409, 200]);
+      await expect.poll(async () => (await balance(alice, 'BTC')).onHold).toBe('0');
+    }
   });
 
   it('asks for the passcode when it is on', async () => {

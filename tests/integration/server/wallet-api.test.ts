@@ -11,7 +11,7 @@ import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionDetails, TransactionItem } from '../../../src/server/domain/history.ts';
 import type { CoinMeta, FiatMeta } from '../../../src/lib/currencies.ts';
 
-const ENV = { WALLET_SEED: TEST_MNEMONIC, DEVNET_BLOCK_MS: '100', DEVNET_CONFIRMATIONS: 'BITCOIN:15,ETHEREUM:3', WORKER_POLL_MS: '100', RATES_WALK_MS: '200' };
+const ENV = { WALLET_SEED: TEST_MNEMONIC, DEVNET_BLOCK_MS: '100', CONFIRMATIONS: 'BITCOIN:15,ETHEREUM:3', WORKER_POLL_MS: '100', RATES_WALK_MS: '200' };
 const PASSWORD = 'a long enough passphrase 42';
 
 describe('the wallet API', () => {
@@ -87,9 +87,9 @@ describe('the wallet API', () => {
     const btc = list[0];
     expect(btc).toMatchObject({ currency: 'BTC', isCrypto: true, isToken: false, totalAvailable: '0', onHold: '0' });
     expect(btc?.depositAddress).toMatch(/^bc1q[02-9ac-hj-np-z]{38}$/);
-    expect(isValidAddress('BITCOIN', btc?.depositAddress ?? '')).toBe(true);
-    expect(isValidAddress('ETHEREUM', list[1]?.depositAddress ?? '')).toBe(true);
-    expect(isValidAddress('TRON', list[2]?.depositAddress ?? '')).toBe(true);
+    expect(isValidAddress('BITCOIN', btc?.depositAddress ?? '', 'mainnet')).toBe(true);
+    expect(isValidAddress('ETHEREUM', list[1]?.depositAddress ?? '', 'mainnet')).toBe(true);
+    expect(isValidAddress('TRON', list[2]?.depositAddress ?? '', 'mainnet')).toBe(true);
     expect(list[2]?.isToken).toBe(true);
 
     await call(alice, 'POST', `/api/${alice.accountId}/account/currency`, { currency: 'TRX' });

@@ -20,7 +20,7 @@ import { broadcastWithdrawals, confirmWithdrawals, signWithdrawals } from '../..
  */
 // A BIP39 test vector nobody in this wallet owns: outside recipients.
 const OUTSIDE_SEED = mnemonicToSeedSync('letter advice cage absurd amount doctor acoustic avoid letter advice cage above');
-const outside = (index: number) => deriveAddress(OUTSIDE_SEED, 'BITCOIN', index);
+const outside = (index: number) => deriveAddress(OUTSIDE_SEED, 'BITCOIN', index, 'mainnet');
 
 type Row = { id: string; state: string; raw_tx: string | null; tx_hash: string | null; broadcast_attempts: number };
 
@@ -64,7 +64,7 @@ describe('the withdrawal worker with one bad withdrawal', () => {
 
   const fundedAccount = async (amount: string) => {
     const { accountId } = await createWalletAccount(database.pool);
-    await addAssets(database.pool, accountId, ['BTC'], custody.catalogue, custody.seed);
+    await addAssets(database.pool, accountId, ['BTC'], custody.catalogue, custody);
     const address = (await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === 'BTC')?.depositAddress ?? '';
     await custody.chain.send({ currency: 'BTC', toAddress: address, amount });
     await waitFor(`${amount} BTC credited`, async () => {
@@ -100,7 +100,7 @@ describe('the withdrawal worker with one bad withdrawal', () => {
     warnings.length = 0;
     testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
     ({ database, custody } = await openTestCustody(testDatabase.url));
-    service = createWithdrawalService({ pool: database.pool, chain: custody.chain, catalogue: custody.catalogue, settings: { fees: { BTC: '0.0001' }, blockedAddresses: [] } });
+    service = createWithdrawalService({ pool: database.pool, chain: custody.chain, addresses: custody.addresses, catalogue: custody.catalogue, settings: { fees: { BTC: '0.0001' }, blockedAddresses: [] } });
   });
   afterEach(async () => {
     if (database) expect(await auditFailures(database.pool)).toEqual([]);

@@ -22,7 +22,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PASSWORD = 'a long enough passphrase 42';
 // Another BIP39 test vector: addresses nobody in this wallet owns.
 const OUTSIDE_SEED = mnemonicToSeedSync('letter advice cage absurd amount doctor acoustic avoid letter advice cage above');
-const outside = (index: number) => deriveAddress(OUTSIDE_SEED, 'BITCOIN', index);
+const outside = (index: number) => deriveAddress(OUTSIDE_SEED, 'BITCOIN', index, 'mainnet');
 let blockedAddress = '';
 
 function client(url: () => string) {
@@ -73,7 +73,7 @@ describe('withdrawals', () => {
       DATABASE_URL: database.url,
       WALLET_SEED: TEST_MNEMONIC,
       DEVNET_BLOCK_MS: '100',
-      DEVNET_CONFIRMATIONS: 'BITCOIN:2',
+      CONFIRMATIONS: 'BITCOIN:2',
       WORKER_POLL_MS: '100',
       RATES_WALK_MS: '0',
       WITHDRAWAL_FEES: JSON.stringify({ BTC: '0.0001' }),
@@ -353,7 +353,7 @@ describe('a withdrawal worker killed between broadcast and completion', () => {
     WALLET_SEED: TEST_MNEMONIC,
     DEVNET_BLOCK_MS: '150',
     // Long enough between broadcast and completion to kill the worker in it.
-    DEVNET_CONFIRMATIONS: 'BITCOIN:12',
+    CONFIRMATIONS: 'BITCOIN:12',
     WORKER_POLL_MS: '100',
     RATES_WALK_MS: '0',
     WITHDRAWAL_FEES: JSON.stringify({ BTC: '0.0001' }),

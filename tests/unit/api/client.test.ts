@@ -88,6 +88,17 @@ describe('gateway client', () => {
     expect(state).toEqual({ reauths: 0, signedOut: 0 });
   });
 
+  it("keeps the gateway's Retry-After on the error (a passcode lockout's wait)", async () => {
+    setApiSession(fakeSession('token-1', null).session);
+    handler = (_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '30' });
+      res.end(JSON.stringify({ exceptionCode: 'B2C_USM0030', message: 'Too many wrong pin codes. Try again in 30 s' }));
+    };
+    expect(await failure(apiCall('/user/pinCode/validate', { method: 'POST', pincode: '0000' }))).toMatchObject({ code: 'B2C_USM0030', retryAfterSeconds: 30 });
+    handler = (_req, res) => json(res, 400, { exceptionCode: 'B2C_USM0031', message: 'Incorrect pin code' });
+    expect((await failure(apiCall('/user/pinCode/validate', { method: 'POST', pincode: '0000' }))).retryAfterSeconds).toBeUndefined();
+  });
+
   it('a 401 re-authenticates and retries once with the new token', async () => {
     const { session, state } = fakeSession('old', 'new');
     setApiSession(session);

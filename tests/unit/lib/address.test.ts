@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isAddressShapeValid, shortenAddress } from '../../../src/lib/address.ts';
 
 const valid = {
-  BITCOIN: ['bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy', 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx', 'mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn'],
+  BITCOIN: ['bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', 'BC1QCR8TE4KR609GCAWUTMRZA0J4XV80JY8Z306FYU', '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy'],
   ETHEREUM: ['0x9858EfFD232B4033E47d90003D41EC34EcaEda94', '0x9858effd232b4033e47d90003d41ec34ecaeda94'],
   TRON: ['TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH'],
   LITECOIN: ['ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh', 'LaMT348PWRnrqeeWArpwQPbuanpXDZGEUz'],
@@ -14,20 +14,43 @@ describe('address shapes (SPEC §5)', () => {
   it('accepts each network its own forms and refuses the others', () => {
     for (const [network, addresses] of Object.entries(valid)) {
       for (const address of addresses) {
-        expect(isAddressShapeValid(network, address), `${network} ${address}`).toBe(true);
-        expect(isAddressShapeValid('ALL', address), `ALL ${address}`).toBe(true);
+        expect(isAddressShapeValid(network, address, 'mainnet'), `${network} ${address}`).toBe(true);
+        expect(isAddressShapeValid('ALL', address, 'mainnet'), `ALL ${address}`).toBe(true);
       }
     }
-    expect(isAddressShapeValid('TRON', valid.ETHEREUM[0])).toBe(false);
-    expect(isAddressShapeValid('BITCOIN', valid.TRON[0])).toBe(false);
-    expect(isAddressShapeValid('DOGECOIN', valid.BITCOIN[1])).toBe(false);
-    expect(isAddressShapeValid('ETHEREUM', '0x123')).toBe(false);
-    expect(isAddressShapeValid('ALL', 'hello')).toBe(false);
+    expect(isAddressShapeValid('TRON', valid.ETHEREUM[0], 'mainnet')).toBe(false);
+    expect(isAddressShapeValid('BITCOIN', valid.TRON[0], 'mainnet')).toBe(false);
+    expect(isAddressShapeValid('DOGECOIN', valid.BITCOIN[1], 'mainnet')).toBe(false);
+    expect(isAddressShapeValid('ETHEREUM', '0x123', 'mainnet')).toBe(false);
+    expect(isAddressShapeValid('ALL', 'hello', 'mainnet')).toBe(false);
+  });
+
+  it('takes test and regtest forms exactly under their CHAIN_ENV', () => {
+    const testnet = ['tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx', 'mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn', '2MzQwSSnBHWHqSAqtTVQ6v47XtaisrJa1Vc'];
+    for (const address of testnet) {
+      expect(isAddressShapeValid('BITCOIN', address, 'testnet'), address).toBe(true);
+      expect(isAddressShapeValid('BITCOIN', address, 'mainnet'), address).toBe(false);
+    }
+    expect(isAddressShapeValid('BITCOIN', 'bcrt1q6rz28mcfaxtmd6v789l9rrlrusdprr9pq0xeyq', 'regtest')).toBe(true);
+    expect(isAddressShapeValid('BITCOIN', 'BCRT1Q6RZ28MCFAXTMD6V789L9RRLRUSDPRR9PQ0XEYQ', 'regtest')).toBe(true);
+    expect(isAddressShapeValid('BITCOIN', 'bcrt1Q6rz28mcfaxtmd6v789l9rrlrusdprr9pq0xeyq', 'regtest')).toBe(false);
+    expect(isAddressShapeValid('BITCOIN', valid.BITCOIN[0], 'regtest')).toBe(false);
+    expect(isAddressShapeValid('LITECOIN', 'rltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqxyp3q9', 'regtest')).toBe(true);
+    expect(isAddressShapeValid('LITECOIN', 'rltc1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqxyp3q9', 'testnet')).toBe(false);
+    expect(isAddressShapeValid('LITECOIN', valid.LITECOIN[0], 'regtest')).toBe(false);
+    expect(isAddressShapeValid('DOGECOIN', 'nbMFaHF9pjNoohS4fD1jefKBgDnETK9uPu', 'testnet')).toBe(true);
+    expect(isAddressShapeValid('DOGECOIN', valid.DOGECOIN[0], 'testnet')).toBe(false);
+    expect(isAddressShapeValid('TON', '0QAzWZa6nM5mJev91wGc7VCSfBoIsYRqKJpV78N8Add9-Vfd', 'testnet')).toBe(true);
+    expect(isAddressShapeValid('TON', valid.TON[0], 'testnet')).toBe(false);
+    expect(isAddressShapeValid('TON', valid.TON[2], 'testnet')).toBe(true);
+    expect(isAddressShapeValid('ETHEREUM', valid.ETHEREUM[0], 'regtest')).toBe(true);
+    expect(isAddressShapeValid('ALL', 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx', 'testnet')).toBe(true);
+    expect(isAddressShapeValid('ALL', 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx', 'mainnet')).toBe(false);
   });
 
   it('uses the Ethereum-style pattern for a network it does not know', () => {
-    expect(isAddressShapeValid('POLYGON', valid.ETHEREUM[0])).toBe(true);
-    expect(isAddressShapeValid('POLYGON', valid.TRON[0])).toBe(false);
+    expect(isAddressShapeValid('POLYGON', valid.ETHEREUM[0], 'mainnet')).toBe(true);
+    expect(isAddressShapeValid('POLYGON', valid.TRON[0], 'mainnet')).toBe(false);
   });
 
   it('shortens to the first part, dots and the last 4 (15 characters)', () => {

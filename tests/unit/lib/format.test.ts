@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dayGroupOf, formatCrypto, formatCryptoWithCode, formatDetailDate, formatFiat, formatTime, groupByDay, groupDigits, tickerOf } from '../../../src/lib/format.ts';
+import { dayGroupOf, formatCrypto, formatCryptoWithCode, formatDetailDate, formatFiat, formatTime, groupByDay, groupDigits, tickerOf, baseTickerOf, networkTagOf } from '../../../src/lib/format.ts';
+import { acceptTypedAmount, typedAmountFor } from '../../../src/lib/typed-amount.ts';
 
 describe('amount display (SPEC §5)', () => {
   it('shows crypto by the coin round, trailing zeros trimmed, zero as 0', () => {
@@ -36,9 +37,15 @@ describe('amount display (SPEC §5)', () => {
     expect(formatFiat('0.001', '$')).toBe('$0');
   });
 
-  it('names a token by its ticker', () => {
-    expect(tickerOf('USDT_TRX')).toBe('USDT');
+  it('names a token by its ticker, with its network where two assets share the ticker (issue 19 item 22)', () => {
+    expect(tickerOf('USDT_TRX')).toBe('USDT (TRC-20)');
+    expect(tickerOf('USDT_ETH')).toBe('USDT (ERC-20)');
+    expect(tickerOf('BTC_LNG')).toBe('BTC (Lightning)');
+    expect(tickerOf('USDC_ETH')).toBe('USDC');
     expect(tickerOf('BTC')).toBe('BTC');
+    expect(baseTickerOf('USDT_TRX')).toBe('USDT');
+    expect(networkTagOf('USDT_TRX')).toBe('TRC-20');
+    expect(networkTagOf('ETH')).toBeUndefined();
     expect(formatCryptoWithCode('0.015', 'BTC', 8)).toBe('0.015\u00a0BTC');
   });
 
@@ -75,5 +82,16 @@ describe('dates (SPEC §9)', () => {
     expect(formatDetailDate(at)).toBe('Mar 5, 2:07 PM');
     expect(formatDetailDate(at, 'ru')).toMatch(/^5 мар(т|\.), 14:07$/);
     expect(formatTime(at)).toBe('14:07');
+  });
+});
+
+describe('typed amounts (issue 19 item 8)', () => {
+  it("takes a comma as the point and shows the language's mark in the field", () => {
+    expect(acceptTypedAmount('1,5')).toBe('1.5');
+    expect(acceptTypedAmount('1.5')).toBe('1.5');
+    expect(acceptTypedAmount('1,5,')).toBeUndefined();
+    expect(acceptTypedAmount('123456789')).toBeUndefined();
+    expect(typedAmountFor('1.5', 'ru')).toBe('1,5');
+    expect(typedAmountFor('1.5', 'en')).toBe('1.5');
   });
 });

@@ -88,7 +88,8 @@ describe('asset page, receive and details', () => {
     const groups = asset.$historyGroups.get();
     expect(groups.map((g) => g.label)).toEqual(['Today', 'Yesterday', '20 February']);
     expect(groups[0]?.rows[0]).toMatchObject({ id: 'a', title: 'Receiving', sign: '+', amount: '0.01', time: '09:15', state: 'IN_PROGRESS' });
-    expect(groups[1]?.rows[0]).toMatchObject({ title: 'Failed to send', sign: '-', state: 'FAILED' });
+    // A failed one moved nothing: no sign (issue 19 item 11).
+    expect(groups[1]?.rows[0]).toMatchObject({ title: 'Failed to send', sign: '', state: 'FAILED' });
     expect(api.getTransactions).toHaveBeenCalledWith('acc-1', 'BTC');
     off();
   });
@@ -109,6 +110,24 @@ describe('asset page, receive and details', () => {
     await vi.advanceTimersByTimeAsync(BALANCE_POLL_MS);
     expect(asset.$asset.get()?.available).toBe('0.025');
     expect(asset.$historyGroups.get()[0]?.rows[0]).toMatchObject({ state: 'COMPLETED', title: 'Received' });
+    off();
+    offBalances();
+  });
+
+  it('reads the balances again when a history item changes state, so a purchase paid elsewhere shows at once', async () => {
+    balancesQuery.clear();
+    historyQuery.clear();
+    api.getAssets.mockResolvedValue([balance('BTC', '0', { depositAddress: ADDRESS })]);
+    api.getTransactions.mockResolvedValue({ result: [transaction({ state: 'IN_PROGRESS' })] });
+    $router.open('/home/asset/BTC');
+    const off = asset.$historyGroups.listen(() => {});
+    const offBalances = asset.$asset.listen(() => {});
+    await vi.waitFor(() => expect(asset.$historyGroups.get()[0]?.rows[0]?.state).toBe('IN_PROGRESS'));
+    api.getTransactions.mockResolvedValue({ result: [transaction({ state: 'COMPLETED' })] });
+    api.getAssets.mockResolvedValue([balance('BTC', '0.025', { depositAddress: ADDRESS })]);
+    // The history alone is read again (the user came back to the page): the balances follow without waiting for the poll.
+    await historyQuery.refetch({ account: 'acc-1', currency: 'BTC' });
+    await vi.waitFor(() => expect(asset.$asset.get()?.available).toBe('0.025'));
     off();
     offBalances();
   });

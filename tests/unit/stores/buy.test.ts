@@ -45,8 +45,17 @@ describe('the buy flow store', () => {
     expect(leadingMethod([card, other], null)).toBe(card);
   });
 
+  it('preselects the only payment method a quote offers, so Review order needs no extra tap', () => {
+    const single = applyQuote(state, 'from', { methods: [card], fixedRateId: 'r1' });
+    expect(single.method).toBe('CARD');
+    expect(canReviewBuy(single, null)).toBe(true);
+    expect(applyQuote(state, 'from', { methods: [card, other], fixedRateId: 'r1' }).method).toBeNull();
+  });
+
   it("puts the fiat field in error outside the method's limits with SPEC §5's message", () => {
-    expect(buyLimitProblem('9.99', card)).toEqual({ key: 'buy_limit_error', params: { min: '10', max: '5000', currency: 'USD' } });
+    expect(buyLimitProblem('9.99', card)).toEqual({ key: 'buy_limit_error', params: { min: '10', max: '5,000', currency: 'USD' } });
+    // Written as the labels are, in the user's language (issue 19 item 8).
+    expect(buyLimitProblem('9.99', { ...card, minLimit: '10.5' }, 'ru')?.params).toMatchObject({ min: '10,5', max: '5\u00a0000' });
     expect(buyLimitProblem('5000.01', card)).not.toBeNull();
     expect(buyLimitProblem('10', card)).toBeNull();
     expect(buyLimitProblem('5000', card)).toBeNull();

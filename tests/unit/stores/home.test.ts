@@ -49,6 +49,16 @@ describe('home: the asset list and total (SPEC §2, §5)', () => {
     expect(home.totalFiat([balance('USDT_TRX', '0.1'), balance('TRX', '0.2')], coins, { USDT_TRX: { USD: '1' }, TRX: { USD: '1' } }, 'USD')).toBe('0.3');
   });
 
+  it('says what hidden assets hold, so the total is never a surprise (issue 19 item 25)', () => {
+    const items = [balance('BTC', '0.1'), balance('TRX', '10'), balance('ETH', '0'), balance('DOGE', '5')];
+    expect(home.hiddenHoldings(items, coins, RATES, 'USD', ['TRX'])).toEqual({ value: '1.2' });
+    // Hidden but empty: nothing to say.
+    expect(home.hiddenHoldings(items, coins, RATES, 'USD', ['ETH'])).toBeUndefined();
+    expect(home.hiddenHoldings(items, coins, RATES, 'USD', [])).toBeUndefined();
+    // Held without a rate: it holds something, of a value not known yet.
+    expect(home.hiddenHoldings(items, coins, RATES, 'USD', ['TRX', 'DOGE'])).toEqual({ value: undefined });
+  });
+
   it('treats an asset without a rate as worth nothing in the sort and the total', () => {
     const rows = home.assetRows([balance('DOGE', '100'), balance('BTC', '0.001')], coins, RATES, 'USD');
     expect(rows.map((r) => [r.currency, r.fiatValue])).toEqual([

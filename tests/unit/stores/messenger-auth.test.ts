@@ -7,7 +7,7 @@ import { testPlatform } from '../../../src/platform/test.ts';
 import { $user, resetAuth, setIdentityClient, startAuth } from '../../../src/stores/auth.ts';
 import { MESSENGER_USER_KEY } from '../../../src/stores/messenger-startup.ts';
 import { $router } from '../../../src/stores/router.ts';
-import { appType, loadEvent } from '../../../src/stores/analytics-load.ts';
+import { appType, loadEvent } from '../../../src/stores/analytics.ts';
 
 const NOW_S = 1_900_000_000;
 
@@ -178,7 +178,7 @@ describe("the analytics 'load' event's app type (SPEC §3)", () => {
   it("is 'tg' inside the messenger and 'web' elsewhere", () => {
     setPlatform(testPlatform({ kind: 'tg' }));
     expect(appType()).toBe('tg');
-    expect(loadEvent('acc-1')).toEqual({ type: 'track', event: 'load', properties: { account: 'acc-1', appType: 'tg' } });
+    expect(loadEvent('acc-1')).toEqual({ event: 'load', properties: { account: 'acc-1', appType: 'tg' } });
     setPlatform(testPlatform({ kind: 'web' }));
     expect(appType()).toBe('web');
   });

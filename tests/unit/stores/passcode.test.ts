@@ -51,16 +51,33 @@ describe('passcode entry', () => {
     expect(action).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
     expect(action).toHaveBeenCalledWith('1345');
-    expect(entry.$state.get()).toEqual({ digits: '', busy: false, error: null });
+    expect(entry.$state.get()).toEqual({ digits: '', busy: false, error: null, waitSeconds: 0 });
   });
 
   it('clears the circles and shows the gateway’s message when the action is refused', async () => {
     const entry = createPasscodeEntry(() => Promise.reject(new WalletError('B2C_USM0030', 'Too many wrong pin codes. Try again in 30 s', { status: 429, fromServer: true })));
     type(entry, '0000');
     await vi.advanceTimersByTimeAsync(PASSCODE_SUBMIT_DELAY_MS);
-    expect(entry.$state.get()).toEqual({ digits: '', busy: false, error: 'Too many wrong pin codes. Try again in 30 s' });
+    expect(entry.$state.get()).toEqual({ digits: '', busy: false, error: 'Too many wrong pin codes. Try again in 30 s', waitSeconds: 0 });
     entry.press('1');
     expect(entry.$state.get().error).toBeNull();
+  });
+
+  it('after a lockout counts "Try again in 30 s" down with the keypad off, then takes digits again', async () => {
+    const action = vi.fn().mockRejectedValueOnce(new WalletError('B2C_USM0030', 'Too many wrong pin codes. Try again in 30 s', { status: 429, fromServer: true, retryAfterSeconds: 30 }));
+    const entry = createPasscodeEntry(action);
+    type(entry, '0000');
+    await vi.advanceTimersByTimeAsync(PASSCODE_SUBMIT_DELAY_MS);
+    expect(entry.$state.get()).toMatchObject({ digits: '', waitSeconds: 30, error: 'Try again in 30 s' });
+    entry.press('1');
+    expect(entry.$state.get().digits).toBe('');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(entry.$state.get()).toMatchObject({ waitSeconds: 20, error: 'Try again in 20 s' });
+    await vi.advanceTimersByTimeAsync(20_000);
+    expect(entry.$state.get()).toEqual({ digits: '', busy: false, error: null, waitSeconds: 0 });
+    entry.press('1');
+    expect(entry.$state.get().digits).toBe('1');
+    entry.dispose();
   });
 
   it('stops a pending submit when disposed', async () => {
@@ -143,7 +160,14 @@ describe('passcode flows', () => {
   it('biometric toggle: on when granted, else settings if asked before, else asks', async () => {
     profile(true);
     const biometry = { supported: () => true, granted: vi.fn(() => false), requested: vi.fn(() => false), requestAccess: vi.fn(async () => true), openSettings: vi.fn() };
-    setPlatform(testPlatform({ biometry }));
+    // SPEC §4: one mobile platform (iOS) inside the mini app; not Android, not Telegram Desktop, not the web.
+    setPlatform(testPlatform({ biometry, kind: 'tg', client: 'android' }));
+    expect(passcode.biometryAvailable()).toBe(false);
+    setPlatform(testPlatform({ biometry, kind: 'tg', client: 'tdesktop' }));
+    expect(passcode.biometryAvailable()).toBe(false);
+    setPlatform(testPlatform({ biometry, kind: 'web', client: 'ios' }));
+    expect(passcode.biometryAvailable()).toBe(false);
+    setPlatform(testPlatform({ biometry, kind: 'tg', client: 'ios' }));
     expect(passcode.biometryAvailable()).toBe(true);
     $faceIdEnabled.set(false);
     await passcode.toggleBiometry(true);

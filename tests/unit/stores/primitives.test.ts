@@ -86,3 +86,43 @@ describe('flow', () => {
     off();
   });
 });
+
+describe('resume (an order in flight across a reload)', () => {
+  it('brings back what was kept for the same account, forgets another account’s or a stale one', async () => {
+    const { createResume, RESUME_MAX_AGE_MS } = await import('../../../src/stores/primitives/resume.ts');
+    let clock = 1_000;
+    const resume = createResume<{ order: string }>('test', () => clock);
+    const restored: string[] = [];
+    let forgotten = 0;
+    const restore = ($account: ReturnType<typeof atom<string | null>>) =>
+      resume.restore(
+        $account,
+        (kept) => restored.push(kept.order),
+        () => (forgotten += 1),
+      );
+
+    resume.save('acc-1', { order: 'o-1' });
+    restore(atom<string | null>('acc-1'))();
+    expect(restored).toEqual(['o-1']);
+
+    // The profile is not known yet after a reload: restored at once, undone when another account shows up.
+    const $late = atom<string | null>(null);
+    const stop = restore($late);
+    expect(restored).toEqual(['o-1', 'o-1']);
+    $late.set('acc-2');
+    expect(forgotten).toBe(1);
+    stop();
+    restore(atom<string | null>('acc-1'))();
+    expect(restored).toHaveLength(2);
+
+    resume.save('acc-1', { order: 'o-2' });
+    clock += RESUME_MAX_AGE_MS + 1;
+    restore(atom<string | null>('acc-1'))();
+    expect(restored).toHaveLength(2);
+
+    resume.save('acc-1', { order: 'o-3' });
+    resume.save('acc-1', undefined);
+    restore(atom<string | null>('acc-1'))();
+    expect(restored).toHaveLength(2);
+  });
+});

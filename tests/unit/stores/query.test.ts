@@ -80,6 +80,37 @@ describe('loading lists (SPEC §4)', () => {
     expect(load).toHaveBeenCalledTimes(4);
   });
 
+  it('loads again when the page comes back into view (focus, tab shown, back-forward cache), only while read', async () => {
+    const document = Object.assign(new EventTarget(), { visibilityState: 'visible' });
+    vi.stubGlobal('window', Object.assign(new EventTarget(), { document }));
+    try {
+      const load = vi.fn(async () => 'ok');
+      const query = createQuery({ key: () => 'one', load, refetchOnFocus: true });
+      const off = query.watch(atom<null | true>(true)).listen(() => {});
+      await flush();
+      expect(load).toHaveBeenCalledTimes(1);
+      window.dispatchEvent(new Event('focus'));
+      await flush();
+      window.dispatchEvent(new Event('pageshow'));
+      await flush();
+      document.dispatchEvent(new Event('visibilitychange'));
+      await flush();
+      expect(load).toHaveBeenCalledTimes(4);
+      document.visibilityState = 'hidden';
+      document.dispatchEvent(new Event('visibilitychange'));
+      await flush();
+      expect(load).toHaveBeenCalledTimes(4);
+      off();
+      // nanostores unmounts a store 1 s after its last reader left.
+      await vi.advanceTimersByTimeAsync(1_100);
+      window.dispatchEvent(new Event('focus'));
+      await flush();
+      expect(load).toHaveBeenCalledTimes(4);
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+
   it('follows the arguments and shows nothing without them', async () => {
     const query = createQuery({ key: (c: string) => c, load: async (c: string) => c.toLowerCase() });
     const $args = atom<string | null>(null);

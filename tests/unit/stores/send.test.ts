@@ -35,11 +35,13 @@ const VALID = { checkResult: 'VALID', belongsToSameUser: false, accountType: 'B2
 const FEE = { currency: 'BTC', feeCurrency: 'BTC', fee: '0.0001', amount: '100', receiveAmount: '99.9999', internal: false };
 
 describe('send rules', () => {
-  const base = { address: OUTSIDE, network: 'BITCOIN', check: undefined, checkedAddress: '', amount: '0.01', balance: '0.05', fee: FEE, ticker: 'BTC' };
+  const base = { address: OUTSIDE, network: 'BITCOIN', chainEnv: 'mainnet' as const, check: undefined, checkedAddress: '', amount: '0.01', balance: '0.05', fee: FEE, ticker: 'BTC' };
 
   it('checks the address shape at once, then what the server says of it', () => {
     expect(store.sendProblemsOf({ ...base, address: 'bc1-nope' }).address).toBe('send_error_wrong_address');
     expect(store.sendProblemsOf({ ...base, network: 'TRON' }).address).toBe('send_error_wrong_address');
+    // A mainnet address where the gateway announces regtest (CHAIN_ENV) is refused at once.
+    expect(store.sendProblemsOf({ ...base, chainEnv: 'regtest' }).address).toBe('send_error_wrong_address');
     expect(store.sendProblemsOf(base).address).toBeNull();
     const said = (check: object) => store.sendProblemsOf({ ...base, check: { ...VALID, ...check } as never, checkedAddress: OUTSIDE }).address;
     expect(said({ checkResult: 'INVALID' })).toBe('send_error_wrong_address');
@@ -104,6 +106,14 @@ describe('the send form', () => {
     expect(store.$sendForm.get().amount).toBe('');
     store.fillMax();
     expect(store.$sendForm.get().amount).toBe('0.05');
+    // Max fills the whole balance: the recipient gets it less the network fee (issue 19 item 24).
+    const offGets = store.$sendRecipientGets.listen(() => {});
+    expect(store.$sendRecipientGets.get()).toBe('0.0499');
+    store.typeSendAmount('0,01');
+    expect(store.$sendRecipientGets.get()).toBe('0.0099');
+    store.typeSendAmount('0');
+    expect(store.$sendRecipientGets.get()).toBeNull();
+    offGets();
     store.typeSendAmount('0,01');
     expect(store.$canContinueSend.get()).toBe(false);
     store.typeAddress(OUTSIDE);

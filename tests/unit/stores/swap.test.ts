@@ -111,7 +111,8 @@ describe('the order form', () => {
     expect(api.preCalculateSwap).toHaveBeenCalledTimes(1);
     expect(api.preCalculateSwap.mock.calls[0]?.[1]).toEqual({ sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.001' });
     await vi.advanceTimersByTimeAsync(0);
-    expect(swap.$swapForm.get()).toMatchObject({ sourceAmount: '0.001', destinationAmount: '64.675', typed: 'source', quoting: false });
+    // What the user gets shows by USDT's round (2), rounded down (issue 19 item 8).
+    expect(swap.$swapForm.get()).toMatchObject({ sourceAmount: '0.001', destinationAmount: '64.67', typed: 'source', quoting: false });
     expect(swap.$canContinue.get()).toBe(true);
 
     swap.typeAmount('destination', '100,5');
@@ -148,7 +149,7 @@ describe('the order form', () => {
     expect(swap.$canReverse.get()).toBe(true);
     swap.reversePair();
     expect($swapSelection.get()).toMatchObject({ from: 'USDT_TRX', to: 'BTC' });
-    expect(swap.$swapForm.get()).toMatchObject({ sourceAmount: '64.675', destinationAmount: '0.001', typed: 'destination' });
+    expect(swap.$swapForm.get()).toMatchObject({ sourceAmount: '64.67', destinationAmount: '0.001', typed: 'destination' });
     $swapSelection.set({ from: 'ETH', to: 'BTC', fresh: false });
     expect(swap.$canReverse.get()).toBe(false);
     swap.reversePair();

@@ -4,6 +4,7 @@ import { coinMap } from '../../../src/stores/catalogue.ts';
 import { detailRows, movementOf, titleKeyOf } from '../../../src/stores/transactions.ts';
 import type { Transaction } from '../../../src/api/wallet.ts';
 import { CATALOGUE, transaction } from './wallet-fixtures.ts';
+import RU from '../../../i18n/ru.json' with { type: 'json' };
 
 const t = (key: MessageKey, params?: Record<string, string | number>) => format(english[key], params);
 const coins = coinMap(CATALOGUE.crypto);
@@ -39,6 +40,11 @@ describe('the movement a history row shows', () => {
     expect(movementOf(swap, 'BTC')).toEqual({ sign: '-', amount: '0.01', currency: 'BTC' });
     expect(movementOf(swap, 'USDT_TRX')).toEqual({ sign: '+', amount: '650.5', currency: 'USDT_TRX' });
   });
+
+  it('gives a failed one no sign: a declined purchase never reads +29.56 USDC', () => {
+    const declined = transaction({ transactionType: 'FIAT_DEPOSIT', state: 'FAILED', currency: 'USDT_TRX', amount: '29.56' });
+    expect(movementOf(declined, 'USDT_TRX')).toEqual({ sign: '', amount: '29.56', currency: 'USDT_TRX' });
+  });
 });
 
 describe('transaction details (SPEC §3)', () => {
@@ -60,7 +66,40 @@ describe('transaction details (SPEC §3)', () => {
     expect(pending[2]).toMatchObject({ label: 'tx_detail_confirmations', value: '1 of 3' });
     const failed = detailRows(transaction({ state: 'FAILED', failureReason: 'Rejected by the network' }), coins, 'en', t);
     expect(failed[1]).toMatchObject({ value: 'Failed', tone: 'error' });
-    expect(failed[2]).toMatchObject({ label: 'tx_detail_failure', value: 'Rejected by the network' });
+    // The server's English never shows: an unknown reason reads as its type's failure, in the user's language.
+    expect(failed[2]).toMatchObject({ label: 'tx_detail_failure', value: 'The deposit was not credited.', tone: 'error' });
+  });
+
+  it("translates a failed withdrawal's reason code and shows no network fee that was not charged", () => {
+    const ru = (key: MessageKey, params?: Record<string, string | number>) => format((RU as Record<string, string>)[key] ?? english[key], params);
+    const failed = transaction({ direction: 'WITHDRAWAL', transactionType: 'WITHDRAWAL', state: 'FAILED', fee: '0.0001', serviceFee: '0.0001', failureReason: 'DROPPED' });
+    const rows = detailRows(failed, coins, 'ru', ru);
+    expect(rows.find((row) => row.label === 'tx_detail_failure')?.value).toBe(RU.tx_failure_dropped);
+    expect(labels(rows)).not.toContain('tx_detail_fee');
+    expect(labels(rows)).not.toContain('tx_detail_service_fee');
+    expect(detailRows({ ...failed, failureReason: 'REJECTED' }, coins, 'en', t).find((row) => row.label === 'tx_detail_failure')?.value).toMatch(/^The network refused the transaction/);
+  });
+
+  it('shows a swap without a network and its spread as a service fee, from both sides', () => {
+    const swap = transaction({ transactionType: 'EXCHANGE', fromCurrency: 'BTC', toCurrency: 'USDT_TRX', fromAmount: '0.002', toAmount: '135.79', fee: '0.68', feeCurrency: 'USDT_TRX', from: null, to: null });
+    const rows = detailRows(swap, coins, 'en', t);
+    expect(labels(rows)).not.toContain('tx_detail_network');
+    expect(labels(rows)).not.toContain('tx_detail_fee');
+    expect(rows.find((row) => row.label === 'tx_detail_service_fee')?.value).toBe('0.68\u00a0USDT (TRC-20)');
+  });
+
+  it("shows a sale's roubles and its card, and a purchase's fiat with its symbol", () => {
+    const sale = transaction({ transactionType: 'C2F', direction: 'WITHDRAWAL', currency: 'USDT_TRX', amount: '150', fromCurrency: 'USDT_TRX', toCurrency: 'RUB', fromAmount: '150', toAmount: '11683.24', fiatCurrency: 'RUB', exchangeRate: '77.888', to: '427638******0001', recipientAddress: '427638******0001', from: null, hash: null });
+    const rows = detailRows(sale, coins, 'en', t);
+    expect(rows.find((row) => row.label === 'tx_detail_got')?.value).toBe('₽11,683.24');
+    expect(rows.find((row) => row.label === 'tx_detail_card')?.value).toBe('4276 38** **** 0001');
+    expect(labels(rows)).not.toContain('tx_detail_recipient_address');
+    expect(rows.find((row) => row.label === 'tx_detail_rate')?.value).toBe('1 USDT (TRC-20) = ₽77.89');
+    const declined = transaction({ transactionType: 'FIAT_DEPOSIT', state: 'FAILED', currency: 'USDT_TRX', amount: '29.56', fromCurrency: 'USD', toCurrency: 'USDT_TRX', fromAmount: '100', toAmount: '29.56', from: null, to: null, hash: null });
+    const bought = detailRows(declined, coins, 'en', t);
+    expect(bought.find((row) => row.label === 'tx_detail_to_pay')?.value).toBe('$100.00');
+    expect(labels(bought)).not.toContain('tx_detail_got');
+    expect(bought.find((row) => row.label === 'tx_detail_failure')?.value).toMatch(/^The card payment did not go through/);
   });
 
   it('shows a fee the gateway repeats as the service fee once', () => {
@@ -95,8 +134,8 @@ describe('transaction details (SPEC §3)', () => {
     const swap = transaction({ transactionType: 'EXCHANGE', fromCurrency: 'BTC', toCurrency: 'USDT_TRX', fromAmount: '0.01', toAmount: '650.5', exchangeRate: '65050', from: null, to: null });
     const swapRows = detailRows(swap, coins, 'en', t);
     expect(swapRows.find((row) => row.label === 'tx_detail_paid')?.value).toBe('0.01\u00a0BTC');
-    expect(swapRows.find((row) => row.label === 'tx_detail_got')?.value).toBe('650.5\u00a0USDT');
-    expect(swapRows.find((row) => row.label === 'tx_detail_rate')?.value).toBe('1 BTC = 65050 USDT');
+    expect(swapRows.find((row) => row.label === 'tx_detail_got')?.value).toBe('650.5\u00a0USDT (TRC-20)');
+    expect(swapRows.find((row) => row.label === 'tx_detail_rate')?.value).toBe('1 BTC = 65,050 USDT (TRC-20)');
   });
 
   it('never links a hash to anything but a web address', () => {

@@ -13,11 +13,11 @@ import { initDevnetChains, insertDevnetTransfer } from './devnet-clock.ts';
 import { createDevnetNode, DevnetError, devnetTarget } from './devnet-node.ts';
 import { createDevnetReader } from './devnet-reader.ts';
 import { createDevnetSigner, type DevnetSigner } from './devnet-signer.ts';
-import type { ChainAdapter, ChainAddressing, DevnetControls } from './port.ts';
+import { ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type DevnetControls } from './port.ts';
 
 export { DevnetError } from './devnet-node.ts';
 
-/** Confirmations a deposit waits for on each devnet network unless DEVNET_CONFIRMATIONS says otherwise. */
+/** Confirmations a deposit waits for on each devnet network unless CONFIRMATIONS says otherwise. */
 export const DEVNET_DEFAULT_CONFIRMATIONS: Record<Network, number> = { BITCOIN: 2, LITECOIN: 4, DOGECOIN: 6, ETHEREUM: 12, TRON: 19, TON: 1 };
 
 // A fixed, public devnet-only mnemonic (a BIP39 test vector): the sender of faucet deposits, never a user's key.
@@ -48,6 +48,8 @@ export function createDevnet(pool: pg.Pool, options: DevnetOptions): DevnetChain
     networks: NETWORKS,
     requiredConfirmations: (network) => confirmations[network],
     explorerUrl: () => explorer,
+    // The devnet keeps transfers, not balances per address: there is nothing to set against the ledger.
+    holdings: () => Promise.reject(new ChainUnsupportedError('the devnet keeps no on-chain balances')),
     ...createDevnetReader(pool, { explorer, confirmations }),
     ...createDevnetNode(pool, { hotWallet, addresses: options.addresses, init }),
     init,

@@ -9,13 +9,15 @@
 import type pg from 'pg';
 import { NETWORKS, type Network } from '../../../lib/currencies.ts';
 import { createDevnet, isDevnet, type DevnetChain } from './devnet.ts';
-import { ChainOffError, type ChainAdapter, type ChainAddressing, type SweepSource } from './port.ts';
+import { createTronAdapter } from './tron/adapter.ts';
+import { createTonAdapter } from './ton/adapter.ts';
+import { createEvmAdapter } from './evm/adapter.ts';
+import { createUtxoAdapter } from './utxo/adapter.ts';
+import { UTXO_NETWORKS } from './utxo/networks.ts';
+import { ChainOffError, ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type ChainSettings, type SweepSource } from './port.ts';
 
-/** What the chain adapters need (composition maps CHAINS, DEVNET_* and the custody's seed onto it). */
-export type ChainsOptions = {
-  mode: 'devnet' | 'off';
-  blockMs: number;
-  confirmations: Partial<Record<Network, number>>;
+/** What the chain adapters need: the chains' settings (config-chains.ts), the custody's seed and address rules. */
+export type ChainsOptions = ChainSettings & {
   publicUrl: string;
   seed: Uint8Array;
   /** The custody's address rules (derivation paths, formats), owned by the domain. */
@@ -31,6 +33,39 @@ export type ChainAdapterEntry = {
 
 /** Adapters in order of preference: a network goes to the first that offers it. */
 export const CHAIN_ADAPTERS: readonly ChainAdapterEntry[] = [
+  {
+    name: 'ethereum-rpc',
+    networks: (options) => (options.evm.rpcUrl ? ['ETHEREUM'] : []),
+    open: (pool, options) =>
+      createEvmAdapter(pool, {
+        rpcUrl: options.evm.rpcUrl ?? '',
+        env: options.env,
+        tokens: options.evm.tokens,
+        confirmations: options.confirmations.ETHEREUM,
+        replaceAfterBlocks: options.evm.replaceAfterBlocks,
+        seed: options.seed,
+        addresses: options.addresses,
+      }),
+  },
+  {
+    // Bitcoin, Litecoin and Dogecoin on Bitcoin Core–style nodes: the networks whose *_RPC_URL is set.
+    name: 'utxo-node',
+    networks: (options) => UTXO_NETWORKS.filter((network) => options.utxo.nodes[network] !== undefined),
+    open: (pool, options) =>
+      createUtxoAdapter(pool, { env: options.env, seed: options.seed, addresses: options.addresses, confirmations: options.confirmations, ...options.utxo }),
+  },
+  {
+    name: 'tron',
+    networks: (options) => (options.tron.apiUrl ? ['TRON'] : []),
+    open: (pool, options) =>
+      createTronAdapter(pool, { ...options.tron, apiUrl: options.tron.apiUrl ?? '', confirmations: options.confirmations.TRON, env: options.env, seed: options.seed, addresses: options.addresses }),
+  },
+  {
+    name: 'toncenter',
+    networks: (options) => (options.ton.apiUrl ? ['TON'] : []),
+    open: (pool, options) =>
+      createTonAdapter(pool, { apiUrl: options.ton.apiUrl ?? '', apiKey: options.ton.apiKey, env: options.env, seed: options.seed, addresses: options.addresses, confirmations: options.confirmations.TON }),
+  },
   {
     name: 'devnet',
     networks: (options) => (options.mode === 'devnet' ? NETWORKS : []),
@@ -81,8 +116,16 @@ export function routeChains(byNetwork: Partial<Record<Network, ChainAdapter>>): 
     hotWalletAddress: async (network) => adapter(network).hotWalletAddress(network),
     signWithdrawal: async (order) => adapter(order.network).signWithdrawal(order),
     broadcast: async (network, rawTx) => adapter(network).broadcast(network, rawTx),
+    accountState: async (network, address) => (await adapter(network).accountState?.(network, address)) ?? 'UNKNOWN',
     estimateFee: async (query) => adapter(query.network).estimateFee(query),
     replaceByFee: async (stuck, fee) => adapter(stuck.order.network).replaceByFee(stuck, fee),
+    replaceAfterBlocks: (network) => byNetwork[network]?.replaceAfterBlocks?.(network),
+    tipHeight: async (network) => {
+      const found = adapter(network);
+      if (!found.tipHeight) throw new ChainUnsupportedError(`${network}'s adapter does not tell its height`);
+      return found.tipHeight(network);
+    },
+    holdings: async (network) => adapter(network).holdings(network),
     collection: {
       // An off network sweeps nothing: there is nobody to ask.
       sweeps: (network) => byNetwork[network]?.collection.sweeps(network) ?? false,

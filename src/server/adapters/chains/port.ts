@@ -8,7 +8,7 @@
  * `ChainAdapter` is all of them: what one network family implements (devnet.ts inside the process; UTXO, EVM, TON
  * and TRON adapters on real nodes) and what open.ts registers per network. The domain uses the narrower ports.
  */
-import type { Network } from '../../../lib/currencies.ts';
+import type { ChainEnv as SharedChainEnv, Network } from '../../../lib/currencies.ts';
 
 /** A transfer of one currency to one address, as one output of one transaction. */
 export type ChainTransfer = {
@@ -27,7 +27,17 @@ export type ChainTransfer = {
 export type TransferRef = { txHash: string; outputIndex: number };
 
 /** Where a transfer stands now: confirmations (0 in the mempool), or dropped from the chain. */
-export type TransferStatus = { state: 'SEEN'; blockHeight: number | null; confirmations: number } | { state: 'DROPPED' };
+/**
+ * Where a transfer stands now: confirmations (0 in the mempool), dropped from the chain, or mined but failed. `fee` is what the
+ * transaction paid the network, in atomic units of the network's own coin, once the adapter knows it (a mined
+ * withdrawal's or sweep's: UTXO inputs less outputs, EVM gas used × effective price); the worker books it to
+ * NETWORK_FEES.
+ */
+export type TransferStatus =
+  | { state: 'SEEN'; blockHeight: number | null; confirmations: number; fee?: bigint | undefined }
+  | { state: 'DROPPED' }
+  /** Mined but it did nothing (an EVM revert, a TON transaction whose action phase failed): the fee is spent. */
+  | { state: 'FAILED'; blockHeight: number; fee?: bigint | undefined; reason: string };
 
 /** A block by height and hash: where a scan stopped, so the next one can tell whether it is still on the chain. */
 export type BlockRef = { height: number; hash: string };
@@ -60,7 +70,10 @@ export type ChainPort = {
   scan(network: Network, cursor: string | null, limit: number): Promise<ScanBatch>;
   /** Where each transfer stands now, by transaction hash and output: confirmations, or DROPPED when no chain has it. */
   status(network: Network, transfers: readonly TransferRef[]): Promise<Map<string, TransferStatus>>;
-  /** The explorer link of a transaction (`{tx}` placeholder), when this chain has its own explorer. */
+  /**
+   * The explorer link of a transaction (`{tx}` placeholder), when this adapter has its own (the devnet's); a real
+   * adapter answers undefined and the catalogue links the network's public explorer for CHAIN_ENV (none on regtest).
+   */
   explorerUrl(network: Network): string | undefined;
 };
 
@@ -90,7 +103,49 @@ export type WithdrawalChainPort = ChainPort & {
   hotWalletAddress(network: Network): Promise<string>;
   signWithdrawal(order: WithdrawalOrder): Promise<SignedWithdrawal>;
   broadcast(network: Network, rawTx: string): Promise<{ txHash: string }>;
+  /**
+   * Whether a recipient's account has code on the chain (TON: a bounceable transfer to an undeployed wallet comes
+   * back). Adapters that cannot tell (the devnet) leave it out: the router answers UNKNOWN.
+   */
+  accountState?(network: Network, address: string): Promise<RecipientState>;
 };
+
+/** What `accountState` knows of a recipient: deployed, not (uninit, nonexist, frozen), or nothing. */
+export type RecipientState = 'ACTIVE' | 'UNINITIALISED' | 'UNKNOWN';
+
+
+/** Address formats, chain ids and explorer links (CHAIN_ENV); defined beside the catalogue, which the browser shares. */
+export type ChainEnv = SharedChainEnv;
+
+/**
+ * The chains' settings, from configuration (config-chains.ts: CHAINS, CHAIN_ENV, CONFIRMATIONS, MIN_DEPOSIT, the nodes'
+ * URLs): which adapter runs each network and how.
+ */
+export type ChainSettings = Readonly<{
+  /** The stand-in for networks without a node: the simulated devnet (never in production) or none. */
+  mode: 'devnet' | 'off';
+  /** Address formats, chain ids and explorer links: mainnet, testnet or regtest (no explorer). */
+  env: ChainEnv;
+  blockMs: number;
+  /** CONFIRMATIONS: after how many a deposit (and a withdrawal) counts, per network; unset ones keep the adapter's default. */
+  confirmations: Partial<Record<Network, number>>;
+  /** MIN_DEPOSIT: per currency, atomic units below which a deposit is recorded but not credited. */
+  minDeposit: Readonly<Record<string, bigint>>;
+  /** Bitcoin Core–style JSON-RPC nodes (http://user:password@host:port), per UTXO network. */
+  utxo: Readonly<{
+    nodes: Partial<Record<'BITCOIN' | 'LITECOIN' | 'DOGECOIN', string>>;
+    /** FEE_RATE_FALLBACK: sat/vB (DOGECOIN: koinu/vB) when the node estimates nothing. */
+    feeRateFallback: Partial<Record<'BITCOIN' | 'LITECOIN' | 'DOGECOIN', bigint>>;
+    /** RBF_AFTER_BLOCKS: blocks a withdrawal may wait unmined before it is replaced by fee (BIP125). */
+    rbfAfterBlocks: number;
+  }>;
+  /** An Ethereum JSON-RPC node (http or ws) and the ERC-20 contracts per currency. */
+  evm: Readonly<{ rpcUrl: string | undefined; tokens: Readonly<Record<string, string>>; replaceAfterBlocks: number }>;
+  /** A toncenter-compatible HTTP API (v3 reading, v2 sending). */
+  ton: Readonly<{ apiUrl: string | undefined; apiKey: string | undefined }>;
+  /** A TronGrid-compatible full-node HTTP API and the TRC-20 contracts per currency. */
+  tron: Readonly<{ apiUrl: string | undefined; apiKey: string | undefined; tokens: Readonly<Record<string, string>> }>;
+}>;
 
 export function transferKey(ref: TransferRef): string {
   return `${ref.txHash}:${ref.outputIndex}`;
@@ -142,6 +197,13 @@ export type HotWalletFees = {
    * replacement (TON, TRON).
    */
   replaceByFee(stuck: StuckWithdrawal, fee: FeeEstimate): Promise<SignedWithdrawal>;
+  /**
+   * After how many blocks a broadcast transaction still unmined on `network` is replaced (`replaceByFee`); undefined
+   * (or absent): never. The withdrawal worker counts the blocks with `tipHeight`.
+   */
+  replaceAfterBlocks?(network: Network): number | undefined;
+  /** The height of the network's best chain now (where `replaceAfterBlocks` is defined). */
+  tipHeight?(network: Network): Promise<number>;
 };
 
 /** A deposit address holding money that should move to the hot wallet. */
@@ -187,10 +249,25 @@ export type ChainAddressing = {
   isValid(network: Network, address: string): boolean;
   /** The BIP32 path of derivation `index` (secp256k1 networks; TON derives SLIP-10 ed25519 on m/44'/607'/index'). */
   path(network: Network, index: number): string;
+  /** A UTXO network's address parameters under CHAIN_ENV (@scure/btc-signer's NETWORK shape), to build and decode its scripts. */
+  utxoParams(network: UtxoNetwork): UtxoParams;
+};
+
+export type UtxoNetwork = 'BITCOIN' | 'LITECOIN' | 'DOGECOIN';
+/** Bech32 human-readable part, base58 version bytes of key-hash and script-hash addresses, and WIF's. */
+export type UtxoParams = Readonly<{ bech32: string; pubKeyHash: number; scriptHash: number; wif: number }>;
+
+/** What the chain shows the custody holding (`npm run custody -- balances` sets it against the ledger). */
+export type CustodyHoldings = {
+  /**
+   * Confirmed atomic units per currency of `network` on every address of the custody (deposit addresses, change,
+   * the hot wallet). Throws ChainUnsupportedError where the adapter keeps no balances (the devnet).
+   */
+  holdings(network: Network): Promise<Record<string, bigint>>;
 };
 
 /** Everything one adapter implements for the networks it runs; open.ts registers adapters and routes by network. */
-export type ChainAdapter = WithdrawalChainPort & HotWalletFees & { collection: CollectionPort };
+export type ChainAdapter = WithdrawalChainPort & HotWalletFees & CustodyHoldings & { collection: CollectionPort };
 
 /** How the devnet fails the next broadcast to an address: REJECT refuses it, DROP accepts it and never mines it. */
 export type DevnetFailureMode = 'REJECT' | 'DROP';

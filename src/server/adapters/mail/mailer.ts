@@ -14,12 +14,12 @@ export function createMailer(options: { db: Db; log: Logger; smtpUrl: string | u
   const transport = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : undefined;
   return {
     async send(mail) {
-      const rendered = renderMail(mail.kind, mail.language, mail.link);
+      const rendered = renderMail(mail.kind, mail.language, mail.link, mail.text);
       let status: 'outbox' | 'sent' | 'failed' = 'outbox';
       let error: string | null = null;
       if (transport) {
         try {
-          await transport.sendMail({ from: options.from, to: mail.to, subject: rendered.subject, text: rendered.text, html: rendered.html });
+          await transport.sendMail({ from: options.from, to: mail.to, replyTo: mail.replyTo, subject: rendered.subject, text: rendered.text, html: rendered.html });
           status = 'sent';
         } catch (cause) {
           status = 'failed';
@@ -32,7 +32,8 @@ export function createMailer(options: { db: Db; log: Logger; smtpUrl: string | u
         options.log.info({ to: mail.to, kind: mail.kind, link: mail.link }, 'mail kept in the outbox (no SMTP_URL)');
       }
       const devMailbox = !transport && !options.production;
-      const kept = devMailbox ? rendered : renderMail(mail.kind, mail.language, isCodeMail(mail.kind) ? '[code removed]' : '[link removed]');
+      // Feedback carries no link or code to replay: it is kept as written.
+      const kept = devMailbox || mail.kind === 'feedback' ? rendered : renderMail(mail.kind, mail.language, isCodeMail(mail.kind) ? '[code removed]' : '[link removed]');
       await options.db.insert(mailOutbox).values({ recipient: mail.to, subject: kept.subject, text: kept.text, html: kept.html, kind: mail.kind, status, error });
     },
     close() {

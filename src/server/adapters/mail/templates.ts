@@ -4,7 +4,7 @@ export type RenderedMail = { subject: string; text: string; html: string };
 
 type Texts = { subject: string; greeting: string; body: string; action: string; expiry: string; ignore: string };
 
-const TEXTS: Record<Exclude<MailKind, CodeMailKind>, Record<MailLanguage, Texts>> = {
+const TEXTS: Record<Exclude<MailKind, CodeMailKind | 'feedback'>, Record<MailLanguage, Texts>> = {
   confirm_email: {
     ENG: {
       subject: 'Confirm your e-mail address',
@@ -175,8 +175,9 @@ function escapeHtml(value: string): string {
 }
 
 /** One mail in the user's language, as plain text and as HTML carrying the same link. */
-export function renderMail(kind: MailKind, language: MailLanguage, link: string): RenderedMail {
+export function renderMail(kind: MailKind, language: MailLanguage, link: string, body = ''): RenderedMail {
   if (isCodeMail(kind)) return renderCodeMail(kind, language, link);
+  if (kind === 'feedback') return renderFeedbackMail(link, body);
   const t = TEXTS[kind][language];
   const text = [t.greeting, '', t.body, link, '', t.expiry, t.ignore, ''].join('\n');
   const safeLink = escapeHtml(link);
@@ -191,4 +192,18 @@ export function renderMail(kind: MailKind, language: MailLanguage, link: string)
 </body></html>
 `;
   return { subject: t.subject, text, html };
+}
+
+/** A user's feedback for support (always in English: it is read by the team, answered in the user's language). */
+function renderFeedbackMail(from: string, body: string): RenderedMail {
+  const subject = `Wallet feedback from ${from}`;
+  const text = [`Feedback from ${from}:`, '', body, ''].join('\n');
+  const html = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(subject)}</title></head>
+<body style="font-family:system-ui,sans-serif;color:#202025;max-width:540px;margin:0 auto;padding:24px">
+<p>Feedback from ${escapeHtml(from)}:</p>
+<p style="white-space:pre-wrap">${escapeHtml(body)}</p>
+</body></html>
+`;
+  return { subject, text, html };
 }

@@ -9,6 +9,10 @@ const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 /**
  * A transfer seen on a chain to one of our deposit addresses. Unique per chain output, so a deposit seen
  * twice, or by two workers at once, is one row, credited once (state PENDING → CREDITED in one transaction).
+ * PENDING → FAILED when its transaction left the chain (→ PENDING again if it is mined again); BELOW_MINIMUM is
+ * recorded, never credited (MIN_DEPOSIT). A CREDITED one a reorganisation put in doubt (`in_doubt_since`) that left
+ * the chain becomes REVERSED (the credit taken back) or, when the balance no longer holds it, REVERSAL_DUE (the
+ * account frozen for withdrawals until it is reversed or mined again).
  */
 export const chainDeposits = pgTable(
   'chain_deposits',
@@ -28,7 +32,9 @@ export const chainDeposits = pgTable(
     blockHeight: bigint('block_height', { mode: 'number' }),
     confirmations: integer('confirmations').notNull().default(0),
     confirmationsRequired: integer('confirmations_required').notNull(),
-    state: text('state', { enum: ['PENDING', 'CREDITED', 'FAILED'] }).notNull().default('PENDING'),
+    state: text('state', { enum: ['PENDING', 'CREDITED', 'FAILED', 'BELOW_MINIMUM', 'REVERSAL_DUE', 'REVERSED'] }).notNull().default('PENDING'),
+    /** A reorganisation replaced the block of this credited deposit: `status` must show it mined again, else it is reversed. */
+    inDoubtSince: timestamp('in_doubt_since', { withTimezone: true }),
     ledgerEntryId: bigint('ledger_entry_id', { mode: 'number' }),
     detectedAt: timestamp('detected_at', { withTimezone: true }).notNull().defaultNow(),
     creditedAt: timestamp('credited_at', { withTimezone: true }),
@@ -36,6 +42,7 @@ export const chainDeposits = pgTable(
   (t) => [
     unique('chain_deposits_output').on(t.network, t.txHash, t.outputIndex),
     index('chain_deposits_pending').on(t.detectedAt).where(sql`${t.state} = 'PENDING'`),
+    index('chain_deposits_in_doubt').on(t.network, t.blockHeight).where(sql`${t.inDoubtSince} IS NOT NULL OR ${t.state} = 'REVERSAL_DUE'`),
   ],
 );
 

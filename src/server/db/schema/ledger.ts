@@ -54,12 +54,12 @@ export const ledgerPostings = pgTable(
   'ledger_postings',
   {
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
-    entryId: bigint('entry_id', { mode: 'number' })
-      .notNull()
-      .references(() => ledgerEntries.id),
-    ledgerAccountId: uuid('ledger_account_id')
-      .notNull()
-      .references(() => ledgerAccounts.id),
+    // No foreign keys here, deliberately: ledger_post (the only writer) inserts the entry and makes sure each
+    // posting's balance row exists (that row is foreign-keyed to its account) in the same statement, and nothing
+    // deletes entries or accounts. The two keys' checks cost every transfer four row locks and 12 % of its WAL;
+    // the audit proves both still hold ('every posting has its entry and its balance row').
+    entryId: bigint('entry_id', { mode: 'number' }).notNull(),
+    ledgerAccountId: uuid('ledger_account_id').notNull(),
     currency: text('currency').notNull(),
     bucket: text('bucket', { enum: ['AVAILABLE', 'ON_HOLD'] }).notNull(),
     amount: units('amount').notNull(),

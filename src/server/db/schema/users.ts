@@ -33,6 +33,9 @@ export const walletAccounts = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     name: text('name').notNull().default('Account'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Withdrawals refused (WITHDRAWALS_FROZEN) since: a credited deposit left the chain and the balance could not give it back. */
+    withdrawalsFrozenAt: timestamp('withdrawals_frozen_at', { withTimezone: true }),
+    withdrawalsFrozenReason: text('withdrawals_frozen_reason'),
   },
   (t) => [index('wallet_accounts_user').on(t.userId)],
 );

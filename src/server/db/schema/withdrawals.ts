@@ -38,6 +38,12 @@ export const withdrawals = pgTable(
     confirmations: integer('confirmations').notNull().default(0),
     confirmationsRequired: integer('confirmations_required'),
     broadcastAttempts: integer('broadcast_attempts').notNull().default(0),
+    /** Hashes of earlier transactions of this withdrawal replaced by fee (oldest first): any of them may still be the one mined. */
+    replacedTxHashes: text('replaced_tx_hashes').array().notNull().default(sql`'{}'::text[]`),
+    /** The chain's height when the current transaction went out: it is replaced by fee once unmined for the network's blocks. */
+    broadcastHeight: bigint('broadcast_height', { mode: 'number' }),
+    /** What the network charged (the mined transaction's fee in the network's coin), booked NETWORK_FEES → WORLD. */
+    networkFee: units('network_fee'),
     failureReason: text('failure_reason'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     signedAt: timestamp('signed_at', { withTimezone: true }),

@@ -5,7 +5,7 @@
  */
 import type { PayerDetails, CardPaymentEvent } from '../../adapters/card/port.ts';
 import type { BuyDeps } from './context.ts';
-import { expireOrders } from './expiry.ts';
+import { cancelOrder, expireOrders } from './expiry.ts';
 import { applyPaymentEvent } from './payments.ts';
 import { availability, currentRate, fiatOfGeo, quote, type QuoteInput } from './quotes.ts';
 import { confirmOrder, createOrder, findOrder, type OrderInput } from './requests.ts';
@@ -21,6 +21,7 @@ export function createBuyDesk(deps: BuyDeps) {
     createOrder: (input: OrderInput) => createOrder(deps, input),
     findOrder: (account: string, id: string) => findOrder(deps, account, id),
     confirmOrder: (account: string, id: string, payer: PayerDetails) => confirmOrder(deps, account, id, payer),
+    cancelOrder: (account: string, id: string) => cancelOrder(deps, account, id),
     applyPaymentEvent: (event: CardPaymentEvent) => applyPaymentEvent(deps, event),
     expireOrders: () => expireOrders(deps),
   };

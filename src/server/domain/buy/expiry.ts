@@ -9,8 +9,9 @@ import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import { paymentsOn, type BuyDeps } from './context.ts';
 import { settleBuyOrder } from './payments.ts';
-import { NOT_PAID_IN_TIME } from './rules.ts';
-import { lockBuyOrder } from './store.ts';
+import { CANCELLED_BY_USER, NOT_PAID_IN_TIME } from './rules.ts';
+import { loadBuyOrder, lockBuyOrder } from './store.ts';
+import { buyOrderView, type BuyOrderView } from './view.ts';
 
 const CANCEL_BATCH = 20;
 
@@ -27,6 +28,38 @@ async function expireUnconfirmed(deps: BuyDeps): Promise<number> {
   return expired;
 }
 
+/**
+ * A confirmed, unpaid order given up: its payment is cancelled at the provider first, then the order takes the
+ * payment's status under its row lock (CANCELLED fails it with `reason`; a payment that had just ended keeps its
+ * outcome). Safe to repeat and to race the provider's webhook: the order moves at most once.
+ */
+async function cancelPending(deps: BuyDeps, row: Due, reason: string) {
+  // Confirming sets the state and the payment id at once: a PENDING order without one is a fault of ours.
+  if (!row.providerPaymentId) throw new Error('a pending buy order has no payment id');
+  const status = await paymentsOn(deps).cancelPayment(row.providerPaymentId);
+  const outcome = await inTransaction(deps.pool, async (client) => {
+    const order = await lockBuyOrder(client, row.id);
+    return order ? settleBuyOrder(client, deps.log, order, status, status === 'CANCELLED' ? reason : null) : 'ignored';
+  });
+  return { outcome, status };
+}
+
+/**
+ * The user gave the order up (back from the provider's page without paying, issue 19 item 15): a NEW order
+ * expires at once; a PENDING one is cancelled at the provider and ends as its payment did (a payment made just
+ * before is kept and credited). Idempotent; a confirmation racing it either finds the order gone (EXPIRED) or
+ * hands it to the provider first, and then this cancels that payment. Answers the order as it now is.
+ */
+export async function cancelOrder(deps: BuyDeps, account: string, id: string): Promise<BuyOrderView> {
+  const order = await loadBuyOrder(deps.pool, account, id);
+  if (order.state === 'NEW') {
+    await moveOrder(deps.pool, ORDER_TABLES.buy, id, { from: 'NEW', to: 'EXPIRED', set: { updated_at: NOW }, ifMoved: 'skip' });
+  }
+  const now = await loadBuyOrder(deps.pool, account, id);
+  if (now.state === 'PENDING' && deps.provider) await cancelPending(deps, now, CANCELLED_BY_USER);
+  return buyOrderView(await loadBuyOrder(deps.pool, account, id));
+}
+
 export async function expireOrders(deps: BuyDeps): Promise<number> {
   const { pool, log } = deps;
   let ended = await expireUnconfirmed(deps);
@@ -39,13 +72,7 @@ export async function expireOrders(deps: BuyDeps): Promise<number> {
     : { rows: [] };
   for (const row of due.rows) {
     try {
-      // Confirming sets the state and the payment id at once: a PENDING order without one is a fault of ours.
-      if (!row.providerPaymentId) throw new Error('a pending buy order has no payment id');
-      const status = await paymentsOn(deps).cancelPayment(row.providerPaymentId);
-      const outcome = await inTransaction(pool, async (client) => {
-        const order = await lockBuyOrder(client, row.id);
-        return order ? settleBuyOrder(client, log, order, status, status === 'CANCELLED' ? NOT_PAID_IN_TIME : null) : 'ignored';
-      });
+      const { outcome, status } = await cancelPending(deps, row, NOT_PAID_IN_TIME);
       if (outcome === 'applied' && status !== 'PENDING' && status !== 'REQUIRES_ACTION') ended += 1;
     } catch (error) {
       log.warn({ err: error, order: row.id }, 'an unpaid buy order could not be cancelled yet; will retry');

@@ -19,6 +19,7 @@ export const DEFAULT_LIMITS_USD = { min: '10', max: '5000' } as const;
 export const GEO_OF_FIAT: Readonly<Record<string, string>> = { USD: 'US', EUR: 'EU', KZT: 'KZ', UAH: 'UA', AZN: 'AZ', CAD: 'CA' };
 
 export const NOT_PAID_IN_TIME = 'The order was not paid in time';
+export const CANCELLED_BY_USER = 'The payment was cancelled';
 export const BUYING_OFF_MESSAGE = 'Buying with a card is not available on this wallet.';
 
 /** The desk's settings (README, Configuration: BUY_*); money in decimal strings, margins in basis points. */

@@ -5,7 +5,7 @@
 
 /** Each order flow's ledger steps and the entry kind each step posts. */
 export const ORDER_FLOWS = {
-  withdrawal: { hold: 'WITHDRAWAL_HOLD', settle: 'WITHDRAWAL', release: 'WITHDRAWAL_RELEASE', internal: 'INTERNAL_TRANSFER' },
+  withdrawal: { hold: 'WITHDRAWAL_HOLD', settle: 'WITHDRAWAL', release: 'WITHDRAWAL_RELEASE', internal: 'INTERNAL_TRANSFER', networkFee: 'NETWORK_FEE' },
   swap: { hold: 'SWAP_HOLD', confirm: 'SWAP', release: 'SWAP_RELEASE' },
   sell: { hold: 'SELL_HOLD', settle: 'SELL_PAYOUT', release: 'SELL_RETURN' },
   buy: { credit: 'BUY_CREDIT' },
@@ -52,4 +52,14 @@ export function depositEntryKey(network: string, txHash: string, outputIndex: nu
 /** depositEntryKey as SQL over a chain_deposits alias. */
 export function depositEntryKeySql(alias: string): string {
   return `'deposit:' || ${alias}.network || ':' || ${alias}.tx_hash || ':' || ${alias}.output_index`;
+}
+
+/** The entry that takes back a credited deposit whose transaction left the chain (user → world), once per output. */
+export function depositReversalKey(network: string, txHash: string, outputIndex: number): string {
+  return `deposit-reversal:${network}:${txHash}:${outputIndex}`;
+}
+
+/** depositReversalKey as SQL over a chain_deposits alias. */
+export function depositReversalKeySql(alias: string): string {
+  return `'deposit-reversal:' || ${alias}.network || ':' || ${alias}.tx_hash || ':' || ${alias}.output_index`;
 }

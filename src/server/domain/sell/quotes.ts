@@ -28,5 +28,5 @@ export async function quote(deps: SellDeps, account: string, fiat: string, curre
   );
   const stored = row.rows[0];
   if (!stored) throw new Error('the quote was not stored');
-  return { rate, rateId: stored.id, currency, fiatCurrency: fiat, expiresAt: stored.expiresAt.toISOString() };
+  return { rate, rateId: stored.id, currency, fiatCurrency: fiat, expiresAt: stored.expiresAt.toISOString(), expiresInSeconds: deps.settings.rateTtlS };
 }

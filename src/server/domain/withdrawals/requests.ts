@@ -5,11 +5,12 @@
 import type pg from 'pg';
 import { formatUnits } from '../../../lib/amount.ts';
 import type { CoinMeta } from '../../../lib/currencies.ts';
-import type { WithdrawalChainPort } from '../../adapters/chains/port.ts';
+import type { ChainAddressing, WithdrawalChainPort } from '../../adapters/chains/port.ts';
 import type { Catalogue } from '../catalogue.ts';
 import { oncePerKey, requestHash } from '../orders/idempotency.ts';
 import { createAddressChecker } from './address-check.ts';
 import { openWithdrawal } from './open.ts';
+import { refuseFrozenWithdrawals } from '../withdrawal-freeze.ts';
 import { canonicalAddress, WithdrawalError, withdrawalFees, withdrawalRequestFields, withdrawalUnits, type CheckedAddress } from './rules.ts';
 import { findWithdrawal, findWithdrawalByKey, openWithdrawals, withdrawalView, type WithdrawalRow, type WithdrawalView } from './view.ts';
 import type { FeeView } from '../../../lib/wire/withdrawals.ts';
@@ -19,11 +20,11 @@ export type WithdrawalSettings = { fees: Readonly<Record<string, string>>; block
 export type WithdrawalService = ReturnType<typeof createWithdrawalService>;
 
 /** `changed` hears of each account whose balances a request changed, once committed (this process's caches). */
-export function createWithdrawalService(deps: { pool: pg.Pool; chain: WithdrawalChainPort; catalogue: Catalogue; settings: WithdrawalSettings; changed?: (walletAccountId: string) => void }) {
+export function createWithdrawalService(deps: { pool: pg.Pool; chain: WithdrawalChainPort; addresses: ChainAddressing; catalogue: Catalogue; settings: WithdrawalSettings; changed?: (walletAccountId: string) => void }) {
   const { pool, catalogue, settings } = deps;
   const coins = new Map(catalogue.coins.map((coin) => [coin.currency, coin]));
   const fees = withdrawalFees(catalogue.coins, settings.fees);
-  const check = createAddressChecker({ chain: deps.chain, blockedAddresses: settings.blockedAddresses });
+  const check = createAddressChecker({ chain: deps.chain, addresses: deps.addresses, blockedAddresses: settings.blockedAddresses });
 
   const coinOf = (currency: string): CoinMeta => {
     const coin = coins.get(currency);
@@ -73,6 +74,7 @@ export function createWithdrawalService(deps: { pool: pg.Pool; chain: Withdrawal
       sameAsLegacy: (row: WithdrawalRow) => row.currency === coin.currency && BigInt(row.amount) === units && (row.toAddress === typed || row.toAddress === canonicalAddress(coin.network, typed)),
       replay: (row) => row.id,
       create: async (db) => {
+        await refuseFrozenWithdrawals(db, account);
         const checked = await check(db, account, coin, typed);
         if (checked.checkResult === 'INVALID') throw new WithdrawalError('WITHDRAWAL_WRONG_ADDRESS', 'The withdrawal address format is wrong.');
         if (checked.checkResult === 'BLOCKED' || checked.checkResult === 'NOT_USED') throw new WithdrawalError('WITHDRAWAL_ADDRESS_NOT_USED', 'Address not used');

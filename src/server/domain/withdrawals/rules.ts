@@ -23,11 +23,19 @@ export type WithdrawalCode =
   | 'WITHDRAWAL_NOT_ENOUGH_FUNDS'
   | 'WITHDRAWAL_AMOUNT_PRECISION'
   | 'WITHDRAWAL_AMOUNT_TOO_SMALL'
-  | 'WITHDRAWAL_NOT_FOUND';
+  | 'WITHDRAWAL_NOT_FOUND'
+  /** A credited deposit left the chain and the balance could not give it back (domain/withdrawal-freeze.ts). */
+  | 'WITHDRAWALS_FROZEN';
 
 export class WithdrawalError extends DomainError<WithdrawalCode> {}
 
-
+/**
+ * Why a withdrawal failed, as a code the client translates (the user never reads a node's English): the network
+ * refused the transaction, it was mined and failed (EVM revert, TON action failure), or it left the chain unconfirmed.
+ * Whatever the code, the held amount and its fee went back to the balance.
+ */
+export const WITHDRAWAL_FAILURES = ['REJECTED', 'FAILED_ON_CHAIN', 'DROPPED', 'UNKNOWN'] as const;
+export type WithdrawalFailure = (typeof WITHDRAWAL_FAILURES)[number];
 
 /** What the request needs beyond the wire answer: who receives an internal transfer, who sends. */
 export type CheckedAddress = AddressCheck & { recipientAccountId: string | null; senderType: AccountType; senderName: string | null };
@@ -39,12 +47,38 @@ export type CheckedAddress = AddressCheck & { recipientAccountId: string | null;
 export function canonicalAddress(network: Network, address: string): string {
   try {
     if (network === 'ETHEREUM') return toChecksumAddress(address.slice(2).toLowerCase());
-    if ((network === 'BITCOIN' || network === 'LITECOIN') && /^(bc1|ltc1|tb1|bcrt1)/i.test(address)) return address.toLowerCase();
+    if ((network === 'BITCOIN' || network === 'LITECOIN') && /^(bc1|ltc1|tb1|bcrt1|tltc1|rltc1)/i.test(address)) return address.toLowerCase();
     if (network === 'TON') return TonAddress.parse(address).toString({ bounceable: false, urlSafe: true });
   } catch {
     return address;
   }
   return address;
+}
+
+/**
+ * The spelling an address is kept in where its user chose it (the address book): the canonical one, except that a
+ * TON address keeps the bounce flag it was entered with (`EQ…`/`Ef…` bounceable, `UQ…`/`Uf…` not; url-safe), since
+ * the flag is the sender's instruction for an undeployed recipient. A raw `0:…` address carries no flag: it becomes
+ * bounceable, TON's default (TEP-2), which is what toncenter and @ton/core print for it.
+ */
+export function bookAddress(network: Network, address: string): string {
+  if (network !== 'TON') return canonicalAddress(network, address);
+  try {
+    if (!TonAddress.isFriendly(address)) return TonAddress.parse(address).toString({ bounceable: true, urlSafe: true });
+    const { address: parsed, isBounceable, isTestOnly } = TonAddress.parseFriendly(address);
+    return parsed.toString({ bounceable: isBounceable, testOnly: isTestOnly, urlSafe: true });
+  } catch {
+    return address;
+  }
+}
+
+/** A TON address a transfer is sent to with the bounce flag set (raw addresses included, see `bookAddress`). */
+export function isBounceableTonAddress(address: string): boolean {
+  try {
+    return !TonAddress.isFriendly(address) || TonAddress.parseFriendly(address).isBounceable;
+  } catch {
+    return false;
+  }
 }
 
 /** An amount from the wire to units of the coin: at most 8 decimals and no more than the coin has, above zero. */
@@ -77,5 +111,5 @@ export function withdrawalFees(coins: readonly CoinMeta[], configured: Readonly<
 
 /** What defines a withdrawal request for its idempotency key: the coin, the units and the address however it was spelled. */
 export function withdrawalRequestFields(coin: CoinMeta, units: bigint, typedAddress: string) {
-  return { currency: coin.currency, amount: units, address: canonicalAddress(coin.network, typedAddress) };
+  return { currency: coin.currency, amount: units, address: bookAddress(coin.network, typedAddress) };
 }

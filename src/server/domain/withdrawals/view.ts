@@ -6,10 +6,10 @@ import { walletTransactions } from '../../db/schema/wallet.ts';
 import { withdrawals } from '../../db/schema/withdrawals.ts';
 import type { Queryable } from '../ledger.ts';
 import type { WithdrawalView } from '../../../lib/wire/withdrawals.ts';
+import { WITHDRAWAL_FAILURES, type WithdrawalFailure } from './rules.ts';
 export type { WithdrawalView };
 
 export type WithdrawalState = (typeof withdrawals.$inferSelect)['state'];
-
 
 const FIELDS = [
   'id',
@@ -49,6 +49,19 @@ export async function openWithdrawals(db: Queryable, account: string): Promise<W
   return (await db.query<WithdrawalRow>(`${SELECT} WHERE w.wallet_account_id = $1 AND w.state IN ('PENDING', 'SIGNED', 'BROADCAST') ORDER BY w.created_at LIMIT 100`, [account])).rows;
 }
 
+/**
+ * The code of a failed withdrawal's stored reason. The worker writes English sentences today (a refusal's message,
+ * 'The transaction failed on the chain: …', 'The transaction left the chain'); a stored code is taken as it is.
+ */
+export function withdrawalFailureCode(reason: string | null): WithdrawalFailure | null {
+  if (reason === null) return null;
+  if ((WITHDRAWAL_FAILURES as readonly string[]).includes(reason)) return reason as WithdrawalFailure;
+  if (reason.startsWith('The transaction failed on the chain')) return 'FAILED_ON_CHAIN';
+  if (reason === 'The transaction left the chain') return 'DROPPED';
+  // Anything else was written where the network refused the broadcast (BroadcastRejectedError's message).
+  return reason.trim() === '' ? 'UNKNOWN' : 'REJECTED';
+}
+
 export function withdrawalView(row: WithdrawalRow, coin: CoinMeta | undefined): WithdrawalView {
   const amount = BigInt(row.amount);
   const fee = BigInt(row.fee);
@@ -72,7 +85,7 @@ export function withdrawalView(row: WithdrawalRow, coin: CoinMeta | undefined): 
     accountToType: row.accountToType,
     confirmations: row.confirmations,
     confirmationsRequired: row.confirmationsRequired,
-    failureReason: row.failureReason,
+    failureReason: withdrawalFailureCode(row.failureReason),
     createdDate: row.createdAt.toISOString(),
     completedDate: row.state === 'COMPLETED' ? (row.closedAt?.toISOString() ?? null) : null,
   };

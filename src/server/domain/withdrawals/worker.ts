@@ -1,19 +1,24 @@
 /**
  * The worker's side of withdrawals: PENDING → SIGNED (the signed transaction and its hash are recorded before
  * anything is sent) → BROADCAST → COMPLETED once the chain confirms it (the hold settles: amount less fee to the
- * network's world account, the fee to fee income), or FAILED (refused or dropped: the hold is released). Each row is
+ * network's world account, the fee to fee income; what the network charged is booked NETWORK_FEES → WORLD), or
+ * FAILED (refused or dropped: the hold is released; a transaction mined but failed still books its network fee).
+ * A transaction still unmined after the network's `replaceAfterBlocks` is replaced (`replaceByFee`): the new one is
+ * recorded before it is sent, the earlier hashes are kept, and whichever of them is mined completes the withdrawal. Each row is
  * claimed with FOR UPDATE SKIP LOCKED in its own transaction, so several workers share the work and a crashed one
  * gives its rows back with its connection; a withdrawal found SIGNED after a crash is first looked up on the chain by
  * its hash: if the chain has it, it is only marked broadcast, never sent again.
  */
 import type pg from 'pg';
-import { BroadcastRejectedError, transferKey, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
+import { BroadcastRejectedError, transferKey, type HotWalletFees, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
 import { selectColumns } from '../../db/columns.ts';
 import { withdrawals } from '../../db/schema/withdrawals.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ALERT_AFTER_ATTEMPTS, type Logger } from '../../log.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
-import { SYSTEM_ACCOUNTS, systemAccountId, type Queryable } from '../ledger.ts';
+import { SYSTEM_ACCOUNTS, systemAccountId, transfer, type Queryable } from '../ledger.ts';
+import { NETWORK_INFO, type Network } from '../../../lib/currencies.ts';
+import { orderEntryKey, orderEntryKind, orderReference } from '../orders/entry-keys.ts';
 import { releaseOrder, settleOrder, type SettleLeg } from '../orders/entries.ts';
 import { money } from '../../../lib/money.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
@@ -23,7 +28,7 @@ const SIGN_BATCH = 20;
 const BROADCAST_BATCH = 20;
 const CONFIRM_BATCH = 200;
 
-const CLAIM_FIELDS = ['id', 'walletAccountId', 'currency', 'network', 'amount', 'fee', 'toAddress', 'rawTx', 'txHash', 'broadcastAttempts'] as const;
+const CLAIM_FIELDS = ['id', 'walletAccountId', 'currency', 'network', 'amount', 'fee', 'toAddress', 'rawTx', 'txHash', 'broadcastAttempts', 'replacedTxHashes', 'broadcastHeight'] as const;
 type Claimed = Pick<typeof withdrawals.$inferSelect, (typeof CLAIM_FIELDS)[number]>;
 const CLAIM = `SELECT ${selectColumns(withdrawals, 'w', CLAIM_FIELDS)} FROM withdrawals w`;
 
@@ -70,7 +75,7 @@ export async function broadcastWithdrawals(pool: pg.Pool, chain: WithdrawalChain
       try {
         // The node is asked first (and may be down as well as the broadcast): both failures count the same.
         const known = (await chain.status(w.network, [ref])).get(transferKey(ref));
-        if (known?.state === 'SEEN') log.info({ withdrawal: w.id, tx: w.txHash }, 'withdrawal already on the chain: reconciled by its hash, not sent again');
+        if (known !== undefined && known.state !== 'DROPPED') log.info({ withdrawal: w.id, tx: w.txHash }, 'withdrawal already on the chain: reconciled by its hash, not sent again');
         else await chain.broadcast(w.network, w.rawTx);
       } catch (error) {
         if (!(error instanceof BroadcastRejectedError)) {
@@ -87,7 +92,12 @@ export async function broadcastWithdrawals(pool: pg.Pool, chain: WithdrawalChain
       await moveOrder(client, ORDER_TABLES.withdrawal, w.id, {
         from: 'SIGNED',
         to: 'BROADCAST',
-        set: { broadcast_at: NOW, broadcast_attempts: w.broadcastAttempts + 1, confirmations_required: chain.requiredConfirmations(w.network) },
+        set: {
+          broadcast_at: NOW,
+          broadcast_attempts: w.broadcastAttempts + 1,
+          confirmations_required: chain.requiredConfirmations(w.network),
+          broadcast_height: await heightIfReplacing(chain, w.network),
+        },
         history: { state: 'IN_PROGRESS', set: { hash: w.txHash, from_address: { ifNull: (await chain.hotWalletAddress(w.network)) ?? null } } },
       });
       await notifyAccountChanged(client, w.walletAccountId);
@@ -99,31 +109,96 @@ export async function broadcastWithdrawals(pool: pg.Pool, chain: WithdrawalChain
   return done;
 }
 
-/** BROADCAST → COMPLETED once the chain has the confirmations; a transaction that left the chain → FAILED. */
-export async function confirmWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort, log: Logger): Promise<number> {
-  const fields = ['id', 'network', 'txHash', 'confirmations'] as const;
-  const open = await pool.query<Pick<typeof withdrawals.$inferSelect, (typeof fields)[number]> & { txHash: string }>(
+/**
+ * BROADCAST → COMPLETED once the chain has the confirmations of one of the withdrawal's transactions (the current
+ * one or one it replaced by fee); FAILED when all of them left the chain, or one was mined and failed. One still
+ * unmined after the network's `replaceAfterBlocks` is replaced by fee.
+ */
+export async function confirmWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort & Partial<HotWalletFees>, log: Logger): Promise<number> {
+  const fields = ['id', 'network', 'currency', 'toAddress', 'amount', 'fee', 'txHash', 'rawTx', 'confirmations', 'replacedTxHashes', 'broadcastHeight'] as const;
+  const open = await pool.query<Pick<typeof withdrawals.$inferSelect, (typeof fields)[number]> & { txHash: string; rawTx: string }>(
     `SELECT ${selectColumns(withdrawals, 'w', fields)} FROM withdrawals w WHERE w.state = 'BROADCAST' AND w.network = ANY($2::text[]) ORDER BY w.broadcast_at LIMIT $1`,
     [CONFIRM_BATCH, chain.networks],
   );
   let completed = 0;
   for (const [network, rows] of Map.groupBy(open.rows, (row) => row.network)) {
-    const statuses = await chain.status(network, rows.map((r) => ({ txHash: r.txHash, outputIndex: 0 })));
+    const hashesOf = (row: (typeof rows)[number]) => [row.txHash, ...row.replacedTxHashes];
+    const statuses = await chain.status(network, rows.flatMap((r) => hashesOf(r).map((txHash) => ({ txHash, outputIndex: 0 }))));
+    const afterBlocks = chain.replaceAfterBlocks?.(network);
+    let tip: number | undefined;
     for (const row of rows) {
-      const status = statuses.get(transferKey({ txHash: row.txHash, outputIndex: 0 }));
-      if (!status) continue;
-      if (status.state === 'DROPPED') {
+      const each = hashesOf(row).flatMap((txHash) => {
+        const status = statuses.get(transferKey({ txHash, outputIndex: 0 }));
+        return status ? [{ txHash, status }] : [];
+      });
+      if (each.length === 0) continue;
+      const mined = each.find((e) => e.status.state === 'FAILED' || (e.status.state === 'SEEN' && e.status.blockHeight !== null));
+      if (mined?.status.state === 'FAILED') {
+        const reason = `The transaction failed on the chain: ${mined.status.reason}`;
+        const fee = mined.status.fee;
+        const failed = await claimBroadcast(pool, row.id, async (client, w) => {
+          await failWithdrawal(client, w, 'BROADCAST', reason);
+          await bookNetworkFee(client, w, fee);
+        });
+        if (failed) log.warn({ withdrawal: row.id, tx: mined.txHash }, 'withdrawal failed on the chain');
+      } else if (mined?.status.state === 'SEEN') {
+        const status = mined.status;
+        if (status.confirmations >= chain.requiredConfirmations(network)) {
+          if (await claimBroadcast(pool, row.id, (client, w) => completeWithdrawal(client, w, status.confirmations, mined.txHash, status.fee))) completed += 1;
+        } else if (status.confirmations !== row.confirmations) {
+          await pool.query(`UPDATE withdrawals SET confirmations = $2 WHERE id = $1 AND state = 'BROADCAST'`, [row.id, status.confirmations]);
+        }
+      } else if (each.every((e) => e.status.state === 'DROPPED') && each.length === hashesOf(row).length) {
         // A real adapter reports DROPPED only once the network has evicted the transaction for good.
-        const failed = await claimBroadcast(pool, row.id, (client, w) => failWithdrawal(client, w, 'BROADCAST', 'The transaction left the chain'));
+        const failed = await claimBroadcast(pool, row.id, (client, w) => failWithdrawal(client, w, 'BROADCAST', 'The transaction left the chain'), row.txHash);
         if (failed) log.warn({ withdrawal: row.id, tx: row.txHash }, 'withdrawal dropped from the chain');
-      } else if (status.confirmations >= chain.requiredConfirmations(network)) {
-        if (await claimBroadcast(pool, row.id, (client, w) => completeWithdrawal(client, w, status.confirmations))) completed += 1;
-      } else if (status.confirmations !== row.confirmations) {
-        await pool.query(`UPDATE withdrawals SET confirmations = $2 WHERE id = $1 AND state = 'BROADCAST'`, [row.id, status.confirmations]);
+      } else if (each[0]?.status.state === 'DROPPED') {
+        // The current transaction (a replacement whose broadcast did not get through) is unknown while an earlier one waits: send it again.
+        await chain.broadcast(network, row.rawTx).catch((error: unknown) => log.warn({ err: error, withdrawal: row.id }, 'the replacement was not taken; the earlier transaction still waits'));
+      } else if (afterBlocks !== undefined && row.broadcastHeight !== null && chain.tipHeight) {
+        tip ??= await chain.tipHeight(network);
+        if (tip - row.broadcastHeight >= afterBlocks) await replaceStuck(pool, chain, row.id, tip, log);
       }
     }
   }
   return completed;
+}
+
+/** The chain's height when a withdrawal goes out on a network that replaces unmined ones; else null. */
+async function heightIfReplacing(chain: WithdrawalChainPort & Partial<HotWalletFees>, network: Network): Promise<number | null> {
+  if (chain.replaceAfterBlocks?.(network) === undefined || !chain.tipHeight) return null;
+  return chain.tipHeight(network);
+}
+
+/**
+ * Replaces one stuck withdrawal's transaction by fee: the new one is recorded (its hash current, the old one kept in
+ * `replaced_tx_hashes`, the history showing the new hash) before it is sent; the send itself may fail and is
+ * retried by the next round (the current hash is then unknown to the chain while the earlier one waits).
+ */
+async function replaceStuck(pool: pg.Pool, chain: WithdrawalChainPort & Partial<HotWalletFees>, id: string, tip: number, log: Logger): Promise<void> {
+  if (!chain.replaceByFee || !chain.estimateFee) return;
+  let replacement: { rawTx: string; txHash: string; network: Network } | undefined;
+  try {
+    await claimBroadcast(pool, id, async (client, w) => {
+      if (!w.rawTx || !w.txHash) return;
+      const order = { reference: w.id, network: w.network, currency: w.currency, toAddress: w.toAddress, amount: BigInt(w.amount) - BigInt(w.fee) };
+      const fee = await chain.estimateFee!(order);
+      const signed = await chain.replaceByFee!({ order, signed: { rawTx: w.rawTx, txHash: w.txHash, fromAddress: '' }, fee }, fee);
+      if (signed.txHash === w.txHash) return;
+      await client.query(
+        `UPDATE withdrawals SET replaced_tx_hashes = replaced_tx_hashes || tx_hash, tx_hash = $2, raw_tx = $3, broadcast_height = $4 WHERE id = $1 AND state = 'BROADCAST'`,
+        [w.id, signed.txHash, signed.rawTx, tip],
+      );
+      await client.query('UPDATE wallet_transactions SET hash = $2, updated_at = now() FROM withdrawals w WHERE w.id = $1 AND wallet_transactions.id = w.wallet_transaction_id', [w.id, signed.txHash]);
+      replacement = { rawTx: signed.rawTx, txHash: signed.txHash, network: w.network };
+    });
+  } catch (error) {
+    log.warn({ err: error, withdrawal: id }, 'replacing a stuck withdrawal by fee failed; it will be tried again');
+    return;
+  }
+  if (!replacement) return;
+  log.info({ withdrawal: id, tx: replacement.txHash }, 'stuck withdrawal replaced by fee');
+  await chain.broadcast(replacement.network, replacement.rawTx).catch((error: unknown) => log.warn({ err: error, withdrawal: id }, 'the replacement was not sent; it will be sent again'));
 }
 
 /** The worker's one job for withdrawals: each step in turn. */
@@ -133,17 +208,24 @@ export async function processWithdrawals(pool: pg.Pool, chain: WithdrawalChainPo
   await confirmWithdrawals(pool, chain, log);
 }
 
-async function claimBroadcast(pool: pg.Pool, id: string, work: (client: pg.PoolClient, w: Claimed) => Promise<void>): Promise<boolean> {
+/**
+ * Claims a BROADCAST withdrawal for `work`. `currentTx`: only while its current transaction is still that one — a
+ * verdict on the hashes read earlier (all DROPPED) must not land on a withdrawal another pass has replaced meanwhile,
+ * whose new transaction may yet be mined.
+ */
+async function claimBroadcast(pool: pg.Pool, id: string, work: (client: pg.PoolClient, w: Claimed) => Promise<void>, currentTx?: string): Promise<boolean> {
   return inTransaction(pool, async (client) => {
-    const w = (await client.query<Claimed>(`${CLAIM} WHERE w.id = $1 AND w.state = 'BROADCAST' FOR UPDATE SKIP LOCKED`, [id])).rows[0];
+    const w = (
+      await client.query<Claimed>(`${CLAIM} WHERE w.id = $1 AND w.state = 'BROADCAST' AND ($2::text IS NULL OR w.tx_hash = $2) FOR UPDATE SKIP LOCKED`, [id, currentTx ?? null])
+    ).rows[0];
     if (!w) return false;
     await work(client, w);
     return true;
   });
 }
 
-/** Settles the hold: what the recipient receives to the network's world account, the fee to fee income. */
-async function completeWithdrawal(db: Queryable, w: Claimed, confirmations: number): Promise<void> {
+/** Settles the hold: what the recipient receives to the network's world account, the fee to fee income; the network's fee booked. */
+async function completeWithdrawal(db: Queryable, w: Claimed, confirmations: number, minedHash: string, networkFee: bigint | undefined): Promise<void> {
   const held = money(w.currency, BigInt(w.amount));
   const fee = BigInt(w.fee);
   const legs: SettleLeg[] = [{ account: systemAccountId(SYSTEM_ACCOUNTS.world(w.network)), units: held.units - fee }];
@@ -152,10 +234,29 @@ async function completeWithdrawal(db: Queryable, w: Claimed, confirmations: numb
   await moveOrder(db, ORDER_TABLES.withdrawal, w.id, {
     from: 'BROADCAST',
     to: 'COMPLETED',
-    set: { confirmations, closed_at: NOW },
-    history: { state: 'COMPLETED', set: { hash: { ifNull: w.txHash } } },
+    set: { confirmations, closed_at: NOW, tx_hash: minedHash },
+    history: { state: 'COMPLETED', set: { hash: minedHash } },
   });
+  await bookNetworkFee(db, w, networkFee);
   await notifyAccountChanged(db, w.walletAccountId);
+}
+
+/**
+ * What the network charged for the withdrawal's mined transaction, in the network's own coin: NETWORK_FEES → WORLD,
+ * so the world account keeps mirroring what the chain holds for the custody. Once per withdrawal.
+ */
+async function bookNetworkFee(db: Queryable, w: Claimed, fee: bigint | undefined): Promise<void> {
+  if (fee === undefined || fee <= 0n) return;
+  await transfer(db, {
+    key: orderEntryKey('withdrawal', w.id, 'networkFee'),
+    kind: orderEntryKind('withdrawal', 'networkFee'),
+    reference: orderReference('withdrawal', w.id),
+    from: systemAccountId(SYSTEM_ACCOUNTS.networkFees(w.network)),
+    to: systemAccountId(SYSTEM_ACCOUNTS.world(w.network)),
+    currency: NETWORK_INFO[w.network].coin,
+    amount: fee,
+  });
+  await db.query('UPDATE withdrawals SET network_fee = $2 WHERE id = $1', [w.id, fee.toString()]);
 }
 
 /** Gives the held amount back and shows the withdrawal as failed. */

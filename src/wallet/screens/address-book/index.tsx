@@ -1,3 +1,4 @@
+import { Select } from '../../ui/select.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
 import { shortenAddress } from '../../../lib/address.ts';
@@ -83,13 +84,13 @@ function CreateScreen({ flow }: { flow: AddressFormVisit }) {
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-sm text-muted">{t('address_book_network')}</span>
-          <select className="field" value={form.network} onChange={(event) => flow.editAddressForm({ network: event.target.value })} aria-label={t('address_book_choose_network')} data-testid="address-network">
+          <Select value={form.network} onChange={(network) => flow.editAddressForm({ network })} label={t('address_book_choose_network')} testId="address-network">
             {networks.map((option) => (
               <option key={option.value} value={option.value}>
                 {option.title}
               </option>
             ))}
-          </select>
+          </Select>
         </label>
         <label className="flex flex-col gap-1">
           <span className="text-sm text-muted">{t('address_book_address')}</span>

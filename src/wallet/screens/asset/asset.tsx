@@ -1,6 +1,6 @@
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
-import { formatCrypto, formatCryptoWithCode, formatFiat } from '../../../lib/format.ts';
+import { baseTickerOf, formatCrypto, formatCryptoWithCode, formatFiat } from '../../../lib/format.ts';
 import { $asset, $history, $historyGroups, type HistoryRow } from '../../../stores/asset.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router } from '../../../stores/router.ts';
@@ -114,7 +114,7 @@ function HistoryItem({ row, currency, round }: { row: HistoryRow; currency: stri
         <Glyph name={failed ? 'failed' : (GLYPH_OF[row.type] ?? 'receive')} size={20} />
       </span>
       <span className="flex-1 min-w-0 flex flex-col">
-        <span className="font-600 truncate">{row.title}</span>
+        <span className="font-600 break-words leading-snug">{row.title}</span>
         <span className={`text-sm ${failed ? '' : 'text-muted'}`}>
           {row.time}
           {pending && <span data-testid="pending-badge"> · {t('tx_status_pending')}</span>}
@@ -123,7 +123,8 @@ function HistoryItem({ row, currency, round }: { row: HistoryRow; currency: stri
       </span>
       <span className={`font-600 whitespace-nowrap ${failed ? 'line-through' : row.sign === '+' ? 'text-success' : ''}`}>
         {row.sign}
-        {formatCryptoWithCode(row.amount, row.currency, row.currency === currency ? round : undefined, locale)}
+        {/* The page's own asset needs no network beside its ticker: the header names it. */}
+        {formatCryptoWithCode(row.amount, row.currency === currency ? baseTickerOf(row.currency) : row.currency, row.currency === currency ? round : undefined, locale)}
       </span>
     </a>
   );

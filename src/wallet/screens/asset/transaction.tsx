@@ -1,6 +1,6 @@
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
-import { formatCryptoWithCode } from '../../../lib/format.ts';
+import { baseTickerOf, formatCryptoWithCode, networkTagOf } from '../../../lib/format.ts';
 import { $assetCurrency, $transaction, $transactionDetail } from '../../../stores/asset.ts';
 import { $coins } from '../../../stores/catalogue.ts';
 import { $t } from '../../../stores/i18n.ts';
@@ -36,10 +36,13 @@ export function TransactionScreen() {
             <span className="text-base font-600" data-testid="transaction-title">
               {detail.title}
             </span>
-            <span className="text-3xl font-700 tracking-tight text-center break-all">
+            {/* A failed one moved nothing: no sign, struck through as in the history list. The network of an ambiguous
+                ticker goes on its own line, so a large amount never breaks inside "(TRC-20)". */}
+            <span className={`text-3xl font-700 tracking-tight text-center break-words ${detail.state === 'FAILED' ? 'line-through' : ''}`} data-testid="transaction-amount">
               {detail.movement.sign}
-              {formatCryptoWithCode(detail.movement.amount, detail.movement.currency, coins[detail.movement.currency]?.round, locale)}
+              {formatCryptoWithCode(detail.movement.amount, baseTickerOf(detail.movement.currency), coins[detail.movement.currency]?.round, locale)}
             </span>
+            {networkTagOf(detail.movement.currency) && <span className="text-sm text-muted">{networkTagOf(detail.movement.currency)}</span>}
           </section>
           <dl className="list-card m-0">
             {detail.rows.map((row) => (

@@ -7,7 +7,8 @@ import { $buyCoins, buyFlow, type BuyVisit } from '../../../stores/buy.ts';
 import { formatCountdown } from '../../../stores/primitives/countdown.ts';
 import { $buyEnabled, $sellEnabled } from '../../../stores/buy-sell.ts';
 import { $catalogue, $coins } from '../../../stores/catalogue.ts';
-import { $t } from '../../../stores/i18n.ts';
+import { $t, type Translate } from '../../../stores/i18n.ts';
+import type { MessageKey } from '../../../lib/text.ts';
 import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
 import { FIAT_SYMBOLS } from '../../../stores/user.ts';
@@ -33,6 +34,13 @@ function BuyFlow({ route }: { route: RouteName }) {
 
 function fiatName(currency: string): string {
   return findFiat(currency)?.name ?? currency;
+}
+
+/** A payment method in the user's language: the gateway names it in English (SPEC §3 paymentMethodName). */
+const METHOD_NAMES: Partial<Record<string, MessageKey>> = { CARD: 'buy_method_card' };
+function methodName(method: { paymentMethodCode: string; paymentMethodName: string }, t: Translate): string {
+  const key = METHOD_NAMES[method.paymentMethodCode];
+  return key ? t(key) : method.paymentMethodName;
 }
 
 function money(value: string, fiat: string, locale: 'en' | 'ru'): string {
@@ -200,7 +208,7 @@ function MethodScreen({ flow }: { flow: BuyVisit }) {
               <span className="w-10 h-10 rounded-full bg-bg inline-flex items-center justify-center text-primary shrink-0">
                 <Glyph name="card" size={20} />
               </span>
-              <span className="flex-1 min-w-0 font-600">{method.paymentMethodName}</span>
+              <span className="flex-1 min-w-0 font-600">{methodName(method, t)}</span>
               <span className="font-600 whitespace-nowrap">{money(method.fiatAmount, method.fiatCurrency, locale)}</span>
             </button>
           ))}
@@ -249,20 +257,20 @@ function OrderScreen({ flow }: { flow: BuyVisit }) {
         <Glyph name="card" size={22} className="text-primary" />
         <span className="flex-1 min-w-0 flex flex-col">
           <span className="text-sm text-muted">{t('buy_method_label')}</span>
-          <span className="font-600">{method ? method.paymentMethodName : t('buy_choose_method')}</span>
+          <span className="font-600">{method ? methodName(method, t) : t('buy_choose_method')}</span>
         </span>
         <Glyph name="chevron" size={18} className="text-muted" />
       </a>
       <div className="card flex flex-col gap-2 text-sm">
         <DetailLine
-          label={t('buy_rate', { crypto: tickerOf(coin.currency), rate: rate ? formatCrypto(rate, 8, locale) : '…', fiat: buy.from })}
+          label={t('buy_rate', { crypto: tickerOf(coin.currency), rate: rate ? formatCrypto(rate, 2, locale) : '…', fiat: buy.from })}
           value={buy.quoting ? t('buy_quoting') : ''}
           testId="buy-rate"
         />
         {(method ?? buy.methods[0]) && (
           <DetailLine
             label={t('buy_limits')}
-            value={t('buy_limit_error', { min: (method ?? buy.methods[0])?.minLimit ?? '', max: (method ?? buy.methods[0])?.maxLimit ?? '', currency: buy.from })}
+            value={t('buy_limit_error', { min: formatCrypto((method ?? buy.methods[0])?.minLimit ?? '0', 2, locale), max: formatCrypto((method ?? buy.methods[0])?.maxLimit ?? '0', 2, locale), currency: buy.from })}
             testId="buy-limits"
           />
         )}
@@ -292,8 +300,8 @@ function ReviewScreen({ flow }: { flow: BuyVisit }) {
       <div className={`card flex flex-col gap-3 transition-opacity ${expired ? 'opacity-40 pointer-events-none' : ''}`} aria-disabled={expired} data-testid="buy-review-list">
         <DetailLine label={t('buy_review_pay')} value={money(method.fiatAmount, method.fiatCurrency, locale)} testId="buy-review-pay" />
         <DetailLine label={t('buy_review_get')} value={crypto(method.cryptoAmount)} testId="buy-review-get" />
-        {method.rate && <DetailLine label={t('buy_review_rate')} value={`1 ${tickerOf(review.currency)} ≈ ${formatCrypto(method.rate, 8, locale)} ${method.fiatCurrency}`} testId="buy-review-rate" />}
-        <DetailLine label={t('buy_review_method')} value={method.paymentMethodName} testId="buy-review-method" />
+        {method.rate && <DetailLine label={t('buy_review_rate')} value={`1 ${tickerOf(review.currency)} ≈ ${formatCrypto(method.rate, 2, locale)} ${method.fiatCurrency}`} testId="buy-review-rate" />}
+        <DetailLine label={t('buy_review_method')} value={methodName(method, t)} testId="buy-review-method" />
         {coin && <DetailLine label={t('buy_review_network')} value={coin.blockchain} testId="buy-review-network" />}
       </div>
       {expired ? (

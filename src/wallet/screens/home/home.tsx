@@ -7,6 +7,7 @@ import {
   $addingCommonAssets,
   $assetRows,
   $commonAssetsOffered,
+  $hiddenHoldings,
   $homeView,
   $showLinkBanner,
   $totalFiat,
@@ -31,7 +32,8 @@ export function HomeScreen() {
   const view = useStore($homeView);
   return (
     <div className="screen" data-testid={`home-${view}`}>
-      {(view === 'wallet' || view === 'empty') && <LinkBanner />}
+      {/* SPEC §2: the banner's own conditions decide, whichever state Home is in. */}
+      {(view === 'wallet' || view === 'empty' || view === 'protect') && <LinkBanner />}
       {view === 'loading' && (
         <div className="flex justify-center pt-24">
           <Spinner label={t('common_loading')} />
@@ -104,6 +106,7 @@ function WalletHome() {
   const t = useStore($t);
   const rows = useStore($assetRows);
   const total = useStore($totalFiat);
+  const hidden = useStore($hiddenHoldings);
   const symbol = useStore($fiatSymbol);
   const locale = useStore($locale);
   return (
@@ -113,6 +116,12 @@ function WalletHome() {
         <span className="text-4xl font-700 tracking-tight" data-testid="total-balance">
           {total === undefined ? '…' : formatFiat(total, symbol, locale)}
         </span>
+        {hidden && (
+          // The total counts hidden assets too (hiding is a view, not a loss): say so where they hold something.
+          <a href={getPagePath($router, 'manageAssets')} className="text-xs text-muted no-underline" data-testid="total-hidden">
+            {hidden.value === undefined ? t('home_total_hidden_assets') : t('home_total_hidden_value', { amount: formatFiat(hidden.value, symbol, locale) })}
+          </a>
+        )}
       </section>
       <nav className="flex gap-2">
         <RoundAction label={t('action_receive')} glyph="receive" href={getPagePath($router, 'selectAssetReceive')} />
@@ -167,11 +176,11 @@ function LinkBanner() {
           <span className="text-sm text-muted">{t('home_link_text')}</span>
         </div>
       </div>
-      <div className="grid grid-cols-2 gap-2">
-        <button type="button" className="btn-primary h-auto min-h-10 py-2 px-3 text-sm leading-tight" onClick={linkMessengerAccount}>
+      <div className="flex flex-wrap gap-2">
+        <button type="button" className="btn-primary flex-1 h-auto min-h-10 py-2 px-3 text-sm leading-tight whitespace-nowrap" onClick={linkMessengerAccount}>
           {t('home_link_action')}
         </button>
-        <button type="button" className="btn-ghost bg-bg h-auto min-h-10 py-2 px-3 text-sm leading-tight" onClick={hideLinkBannerForGood}>
+        <button type="button" className="btn-ghost bg-bg flex-1 h-auto min-h-10 py-2 px-3 text-sm leading-tight whitespace-nowrap" onClick={hideLinkBannerForGood}>
           {t('home_link_never')}
         </button>
       </div>

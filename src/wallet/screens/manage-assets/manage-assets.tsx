@@ -1,3 +1,4 @@
+import { Switch } from '../../ui/switch.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
 import { $catalogue } from '../../../stores/catalogue.ts';
@@ -33,16 +34,7 @@ function ManageScreen({ flow }: { flow: ManageAssetsVisit }) {
                 coin={coin}
                 subtitle={coin.token ? `${coin.baseCurrency} · ${coin.blockchain}` : coin.baseCurrency}
                 end={
-                  <input
-                    type="checkbox"
-                    role="switch"
-                    className="switch"
-                    checked={shown}
-                    disabled={toggling === coin.currency}
-                    onChange={(event) => void flow.setAssetShown(coin.currency, event.target.checked)}
-                    aria-label={coin.name}
-                    data-testid={`toggle-${coin.currency}`}
-                  />
+                  <Switch checked={shown} disabled={toggling === coin.currency} onChange={(on) => void flow.setAssetShown(coin.currency, on)} label={coin.name} testId={`toggle-${coin.currency}`} />
                 }
               />
             </label>

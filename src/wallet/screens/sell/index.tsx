@@ -1,6 +1,9 @@
+import { Switch } from '../../ui/switch.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
 import { formatCrypto, formatCryptoWithCode, formatFiat, tickerOf } from '../../../lib/format.ts';
+import { typedAmountFor } from '../../../lib/typed-amount.ts';
+import type { MessageKey } from '../../../lib/text.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
@@ -16,6 +19,29 @@ import type { ReactNode } from 'react';
 import { DetailLine } from '../../ui/amount-box.tsx';
 import { FlowView } from '../../ui/flow-view.tsx';
 import { CoinChoiceList } from '../../ui/choice-list.tsx';
+import { formatCountdown } from '../../../stores/primitives/countdown.ts';
+
+/** The fixed rate's countdown, and at zero 'Rate expired' (issue 19 item 17); the screen's main action becomes 'Update rate'. */
+function RateCountdown({ flow }: { flow: SellVisit }) {
+  const t = useStore($t);
+  const seconds = useStore(flow.$sellSecondsLeft);
+  const expired = useStore(flow.$sellRateExpired);
+  return expired ? (
+    <p className="m-0 text-center text-danger font-600" role="status" data-testid="sell-rate-expired">
+      {t('sell_rate_expired')}
+    </p>
+  ) : (
+    <p className="m-0 text-center text-muted text-sm" role="timer" data-testid="sell-countdown">
+      {t('swap_rate_valid', { time: formatCountdown(seconds) })}
+    </p>
+  );
+}
+
+function UpdateRate({ flow }: { flow: SellVisit }) {
+  const t = useStore($t);
+  const terms = useStore(flow.$sellTerms);
+  return <MainAction label={t('swap_update_rate')} onClick={() => void flow.updateSellRate()} busy={terms.loading} />;
+}
 
 const RUB = '₽';
 
@@ -56,7 +82,7 @@ function OrderScreen({ flow }: { flow: SellVisit }) {
   if (!coin) return <Spinner label={t('common_loading')} />;
   return (
     <div className="screen" data-testid="sell-order">
-      <ScreenHeader title={t('sell_order_title', { currency: tickerOf(coin.currency) })} back={getPagePath($router, 'sellPay')} backLabel={t('common_back')} />
+      <ScreenHeader title={t('sell_order_title', { currency: tickerOf(coin.currency) })} back={step === 'card' ? getPagePath($router, 'sellOrder') : getPagePath($router, 'sellPay')} backLabel={t('common_back')} />
       {terms.failed ? (
         <div className="card flex flex-col gap-3">
           <p className="m-0 text-danger" role="alert" data-testid="sell-unavailable">
@@ -85,6 +111,7 @@ function AmountStep({ flow }: { flow: SellVisit }) {
   const check = useStore(flow.$sellAmountCheck);
   const terms = useStore(flow.$sellTerms);
   const available = useStore(flow.$sellAvailable);
+  const expired = useStore(flow.$sellRateExpired);
   if (!coin || !terms.rate) return null;
   const ticker = tickerOf(coin.currency);
   const message = check.error
@@ -106,7 +133,7 @@ function AmountStep({ flow }: { flow: SellVisit }) {
             inputMode="decimal"
             autoComplete="off"
             placeholder="0"
-            value={amount}
+            value={typedAmountFor(amount, locale)}
             onChange={(event) => flow.setSellAmount(event.target.value)}
             aria-label={t('sell_amount_label')}
             aria-invalid={check.error !== undefined}
@@ -129,9 +156,8 @@ function AmountStep({ flow }: { flow: SellVisit }) {
           />
         )}
       </div>
-      <div className="mt-auto">
-        <MainAction label={t('sell_continue')} onClick={flow.continueToCard} disabled={!check.canContinue} />
-      </div>
+      <RateCountdown flow={flow} />
+      <div className="mt-auto">{expired ? <UpdateRate flow={flow} /> : <MainAction label={t('sell_continue')} onClick={flow.continueToCard} disabled={!check.canContinue} />}</div>
     </>
   );
 }
@@ -214,7 +240,7 @@ function CardStep({ flow }: { flow: SellVisit }) {
       {valid && (
         <label className="card flex items-center justify-between gap-3 cursor-pointer">
           <span>{t('sell_save_card')}</span>
-          <input type="checkbox" role="switch" className="switch" checked={save} onChange={(event) => flow.setSaveCard(event.target.checked)} data-testid="sell-save-card" />
+          <Switch checked={save} onChange={flow.setSaveCard} testId="sell-save-card" />
         </label>
       )}
       <div className="mt-auto">
@@ -233,13 +259,14 @@ function ReviewScreen({ flow }: { flow: SellVisit }) {
   const amount = useStore(flow.$sellAmount);
   const terms = useStore(flow.$sellTerms);
   const card = useStore(flow.$reviewCard);
+  const expired = useStore(flow.$sellRateExpired);
   if (!review || !coin || !terms.rate) return null;
   const ticker = tickerOf(coin.currency);
   // Before `busy`: the prompt stays while its code is checked, so a refusal shows in it.
   if (review.askingPasscode) {
     return (
       <div className="screen" data-testid="sell-passcode">
-        {review.busy ? <h1 className="text-xl font-700 m-0">{t('sell_review_title')}</h1> : <ScreenHeader title={t('sell_review_title')} back={getPagePath($router, 'sellOrder')} backLabel={t('common_back')} />}
+        {review.busy ? <h1 className="text-xl font-700 m-0">{t('sell_review_title')}</h1> : <ScreenHeader title={t('sell_review_title')} back={getPagePath($router, 'sellOrder', {}, { step: 'card' })} backLabel={t('common_back')} />}
         <PasscodePrompt title={t('sell_passcode_title')} onComplete={(pin) => flow.confirmSell(pin)} />
       </div>
     );
@@ -257,7 +284,7 @@ function ReviewScreen({ flow }: { flow: SellVisit }) {
   }
   return (
     <div className="screen" data-testid="sell-review">
-      <ScreenHeader title={t('sell_review_title')} back={getPagePath($router, 'sellOrder')} backLabel={t('common_back')} />
+      <ScreenHeader title={t('sell_review_title')} back={getPagePath($router, 'sellOrder', {}, { step: 'card' })} backLabel={t('common_back')} />
       <div className="card flex flex-col gap-3">
         <DetailLine label={t('sell_review_sell')} value={formatCryptoWithCode(amount || '0', coin.currency, 8, locale)} testId="sell-review-amount" />
         <DetailLine label={t('sell_review_receive')} value={formatFiat(check.fiatAmount, RUB, locale)} testId="sell-review-fiat" />
@@ -265,12 +292,17 @@ function ReviewScreen({ flow }: { flow: SellVisit }) {
         {card && <DetailLine label={t('sell_review_card')} value={grouped(card.masked)} testId="sell-review-card" />}
         {card && <DetailLine label={t('sell_review_bank')} value={card.bank} testId="sell-review-bank" />}
       </div>
-      <div className="mt-auto">
-        <MainAction label={t('sell_confirm')} onClick={flow.confirmSellReview} busy={review.busy} />
-      </div>
+      <RateCountdown flow={flow} />
+      <div className="mt-auto">{expired ? <UpdateRate flow={flow} /> : <MainAction label={t('sell_confirm')} onClick={flow.confirmSellReview} busy={review.busy} />}</div>
     </div>
   );
 }
+
+const SELL_OUTCOME: Record<'PROCESSING' | 'COMPLETED' | 'FAILED', { title: MessageKey; text: MessageKey }> = {
+  PROCESSING: { title: 'sell_success_title', text: 'sell_success_text' },
+  COMPLETED: { title: 'sell_paid_title', text: 'sell_paid_text' },
+  FAILED: { title: 'sell_declined_title', text: 'sell_declined_text' },
+};
 
 function SuccessScreen({ flow }: { flow: SellVisit }) {
   const t = useStore($t);
@@ -279,14 +311,18 @@ function SuccessScreen({ flow }: { flow: SellVisit }) {
   if (!order) return null;
   const failed = order.state === 'FAILED';
   const status = t(order.state === 'COMPLETED' ? 'tx_status_completed' : failed ? 'tx_status_failed' : 'tx_status_pending');
+  // The heading says what happened so far: accepted while the bank pays out, paid once it did, declined when it did not.
+  const outcome = SELL_OUTCOME[order.state];
   return (
     <div className="screen items-center text-center" data-testid="sell-success">
       <span className={`mt-10 w-20 h-20 rounded-full bg-surface inline-flex items-center justify-center ${failed ? 'text-danger' : 'text-primary'}`}>
         <Glyph name={failed ? 'failed' : 'card'} size={36} />
       </span>
-      <h1 className="text-2xl font-700 m-0">{t('sell_success_title')}</h1>
+      <h1 className="text-2xl font-700 m-0" data-testid="sell-success-title">
+        {t(outcome.title)}
+      </h1>
       <p className="m-0 text-muted" data-testid="sell-success-text">
-        {t('sell_success_text', { amount: formatFiat(order.fiatAmount, RUB, locale), card: grouped(order.mascCard).replaceAll(' ', '\u00a0') })}
+        {t(outcome.text, { amount: formatFiat(order.fiatAmount, RUB, locale), card: grouped(order.mascCard).replaceAll(' ', '\u00a0') })}
       </p>
       <div className="card w-full flex flex-col gap-3 text-left">
         <DetailLine label={t('sell_review_sell')} value={formatCryptoWithCode(order.amount, order.currency, 8, locale)} testId="sell-success-amount" />

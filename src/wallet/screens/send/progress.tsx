@@ -1,3 +1,4 @@
+import { OutcomeHero } from '../../ui/outcome.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
 import { shortenAddress } from '../../../lib/address.ts';
@@ -9,6 +10,7 @@ import { $router } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
 import type { SendVisit } from '../../../stores/send.ts';
 import { Glyph } from '../../ui/glyph.tsx';
+import { failureTextOf } from '../../../stores/transactions.ts';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
 
 /** /home/asset/:currency/send/progress: where the withdrawal stands, the waiting time, continue, save the recipient (SPEC §2). */
@@ -27,18 +29,21 @@ export function SendProgressScreen({ flow }: { flow: SendVisit }) {
   const title = pending ? t('send_progress_pending') : failed ? t('send_progress_failed') : t('send_progress_done');
   return (
     <div className="screen" data-testid="send-progress" data-state={withdrawal.state}>
-      <ScreenHeader title={title} back={getPagePath($router, 'asset', { currency })} backLabel={t('common_back')} />
-      <section className="flex flex-col items-center gap-3 pt-4 text-center">
-        <span className={`w-20 h-20 rounded-full inline-flex items-center justify-center ${failed ? 'bg-danger text-white' : 'bg-surface'}`}>
-          <Glyph name={failed ? 'failed' : pending ? 'clock' : 'send'} size={36} />
-        </span>
-        <h2 className="m-0 text-2xl font-700" data-testid="progress-title">
-          {title}
-        </h2>
-        <p className="m-0 text-muted break-all">{t('send_progress_text', { amount, address: shortenAddress(withdrawal.depositAddress) })}</p>
-        {pending && (
-          <p className="m-0 text-sm text-muted" data-testid="progress-waiting">
-            {t('send_waiting_time')}
+      <ScreenHeader title={t('action_send')} back={getPagePath($router, 'asset', { currency })} backLabel={t('common_back')} />
+      <OutcomeHero
+        tone={failed ? 'failed' : pending ? 'pending' : 'success'}
+        amount={failed ? amount : `−${amount}`}
+        title={title}
+        text={<span className="break-all">{t('send_progress_text', { amount, address: shortenAddress(withdrawal.depositAddress) })}</span>}
+        next={pending ? <span data-testid="progress-waiting">{t('send_waiting_time')}</span> : undefined}
+        testId="progress-hero"
+        titleTestId="progress-title"
+        level={2}
+      />
+      <section className="flex flex-col items-center gap-3 text-center">
+        {failed && (
+          <p className="m-0 text-sm text-danger" role="alert" data-testid="progress-failure">
+            {failureTextOf({ transactionType: 'WITHDRAWAL', failureReason: withdrawal.failureReason }, t)}
           </p>
         )}
         {withdrawal.explorerUrl && (

@@ -12,6 +12,7 @@ import { CoinLogo } from '../../ui/coin-logo.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
+import { typedAmountFor } from '../../../lib/typed-amount.ts';
 import { Spinner } from '../../ui/spinner.tsx';
 
 // The camera and its decoder load only when the scanner opens.
@@ -32,6 +33,7 @@ export function SendScreen({ flow }: { flow: SendVisit }) {
   const problems = useStore(flow.$sendProblems);
   const available = useStore(flow.$sendAvailable);
   const canContinue = useStore(flow.$canContinueSend);
+  const recipientGets = useStore(flow.$sendRecipientGets);
   if (!currency) return null;
   const back = getPagePath($router, 'asset', { currency });
   if (!coin)
@@ -60,13 +62,14 @@ export function SendScreen({ flow }: { flow: SendVisit }) {
           <CoinLogo coin={coin} size={32} />
           <input
             id="send-amount"
-            className="field flex-1 min-w-0 text-xl font-600"
+            className={`field flex-1 min-w-0 text-xl font-600 ${problems.amount ? 'border-danger' : ''}`}
             inputMode="decimal"
             autoComplete="off"
             placeholder="0"
-            value={form.amount}
+            value={typedAmountFor(form.amount, locale)}
             onChange={(event) => flow.typeSendAmount(event.target.value)}
             aria-invalid={problems.amount !== null}
+            aria-describedby={problems.amount ? 'send-amount-error' : undefined}
             data-testid="send-amount"
           />
           <button type="button" className="btn-ghost h-12 px-3 border border-line border-solid" onClick={flow.fillMax} data-testid="send-max">
@@ -74,8 +77,13 @@ export function SendScreen({ flow }: { flow: SendVisit }) {
           </button>
         </div>
         {problems.amount && (
-          <p className="m-0 text-sm text-danger" role="alert" data-testid="send-amount-error">
+          <p id="send-amount-error" className="m-0 text-sm text-danger" role="alert" data-testid="send-amount-error">
             {t(problems.amount, problems.amountParams)}
+          </p>
+        )}
+        {!problems.amount && recipientGets !== null && (
+          <p className="m-0 text-sm text-muted" data-testid="send-recipient-gets">
+            {t('send_recipient_gets', { amount: formatCryptoWithCode(recipientGets, ticker, coin.decimals, locale) })}
           </p>
         )}
       </section>
@@ -86,7 +94,7 @@ export function SendScreen({ flow }: { flow: SendVisit }) {
         </label>
         <textarea
           id="send-address"
-          className="field h-auto min-h-12 py-3 font-mono text-sm resize-none break-all"
+          className={`field h-auto min-h-12 py-3 font-mono text-sm resize-none break-all ${problems.address ? 'border-danger' : ''}`}
           rows={2}
           autoComplete="off"
           spellCheck={false}
@@ -94,8 +102,14 @@ export function SendScreen({ flow }: { flow: SendVisit }) {
           value={form.address}
           onChange={(event) => flow.typeAddress(event.target.value)}
           aria-invalid={problems.address !== null}
+          aria-describedby={problems.address ? 'send-address-error' : undefined}
           data-testid="send-address"
         />
+        {problems.address && (
+          <p id="send-address-error" className="m-0 text-sm text-danger" role="alert" data-testid="send-address-error">
+            {t(problems.address)}
+          </p>
+        )}
         <div className="grid grid-cols-3 gap-2">
           <button type="button" className="btn-ghost min-w-0 h-auto min-h-14 flex-col gap-1 py-2 px-1 text-xs leading-tight text-center" onClick={() => void flow.pasteAddress(readClipboard)} data-testid="send-paste">
             <Glyph name="copy" size={18} />
@@ -110,15 +124,15 @@ export function SendScreen({ flow }: { flow: SendVisit }) {
             {t('send_address_book')}
           </button>
         </div>
-        {problems.address && (
-          <p className="m-0 text-sm text-danger" role="alert" data-testid="send-address-error">
-            {t(problems.address)}
-          </p>
-        )}
         {!problems.address && check?.checkResult === 'VALID' && (check.recipientName || check.accountType === 'B2B') && (
           <p className="m-0 flex items-center gap-2 text-sm" data-testid="send-recipient">
             {check.recipientName && <span className="font-600 truncate">{check.recipientName}</span>}
             {check.accountType === 'B2B' && <B2bBadge label={t('send_b2b')} />}
+          </p>
+        )}
+        {!problems.address && check?.checkResult === 'VALID' && check.warning === 'BOUNCEABLE_UNINITIALISED' && (
+          <p className="m-0 text-sm text-danger" role="status" data-testid="send-address-warning">
+            {t('send_warning_bounceable_uninitialised')}
           </p>
         )}
         {form.pickerOpen && <AddressPicker flow={flow} />}

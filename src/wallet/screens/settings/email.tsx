@@ -1,3 +1,4 @@
+import { CodeInput } from '../../ui/code-input.tsx';
 import { useStore } from '@nanostores/react';
 import { $realEmail, countdownText, emailChangeFlow, VERIFICATION_CODE_LENGTH, type EmailChangeVisit } from '../../../stores/email-change.ts';
 import { FlowView } from '../../ui/flow-view.tsx';
@@ -39,6 +40,7 @@ function EmailForm({ mode, flow }: { mode: 'add' | 'edit'; flow: EmailChangeVisi
   const t = useStore($t);
   const state = useStore(flow.$emailChange);
   const valid = useStore(flow.$newEmailValid);
+  const same = useStore(flow.$sameAsCurrent);
   return (
     <div className="screen">
       <ScreenHeader title={mode === 'add' ? t('email_add_title') : t('email_edit_title')} back={getPagePath($router, 'email')} backLabel={t('common_back')} />
@@ -53,15 +55,21 @@ function EmailForm({ mode, flow }: { mode: 'add' | 'edit'; flow: EmailChangeVisi
         <label className="flex flex-col gap-2">
           <span className="text-sm text-muted">{t('email_new_label')}</span>
           <input
-            className="field"
+            className={`field ${same ? 'border-danger' : ''}`}
             type="email"
             inputMode="email"
             autoComplete="email"
             value={state.newEmail}
             onChange={(event) => flow.setNewEmail(event.target.value)}
+            aria-invalid={same}
             data-testid="email-new"
           />
         </label>
+        {same && (
+          <p className="m-0 text-sm text-danger" role="alert" data-testid="email-same">
+            {t('error_EMAIL_SAME')}
+          </p>
+        )}
         <MainAction label={t('common_continue')} onClick={() => void flow.submitNewEmail()} disabled={!valid} busy={state.busy} />
       </form>
     </div>
@@ -83,20 +91,7 @@ function EmailVerify({ stage, flow }: { stage: 'old' | 'new'; flow: EmailChangeV
       <p className="m-0 text-muted" data-testid="email-verify-text">
         {t('email_verify_text', { email: address })}
       </p>
-      <input
-        key={stage}
-        className="field text-center text-2xl tracking-[0.5em] font-700 uppercase"
-        aria-label={t('email_code_label')}
-        autoComplete="one-time-code"
-        autoCapitalize="characters"
-        spellCheck={false}
-        maxLength={VERIFICATION_CODE_LENGTH}
-        value={state.code}
-        disabled={state.busy}
-        autoFocus
-        onChange={(event) => flow.typeCode(event.target.value)}
-        data-testid="email-code"
-      />
+      <CodeInput key={stage} length={VERIFICATION_CODE_LENGTH} label={t('email_code_label')} value={state.code} disabled={state.busy} autoFocus onChange={flow.typeCode} testId="email-code" />
       <button type="button" className="btn-ghost w-full" disabled={state.resendIn > 0 || state.busy} onClick={() => void flow.resendCode()} data-testid="email-resend">
         {state.resendIn > 0 ? t('email_resend_in', { time: countdownText(state.resendIn) }) : t('email_resend')}
       </button>

@@ -2,6 +2,7 @@ import type { RouteName } from '../../../stores/router.ts';
 import { SelectCurrencyScreen } from './select-currency.tsx';
 import { SelectLanguageScreen } from './select-language.tsx';
 import { SettingsScreen } from './settings.tsx';
+import { FeedbackScreen } from './feedback.tsx';
 
 /** The settings area, loaded as one lazy chunk: it picks its screen by route. */
 export function SettingsArea({ route }: { route: RouteName }) {
@@ -10,6 +11,8 @@ export function SettingsArea({ route }: { route: RouteName }) {
       return <SelectCurrencyScreen />;
     case 'selectLanguage':
       return <SelectLanguageScreen />;
+    case 'feedback':
+      return <FeedbackScreen />;
     default:
       return <SettingsScreen />;
   }

@@ -1,3 +1,4 @@
+import { Switch } from '../../ui/switch.tsx';
 import { useStore } from '@nanostores/react';
 import { useEffect } from 'react';
 import { $t } from '../../../stores/i18n.ts';
@@ -44,14 +45,7 @@ export function MessengerLinkRow() {
         <span>{t('settings_connect_messenger')}</span>
         {linked && name && <span className="text-sm text-muted truncate">{t('settings_messenger_linked_as', { name })}</span>}
       </span>
-      <input
-        type="checkbox"
-        role="switch"
-        checked={linked}
-        disabled={link.busy}
-        onChange={(event) => void (event.target.checked ? openBotLink() : unlinkMessengerAccount())}
-        className="w-5 h-5 shrink-0"
-      />
+      <Switch checked={linked} disabled={link.busy} onChange={(on) => void (on ? openBotLink() : unlinkMessengerAccount())} testId="messenger-link-toggle" />
     </label>
   );
 }

@@ -1,3 +1,4 @@
+import { CodeInput } from '../../ui/code-input.tsx';
 import { useStore } from '@nanostores/react';
 import { useEffect, useState } from 'react';
 import { $t } from '../../../stores/i18n.ts';
@@ -110,16 +111,7 @@ function PincodeReset() {
       <span className="font-600">{t('passcode_blocked_title')}</span>
       <span className="text-sm text-muted">{t('passcode_blocked_text')}</span>
       {reset.sent ? (
-        <input
-          className="field text-center text-2xl tracking-[0.5em] font-700 uppercase"
-          aria-label={t('email_code_label')}
-          autoComplete="one-time-code"
-          maxLength={4}
-          value={reset.code}
-          disabled={reset.busy}
-          onChange={(event) => void typePincodeResetCode(event.target.value)}
-          data-testid="passcode-reset-code"
-        />
+        <CodeInput length={4} label={t('email_code_label')} value={reset.code} disabled={reset.busy} onChange={(code) => void typePincodeResetCode(code)} testId="passcode-reset-code" />
       ) : (
         <button type="button" className="btn-primary w-full" disabled={reset.busy} onClick={() => void sendPincodeReset()}>
           {t('passcode_reset_send')}

@@ -1,3 +1,4 @@
+import { Switch } from '../../ui/switch.tsx';
 import { useStore } from '@nanostores/react';
 import { $realEmail } from '../../../stores/email-change.ts';
 import { $t } from '../../../stores/i18n.ts';
@@ -37,7 +38,7 @@ export function ProtectionScreen() {
       {biometryAvailable() && (
         <label className="card flex items-center justify-between cursor-pointer">
           <span>{t('protection_biometry')}</span>
-          <input type="checkbox" role="switch" checked={faceId} onChange={(event) => void toggleBiometry(event.target.checked)} className="w-5 h-5" data-testid="biometry-toggle" />
+          <Switch checked={faceId} onChange={(on) => void toggleBiometry(on)} testId="biometry-toggle" />
         </label>
       )}
     </div>

@@ -1,11 +1,13 @@
+import { Switch } from '../../ui/switch.tsx';
 import { useStore } from '@nanostores/react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { canSignOut, signOut } from '../../../stores/auth.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $darkTheme, $selectedCurrency, $selectedLanguage, isDark, setDarkTheme } from '../../../stores/settings.ts';
 import { $profile } from '../../../stores/user.ts';
 import { Icon } from '../../ui/icon.tsx';
 import { MessengerLinkRow } from './messenger-link.tsx';
+import { $supportChat } from '../../../stores/feedback.ts';
 import { getPagePath } from '@nanostores/router';
 import { $router } from '../../../stores/router.ts';
 import { PAGES } from '../../../lib/routes.ts';
@@ -22,6 +24,78 @@ function LinkRow({ href, label, value, testId }: { href: string; label: string; 
   );
 }
 
+/** SPEC §2 'leave feedback': the form, or inside Telegram the support chat when one is configured. */
+function FeedbackRow() {
+  const t = useStore($t);
+  const chat = useStore($supportChat);
+  return (
+    <nav className="card flex flex-col p-0 overflow-hidden" aria-label={t('feedback_title')}>
+      {chat ? (
+        <a href={chat} target="_blank" rel="noopener noreferrer" className="flex items-center justify-between gap-3 px-4 min-h-14 no-underline" data-testid="settings-feedback">
+          <span>{t('settings_feedback')}</span>
+          <Icon name="back" size={18} className="rotate-180 text-muted" />
+        </a>
+      ) : (
+        <LinkRow href={getPagePath($router, 'feedback')} label={t('settings_feedback')} testId="settings-feedback" />
+      )}
+    </nav>
+  );
+}
+
+/** Logout asks first: one tap on a crowded screen must not end the session. */
+function LogoutControl() {
+  const t = useStore($t);
+  const [asking, setAsking] = useState(false);
+  const [leaving, setLeaving] = useState(false);
+  useEffect(() => {
+    if (!asking) return undefined;
+    const close = (event: KeyboardEvent) => event.key === 'Escape' && !leaving && setAsking(false);
+    window.addEventListener('keydown', close);
+    return () => window.removeEventListener('keydown', close);
+  }, [asking, leaving]);
+  return (
+    <>
+      <button type="button" className="btn-ghost" onClick={() => setAsking(true)} data-testid="logout">
+        {t('settings_logout')}
+      </button>
+      {asking && (
+        // A sheet over the screen and its bottom navigation: the question and both answers always in sight.
+        <div className="fixed inset-0 z-50 flex items-end justify-center bg-black/50" onClick={() => !leaving && setAsking(false)}>
+          <section
+            className="card w-full max-w-[540px] flex flex-col gap-3 rounded-b-none pb-[calc(1.5rem+env(safe-area-inset-bottom))]"
+            role="alertdialog"
+            aria-modal="true"
+            aria-labelledby="logout-question"
+            onClick={(event) => event.stopPropagation()}
+            data-testid="logout-confirm"
+          >
+            <p className="m-0 font-600" id="logout-question">
+              {t('settings_logout_question')}
+            </p>
+            <p className="m-0 text-sm text-muted">{t('settings_logout_text')}</p>
+            <div className="grid grid-cols-2 gap-2">
+              <button type="button" className="btn-ghost bg-bg" onClick={() => setAsking(false)} disabled={leaving} autoFocus>
+                {t('common_cancel')}
+              </button>
+              <button
+                type="button"
+                className="btn-primary"
+                disabled={leaving}
+                onClick={() => {
+                  setLeaving(true);
+                  void signOut();
+                }}
+              >
+                {t('settings_logout')}
+              </button>
+            </div>
+          </section>
+        </div>
+      )}
+    </>
+  );
+}
+
 export function SettingsScreen() {
   const t = useStore($t);
   const language = useStore($selectedLanguage);
@@ -29,7 +103,6 @@ export function SettingsScreen() {
   const profile = useStore($profile);
   useStore($darkTheme);
   const dark = isDark();
-  const [leaving, setLeaving] = useState(false);
   const email = profile.data?.email;
   return (
     <div className="screen">
@@ -54,8 +127,9 @@ export function SettingsScreen() {
       <MessengerLinkRow />
       <label className="card flex items-center justify-between cursor-pointer">
         <span>{t('settings_dark_theme')}</span>
-        <input type="checkbox" role="switch" checked={dark} onChange={(event) => setDarkTheme(event.target.checked)} className="w-5 h-5" />
+        <Switch checked={dark} onChange={setDarkTheme} testId="dark-theme-toggle" />
       </label>
+      <FeedbackRow />
       <nav className="card flex flex-col p-0 overflow-hidden" aria-label={t('terms_title')}>
         <a href={PAGES.terms} rel="external" className="flex items-center justify-between px-4 min-h-14 no-underline border-b border-line border-solid">
           {t('terms_title')}
@@ -64,19 +138,7 @@ export function SettingsScreen() {
           {t('privacy_title')}
         </a>
       </nav>
-      {canSignOut() && (
-        <button
-          type="button"
-          className="btn-ghost text-danger"
-          disabled={leaving}
-          onClick={() => {
-            setLeaving(true);
-            void signOut();
-          }}
-        >
-          {t('settings_logout')}
-        </button>
-      )}
+      {canSignOut() && <LogoutControl />}
     </div>
   );
 }

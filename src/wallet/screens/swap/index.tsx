@@ -1,3 +1,4 @@
+import { OutcomeHero } from '../../ui/outcome.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath, openPage } from '@nanostores/router';
 import { formatCrypto, formatCryptoWithCode, tickerOf } from '../../../lib/format.ts';
@@ -105,13 +106,13 @@ function OrderScreen({ flow }: { flow: SwapVisit }) {
       </p>
       <div className="card flex flex-col gap-2 text-sm">
         <DetailLine
-          label={t('swap_rate', { from: tickerOf(from.currency), rate: form.quote ? formatCrypto(form.quote.rate, 8, locale) : '…', to: tickerOf(to.currency) })}
+          label={t('swap_rate', { from: tickerOf(from.currency), rate: form.quote ? formatCrypto(form.quote.rate, to.round, locale) : '…', to: tickerOf(to.currency) })}
           value={form.quoting ? t('swap_quoting') : ''}
           testId="swap-rate"
         />
         {form.quote && <DetailLine label={t('swap_fee')} value={formatCryptoWithCode(form.quote.fee, form.quote.feeCurrency, to.round, locale)} testId="swap-fee" />}
         {limit.data && (
-          <DetailLine label={t('swap_limits', { min: formatCrypto(limit.data.minLimit, 8, locale), max: formatCrypto(limit.data.maxLimit, 8, locale), currency: tickerOf(limit.data.currency) })} value="" testId="swap-limits" />
+          <DetailLine label={t('swap_limits', { min: formatCrypto(limit.data.minLimit, from.round, locale), max: formatCrypto(limit.data.maxLimit, from.round, locale), currency: tickerOf(limit.data.currency) })} value="" testId="swap-limits" />
         )}
       </div>
       <div className="mt-auto">
@@ -147,7 +148,7 @@ function ReviewScreen({ flow }: { flow: SwapVisit }) {
       <div className="card flex flex-col gap-3">
         <DetailLine label={t('swap_you_pay')} value={money(order.sourceAmount, order.sourceCurrency)} testId="review-pay" />
         <DetailLine label={t('swap_you_get')} value={money(order.destinationAmount, order.destinationCurrency)} testId="review-get" />
-        <DetailLine label={t('swap_rate', { from: tickerOf(order.sourceCurrency), rate: formatCrypto(order.rate, 8, locale), to: tickerOf(order.destinationCurrency) })} value="" testId="review-rate" />
+        <DetailLine label={t('swap_rate', { from: tickerOf(order.sourceCurrency), rate: formatCrypto(order.rate, coins[order.destinationCurrency]?.round, locale), to: tickerOf(order.destinationCurrency) })} value="" testId="review-rate" />
         <DetailLine label={t('swap_fee')} value={money(order.fee, order.feeCurrency)} testId="review-fee" />
       </div>
       {expired ? (
@@ -178,14 +179,14 @@ function SuccessScreen({ flow }: { flow: SwapVisit }) {
   if (!result) return null;
   const money = (value: string, code: string) => formatCryptoWithCode(value, code, coins[code]?.round, locale);
   return (
-    <div className="screen items-center text-center" data-testid="swap-success">
-      <span className="mt-10 w-20 h-20 rounded-full bg-surface inline-flex items-center justify-center text-primary">
-        <Glyph name="swap" size={36} />
-      </span>
-      <h1 className="text-2xl font-700 m-0">{t('swap_success_title')}</h1>
-      <p className="m-0 text-muted" data-testid="swap-success-text">
-        {t('swap_success_text', { paid: money(result.sourceAmount, result.sourceCurrency), got: money(result.destinationAmount, result.destinationCurrency) })}
-      </p>
+    <div className="screen" data-testid="swap-success">
+      <OutcomeHero
+        tone="success"
+        amount={`+${money(result.destinationAmount, result.destinationCurrency)}`}
+        title={t('swap_success_title')}
+        text={<span data-testid="swap-success-text">{t('swap_success_text', { paid: money(result.sourceAmount, result.sourceCurrency), got: money(result.destinationAmount, result.destinationCurrency) })}</span>}
+        next={t('swap_success_next')}
+      />
       <div className="mt-auto w-full">
         <MainAction label={t('swap_done')} onClick={() => openPage($router, 'home')} />
       </div>

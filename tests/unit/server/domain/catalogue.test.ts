@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildCatalogue } from '../../../../src/server/domain/catalogue.ts';
 import { routeChains } from '../../../../src/server/adapters/chains/open.ts';
 import { ChainOffError } from '../../../../src/server/adapters/chains/port.ts';
+import { explorerLink } from '../../../../src/lib/currencies.ts';
 
 describe('networks that are off', () => {
   it('keep their coins in the catalogue, inactive', () => {
@@ -22,5 +23,23 @@ describe('networks that are off', () => {
     await expect(chain.status('TON', [])).rejects.toThrow(ChainOffError);
     await expect(chain.broadcast('LITECOIN', 'raw')).rejects.toThrow(ChainOffError);
     await expect(chain.signWithdrawal({ reference: 'w', network: 'DOGECOIN', currency: 'DOGE', toAddress: 'D', amount: 1n })).rejects.toThrow(/DOGECOIN is off/);
+  });
+});
+
+describe('explorer links per CHAIN_ENV', () => {
+  const urlScan = (env: 'mainnet' | 'testnet' | 'regtest', currency: string, explorerUrl?: () => string | undefined) =>
+    buildCatalogue({ production: true, env, networksOn: ['BITCOIN', 'ETHEREUM', 'LITECOIN'], ...(explorerUrl ? { explorerUrl } : {}) }).coins.find((c) => c.currency === currency)?.urlScan ?? 'missing';
+
+  it("link the networks' public explorers on mainnet, their test networks' on testnet and none on regtest", () => {
+    expect(urlScan('mainnet', 'BTC')).toBe('https://mempool.space/tx/{tx}');
+    expect(urlScan('testnet', 'BTC')).toBe('https://mempool.space/testnet4/tx/{tx}');
+    expect(urlScan('testnet', 'USDT_ETH')).toBe('https://sepolia.etherscan.io/tx/{tx}');
+    expect(urlScan('regtest', 'LTC')).toBe('');
+    expect(explorerLink(urlScan('regtest', 'LTC'), 'ab12')).toBeUndefined();
+    expect(explorerLink(urlScan('testnet', 'LTC'), 'ab12')).toBe('https://litecoinspace.org/testnet/tx/ab12');
+  });
+
+  it("prefer the adapter's own explorer (the devnet's) whatever the environment", () => {
+    expect(urlScan('regtest', 'BTC', () => 'http://wallet.test/sandbox/devnet/tx/{tx}')).toBe('http://wallet.test/sandbox/devnet/tx/{tx}');
   });
 });

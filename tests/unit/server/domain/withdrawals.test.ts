@@ -3,9 +3,11 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import { findCoin } from '../../../../src/lib/currencies.ts';
 import { canonicalAddress, withdrawalUnits, WithdrawalError } from '../../../../src/server/domain/withdrawals/rules.ts';
 import { createDevnetSigner, devnetTxHash } from '../../../../src/server/adapters/chains/devnet-signer.ts';
-import { CHAIN_ADDRESSING } from '../../../../src/server/custody.ts';
+import { chainAddressing } from '../../../../src/server/domain/addresses.ts';
 import { DEFAULT_WITHDRAWAL_FEES, withdrawalConfig } from '../../../../src/server/config-withdrawals.ts';
 import { loadConfig, ConfigError } from '../../../../src/server/config.ts';
+
+const CHAIN_ADDRESSING = chainAddressing('mainnet');
 
 const SEED = mnemonicToSeedSync('abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about');
 const coin = (currency: string) => {

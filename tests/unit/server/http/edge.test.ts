@@ -129,4 +129,15 @@ describe('messages in the user language', () => {
     expect(userMessage(new DomainError('B2C_USM0032', 'blocked', { details: { language: 'ENG' } }))).toBe('The pin code is blocked. Reset it through your e-mail');
     expect(userMessage(new DomainError('EMAIL_TAKEN', 'An account with this e-mail already exists'))).toBe('An account with this e-mail already exists');
   });
+
+  it('answers a passcode lockout with Retry-After, so the prompt can count the wait down', async () => {
+    const { pincodeWait } = await import('../../../../src/server/domain/pincode.ts');
+    const app = new Hono<ApiEnv>();
+    app.onError((error, c) => errorResponse(error, c, log));
+    app.get('/locked', () => {
+      throw pincodeWait(29.2, 'ENG');
+    });
+    const response = await app.request('/locked');
+    expect([response.status, response.headers.get('retry-after')]).toEqual([429, '30']);
+  });
 });

@@ -1,0 +1,143 @@
+/**
+ * One adapter for Bitcoin, Litecoin and Dogecoin on Bitcoin Core–style nodes (README.md here): reading by walking
+ * blocks into the custody's own output index, the hot wallet signing from the custody's outputs, holdings.
+ */
+import type pg from 'pg';
+import { HDKey } from '@scure/bip32';
+import type { Network } from '../../../../lib/currencies.ts';
+import { scanBlocks } from '../block-scan.ts';
+import { ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type ChainEnv, type ChainTransfer } from '../port.ts';
+import { isUtxoNetwork, utxoProfile, type UtxoNetwork } from './networks.ts';
+import { heldUnits } from './outputs.ts';
+import { blockSource, transferStatus } from './reader.ts';
+import { createRpc, RpcError, type Rpc } from './rpc.ts';
+import { broadcastRaw, changeAddress, estimate, replaceOrder, signOrder, type WalletContext } from './wallet.ts';
+
+export type UtxoOptions = {
+  env: ChainEnv;
+  seed: Uint8Array;
+  addresses: ChainAddressing;
+  nodes: Partial<Record<UtxoNetwork, string>>;
+  confirmations: Partial<Record<Network, number>>;
+  feeRateFallback: Partial<Record<UtxoNetwork, bigint>>;
+  rbfAfterBlocks: number;
+};
+
+/** Confirmations when CONFIRMATIONS does not say. */
+const DEFAULT_CONFIRMATIONS: Record<UtxoNetwork, number> = { BITCOIN: 2, LITECOIN: 4, DOGECOIN: 6 };
+/** Blocks read again after a reorganisation: deeper than any plausible one and than the confirmations. */
+const REWIND_DEPTH = 24;
+/** Blocks per scan call (each is one getblock). */
+const BLOCKS_PER_SCAN = 50;
+
+export function createUtxoAdapter(pool: pg.Pool, options: UtxoOptions): ChainAdapter {
+  const networks = (Object.keys(options.nodes) as UtxoNetwork[]).filter((n) => isUtxoNetwork(n) && options.nodes[n]);
+  const master = HDKey.fromMasterSeed(options.seed);
+  const contexts = new Map<Network, WalletContext & { ready?: Promise<void>; mempool: Map<string, ChainTransfer[]> }>();
+  for (const network of networks) {
+    const url = options.nodes[network];
+    if (!url) continue;
+    const profile = utxoProfile(network, options.env, options.addresses.utxoParams(network));
+    contexts.set(network, {
+      pool,
+      rpc: createRpc(url),
+      network,
+      profile,
+      path: (index) => options.addresses.path(network, index),
+      master,
+      fallbackRate: options.feeRateFallback[network] ?? profile.defaultFallbackRate,
+      confirmations: options.confirmations[network] ?? DEFAULT_CONFIRMATIONS[network],
+      mempool: new Map(),
+    });
+  }
+
+  /** The network's context once its node has been checked (right chain, -txindex on); a failed check is tried again. */
+  const ready = async (network: Network) => {
+    const ctx = contexts.get(network);
+    if (!ctx) throw new ChainUnsupportedError(`${network} is not on a UTXO node`);
+    ctx.ready ??= checkNode(ctx.rpc, network, ctx.profile.nodeChain).catch((error: unknown) => {
+      ctx.ready = undefined;
+      throw error;
+    });
+    await ctx.ready;
+    return ctx;
+  };
+
+  return {
+    networks,
+    requiredConfirmations: (network) => contexts.get(network)?.confirmations ?? 1,
+    async scan(network, cursor, limit) {
+      const ctx = await ready(network);
+      // One scan of a network at a time: a second worker's would unwind what this one is recording.
+      const client = await pool.connect();
+      try {
+        const locked = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext('utxo-scan:' || $1)) AS ok`, [network]);
+        if (!locked.rows[0]?.ok) return { transfers: [], cursor };
+        try {
+          const tip = await ctx.rpc.call<number>('getblockcount');
+          return await scanBlocks(blockSource(pool, ctx.rpc, network, ctx.profile, ctx.mempool), cursor, {
+            startHeight: Math.max(0, tip - REWIND_DEPTH),
+            limit: Math.min(limit, BLOCKS_PER_SCAN),
+            rewindDepth: REWIND_DEPTH,
+          });
+        } finally {
+          await client.query(`SELECT pg_advisory_unlock(hashtext('utxo-scan:' || $1))`, [network]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    async status(network, transfers) {
+      const ctx = await ready(network);
+      return transferStatus(pool, ctx.rpc, network, transfers);
+    },
+    // The catalogue links each network's public explorer for CHAIN_ENV (none on regtest).
+    explorerUrl: () => undefined,
+    async hotWalletAddress(network) {
+      return changeAddress(await ready(network), 0);
+    },
+    async signWithdrawal(order) {
+      return signOrder(await ready(order.network), order);
+    },
+    async broadcast(network, rawTx) {
+      return broadcastRaw(await ready(network), rawTx);
+    },
+    async estimateFee(query) {
+      return estimate(await ready(query.network), query.toAddress);
+    },
+    async replaceByFee(stuck, fee) {
+      return replaceOrder(await ready(stuck.order.network), stuck, fee);
+    },
+    replaceAfterBlocks: (network) => (contexts.has(network) ? options.rbfAfterBlocks : undefined),
+    async tipHeight(network) {
+      return (await ready(network)).rpc.call<number>('getblockcount');
+    },
+    async holdings(network) {
+      const ctx = await ready(network);
+      const tip = await ctx.rpc.call<number>('getblockcount');
+      return { [ctx.profile.coin]: await heldUnits(pool, network, tip, ctx.confirmations) };
+    },
+    collection: {
+      // The hot wallet spends deposit outputs where they are: nothing to sweep on a UTXO network.
+      sweeps: () => false,
+      sweep: async () => ({ state: 'NOT_NEEDED', reason: 'UTXO networks spend deposit outputs directly' }),
+      topUpGas: async () => Promise.reject(new ChainUnsupportedError('UTXO networks have no gas')),
+    },
+  };
+}
+
+/** The node must be on the chain CHAIN_ENV names and keep a transaction index (status by hash of any transaction). */
+async function checkNode(rpc: Rpc, network: Network, chain: string): Promise<void> {
+  const info = await rpc.call<{ chain: string; blocks: number }>('getblockchaininfo');
+  if (info.chain !== chain) throw new Error(`the ${network} node is on chain "${info.chain}" but CHAIN_ENV wants "${chain}"`);
+  const best = await rpc.call<string>('getblockhash', info.blocks);
+  const block = await rpc.call<{ tx: string[] }>('getblock', best, 1);
+  const coinbase = block.tx[0];
+  if (info.blocks === 0 || coinbase === undefined) return;
+  try {
+    await rpc.call('getrawtransaction', coinbase, true);
+  } catch (error) {
+    if (error instanceof RpcError) throw new Error(`the ${network} node needs -txindex=1 (the custody asks it for transactions by hash): ${error.message}`);
+    throw error;
+  }
+}

@@ -1,0 +1,30 @@
+import { sql } from 'drizzle-orm';
+import { check, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import type { Network } from '../../../lib/currencies.ts';
+
+const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
+
+/**
+ * A custodian movement (`npm run custody -- sweep-to-cold`): the custody's own coins sent from its outputs to a cold
+ * address. SIGNED (the transaction recorded before it is sent) → BROADCAST → COMPLETED when confirmed, booked
+ * COLD_STORAGE → WORLD plus its network fee; `idempotency_key` makes a repeated command the same movement.
+ */
+export const custodyMovements = pgTable(
+  'custody_movements',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    network: text('network').$type<Network>().notNull(),
+    currency: text('currency').notNull(),
+    toAddress: text('to_address').notNull(),
+    amount: units('amount').notNull(),
+    state: text('state', { enum: ['SIGNED', 'BROADCAST', 'COMPLETED', 'FAILED'] }).notNull(),
+    txHash: text('tx_hash').notNull(),
+    rawTx: text('raw_tx').notNull(),
+    confirmations: integer('confirmations').notNull().default(0),
+    networkFee: units('network_fee'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    closedAt: timestamp('closed_at', { withTimezone: true }),
+  },
+  (t) => [unique('custody_movements_idempotency').on(t.idempotencyKey), check('custody_movements_amount', sql`${t.amount} > 0`)],
+);

@@ -1,0 +1,82 @@
+/**
+ * `npm run custody -- balances`: per network and currency, what the ledger owes users, the custody's position on the
+ * ledger (−WORLD: what the chain should show the hot outputs holding), what the chain shows (`holdings`), and the
+ * outputs the chain holds that the ledger does not credit (deposits below MIN_DEPOSIT). They must match once nothing
+ * is in flight (deposits waiting for confirmations, withdrawals and cold sweeps not completed).
+ */
+import type pg from 'pg';
+import { COINS, type Network } from '../../lib/currencies.ts';
+import { ChainUnsupportedError, type ChainPort, type CustodyHoldings } from '../adapters/chains/port.ts';
+import { SYSTEM_ACCOUNTS, systemAccountId } from './ledger.ts';
+
+export type CustodyBalance = {
+  network: Network;
+  currency: string;
+  /** What users own (available and on hold). */
+  liability: bigint;
+  /** −WORLD:<network>: what left the world into the custody's hot outputs, as the ledger counts it. */
+  position: bigint;
+  /** −COLD_STORAGE:<network>: what was swept to cold storage. */
+  cold: bigint;
+  /** What the chain shows the custody's outputs holding; undefined where the adapter keeps none (the devnet). */
+  holdings: bigint | undefined;
+  /** Outputs the custody holds that the ledger does not credit (deposits below the minimum). */
+  uncredited: bigint;
+  /** Deposits, withdrawals and cold sweeps not settled yet: a difference may be theirs. */
+  inFlight: number;
+  /** holdings = position + uncredited; undefined without holdings. */
+  matches: boolean | undefined;
+};
+
+const balanceOf = async (db: pg.Pool, code: string, currency: string) => {
+  const row = await db.query<{ total: string | null }>(
+    'SELECT (available + on_hold)::text AS total FROM ledger_balances WHERE ledger_account_id = $1 AND currency = $2',
+    [systemAccountId(code), currency],
+  );
+  return BigInt(row.rows[0]?.total ?? '0');
+};
+
+export async function custodyBalances(pool: pg.Pool, chain: Pick<ChainPort, 'networks'> & CustodyHoldings): Promise<CustodyBalance[]> {
+  const result: CustodyBalance[] = [];
+  for (const network of chain.networks) {
+    let holdings: Record<string, bigint> | undefined;
+    try {
+      holdings = await chain.holdings(network);
+    } catch (error) {
+      if (!(error instanceof ChainUnsupportedError)) throw error;
+    }
+    for (const coin of COINS.filter((c) => c.network === network)) {
+      const currency = coin.currency;
+      const users = await pool.query<{ total: string | null }>(
+        `SELECT sum(b.available + b.on_hold)::text AS total FROM ledger_balances b JOIN ledger_accounts a ON a.id = b.ledger_account_id
+          WHERE a.kind = 'USER' AND b.currency = $1`,
+        [currency],
+      );
+      const uncredited = await pool.query<{ total: string | null }>(
+        `SELECT sum(amount)::text AS total FROM chain_deposits WHERE network = $1 AND currency = $2 AND state = 'BELOW_MINIMUM'`,
+        [network, currency],
+      );
+      const flight = await pool.query<{ n: number }>(
+        `SELECT ((SELECT count(*) FROM chain_deposits WHERE network = $1 AND currency = $2 AND state = 'PENDING')
+               + (SELECT count(*) FROM withdrawals WHERE network = $1 AND currency = $2 AND state IN ('PENDING', 'SIGNED', 'BROADCAST'))
+               + (SELECT count(*) FROM custody_movements WHERE network = $1 AND currency = $2 AND state IN ('SIGNED', 'BROADCAST')))::int AS n`,
+        [network, currency],
+      );
+      const position = -(await balanceOf(pool, SYSTEM_ACCOUNTS.world(network).code, currency));
+      const held = holdings ? (holdings[currency] ?? 0n) : undefined;
+      const notCredited = BigInt(uncredited.rows[0]?.total ?? '0');
+      result.push({
+        network,
+        currency,
+        liability: BigInt(users.rows[0]?.total ?? '0'),
+        position,
+        cold: -(await balanceOf(pool, SYSTEM_ACCOUNTS.coldStorage(network).code, currency)),
+        holdings: held,
+        uncredited: notCredited,
+        inFlight: flight.rows[0]?.n ?? 0,
+        matches: held === undefined ? undefined : held === position + notCredited,
+      });
+    }
+  }
+  return result;
+}

@@ -1,0 +1,119 @@
+/**
+ * Credited deposits a reorganisation put in doubt (deposits.ts `unwindReorg` sets `in_doubt_since`), re-checked by
+ * `status` on every confirm pass until the chain decides:
+ * - mined again (SEEN in a block): the doubt is lifted, nothing else changes;
+ * - still waiting in the mempool: asked again next pass;
+ * - gone (DROPPED, or mined and FAILED): the credit is reversed on the ledger (user → WORLD:<network>, its own
+ *   idempotent entry) if the balance allows, state REVERSED and the history item FAILED with the reason; otherwise
+ *   the deposit is REVERSAL_DUE, the account is frozen for withdrawals and an ERROR names account, deposit and tx.
+ *   A REVERSAL_DUE deposit is re-checked too: reversed once the balance allows (or lifted if mined again), and the
+ *   account is unfrozen when none is due any more.
+ * Each decision runs in one transaction holding the account's row lock (withdrawal requests take it shared), and
+ * acts only on a deposit row unchanged since its status was read (`xmin`): two workers never reverse twice.
+ */
+import type pg from 'pg';
+import type { ChainPort, TransferStatus } from '../adapters/chains/port.ts';
+import { transferKey } from '../adapters/chains/port.ts';
+import { selectColumns } from '../db/columns.ts';
+import { chainDeposits } from '../db/schema/chains.ts';
+import { inTransaction } from '../db/transaction.ts';
+import type { Logger } from '../log.ts';
+import { notifyAccountChanged } from './account-changes.ts';
+import { LedgerError, SYSTEM_ACCOUNTS, systemAccountId, transfer } from './ledger.ts';
+import { depositReversalKey } from './orders/entry-keys.ts';
+import { moveOrder, ORDER_TABLES } from './orders/state.ts';
+import { freezeWithdrawals, lockAccountForFreeze, unfreezeWhenSettled } from './withdrawal-freeze.ts';
+
+const RECHECK_BATCH = 200;
+
+/** What the user's history item says of a reversed deposit. */
+export const REVERSED_REASON = 'DEPOSIT_REVERSED: the transaction left the chain after it was credited, so the credit was taken back';
+
+const FIELDS = ['id', 'network', 'txHash', 'outputIndex', 'currency', 'amount', 'walletAccountId', 'state'] as const;
+type Doubtful = Pick<typeof chainDeposits.$inferSelect, (typeof FIELDS)[number]> & { version: string };
+
+/** Re-checks the credited deposits in doubt and those whose reversal is due; returns how many it reversed. */
+export async function recheckDoubtfulDeposits(pool: pg.Pool, chain: ChainPort, log: Logger): Promise<number> {
+  const doubtful = await pool.query<Doubtful>(
+    `SELECT ${selectColumns(chainDeposits, 'd', FIELDS)}, d.xmin::text AS version FROM chain_deposits d
+      WHERE ((d.state = 'CREDITED' AND d.in_doubt_since IS NOT NULL) OR d.state = 'REVERSAL_DUE') AND d.network = ANY($2::text[])
+      ORDER BY d.in_doubt_since NULLS LAST LIMIT $1`,
+    [RECHECK_BATCH, chain.networks],
+  );
+  let reversed = 0;
+  for (const [network, rows] of Map.groupBy(doubtful.rows, (row) => row.network)) {
+    const statuses = await chain.status(
+      network,
+      rows.map((r) => ({ txHash: r.txHash, outputIndex: r.outputIndex })),
+    );
+    for (const row of rows) {
+      const status = statuses.get(transferKey({ txHash: row.txHash, outputIndex: row.outputIndex }));
+      if (!status || (status.state === 'SEEN' && status.blockHeight === null)) continue;
+      if (await settleDoubt(pool, row, status, log)) reversed++;
+    }
+  }
+  return reversed;
+}
+
+/** One deposit's outcome, in one transaction; true when it reversed the credit. */
+async function settleDoubt(pool: pg.Pool, row: Doubtful, status: TransferStatus, log: Logger): Promise<boolean> {
+  return inTransaction(pool, async (client) => {
+    await lockAccountForFreeze(client, row.walletAccountId);
+    const claimed = await client.query(`SELECT 1 FROM chain_deposits WHERE id = $1 AND xmin = $2::text::xid FOR UPDATE SKIP LOCKED`, [row.id, row.version]);
+    // Another worker decided it, or the chain told something new since the status was read: next pass.
+    if (claimed.rowCount === 0) return false;
+    if (status.state === 'SEEN') {
+      await client.query(`UPDATE chain_deposits SET state = 'CREDITED', in_doubt_since = NULL, block_height = coalesce($2, block_height) WHERE id = $1`, [row.id, status.blockHeight]);
+      if (row.state === 'REVERSAL_DUE' && (await unfreezeWhenSettled(client, row.walletAccountId))) {
+        log.warn({ account: row.walletAccountId, deposit: row.id, tx: row.txHash }, 'a deposit whose reversal was due was mined again: withdrawals unfrozen');
+      }
+      log.info({ network: row.network, deposit: row.id, tx: row.txHash }, 'a credited deposit in doubt after a reorganisation is mined again');
+      await notifyAccountChanged(client, row.walletAccountId);
+      return false;
+    }
+    return reverseCredit(client, row, log);
+  });
+}
+
+/** Takes the credit back if the balance allows; else marks the reversal due and freezes the account's withdrawals. */
+async function reverseCredit(client: pg.PoolClient, row: Doubtful, log: Logger): Promise<boolean> {
+  const amount = BigInt(row.amount);
+  await client.query('SAVEPOINT deposit_reversal');
+  try {
+    await transfer(client, {
+      key: depositReversalKey(row.network, row.txHash, row.outputIndex),
+      kind: 'DEPOSIT_REVERSAL',
+      reference: `deposit:${row.id}`,
+      from: row.walletAccountId,
+      to: systemAccountId(SYSTEM_ACCOUNTS.world(row.network)),
+      currency: row.currency,
+      amount,
+    });
+  } catch (error) {
+    if (!(error instanceof LedgerError && error.problem === 'INSUFFICIENT_FUNDS')) throw error;
+    await client.query('ROLLBACK TO SAVEPOINT deposit_reversal');
+    if (row.state === 'REVERSAL_DUE') return false;
+    await client.query(`UPDATE chain_deposits SET state = 'REVERSAL_DUE' WHERE id = $1`, [row.id]);
+    const reason = `deposit ${row.id} (${row.network} ${row.txHash}:${row.outputIndex}, ${row.amount} ${row.currency} atomic units) left the chain after it was credited`;
+    await freezeWithdrawals(client, row.walletAccountId, reason);
+    log.error(
+      { account: row.walletAccountId, deposit: row.id, network: row.network, tx: row.txHash, output: row.outputIndex, currency: row.currency, amount: row.amount },
+      'credited deposit left the chain and the balance cannot cover its reversal: account frozen for withdrawals',
+    );
+    await notifyAccountChanged(client, row.walletAccountId);
+    return false;
+  }
+  await client.query('RELEASE SAVEPOINT deposit_reversal');
+  await moveOrder(client, ORDER_TABLES.deposit, row.id, {
+    from: ['CREDITED', 'REVERSAL_DUE'],
+    to: 'REVERSED',
+    set: { in_doubt_since: null },
+    history: { state: 'FAILED', set: { failure_reason: REVERSED_REASON } },
+  });
+  if (row.state === 'REVERSAL_DUE' && (await unfreezeWhenSettled(client, row.walletAccountId))) {
+    log.warn({ account: row.walletAccountId, deposit: row.id, tx: row.txHash }, 'the due reversal of a deposit went through: withdrawals unfrozen');
+  }
+  log.warn({ account: row.walletAccountId, deposit: row.id, network: row.network, tx: row.txHash, amount: row.amount, currency: row.currency }, 'credited deposit left the chain: credit reversed');
+  await notifyAccountChanged(client, row.walletAccountId);
+  return true;
+}

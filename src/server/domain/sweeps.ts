@@ -1,0 +1,166 @@
+/**
+ * Sweeps: on account-based networks (the adapter's `collection.sweeps(network)`: Ethereum, TRON, TON) the credited
+ * deposits are collected from the users' deposit addresses into the hot wallet, which pays every withdrawal.
+ * Network-agnostic: what a sweep costs and how it is built is the adapter's; the domain decides what to sweep, keeps
+ * each sweep's state (`sweeps`, `sweep_deposits`), and books what the network charged the custodian.
+ *
+ * - Plan: credited deposits no sweep has taken yet (and not in doubt after a reorganisation), per (address, currency),
+ *   become one PENDING sweep, unless that address already has an open sweep of the currency (the next one takes them).
+ * - Run: one sweep per address at a time. The adapter sends (SENT), or says the address needs gas first (NEEDS_GAS:
+ *   the hot wallet tops it up, TOPPING_UP until that transfer is mined, then PENDING again), or finds nothing worth
+ *   moving (SKIPPED). Everything signed is signed once per reference (`sweep:<id>`, `sweep:<id>:top-up:<n>`), so a
+ *   worker that dies anywhere sends the same transaction again, never a second one.
+ * - Confirm: once the sweep has its confirmations it is CONFIRMED (FAILED if it reverted: its deposits go back to be
+ *   swept again). Each top-up's fee and the sweep's are booked as they are mined, NETWORK_FEES → WORLD in the
+ *   network's own coin. The swept amount itself moves between two addresses of the custody: no ledger entry.
+ */
+import type pg from 'pg';
+import { NETWORK_INFO, type Network } from '../../lib/currencies.ts';
+import { transferKey, type ChainPort, type CollectionPort, type TransferStatus } from '../adapters/chains/port.ts';
+import { selectColumns } from '../db/columns.ts';
+import { sweeps } from '../db/schema/sweeps.ts';
+import { inTransaction } from '../db/transaction.ts';
+import type { Logger } from '../log.ts';
+import { SYSTEM_ACCOUNTS, systemAccountId, transfer, type Queryable } from './ledger.ts';
+
+export type SweepChain = Pick<ChainPort, 'networks' | 'status' | 'requiredConfirmations'> & { collection: CollectionPort };
+
+const BATCH = 20;
+const FIELDS = ['id', 'network', 'currency', 'address', 'derivationIndex', 'amount', 'state', 'txHash', 'topUps', 'topUpTxHash'] as const;
+type Sweep = Pick<typeof sweeps.$inferSelect, (typeof FIELDS)[number]>;
+const SELECT = `SELECT ${selectColumns(sweeps, 's', FIELDS)} FROM sweeps s`;
+
+/** The ledger keys of a sweep's network fees (the audit spells them the same way). */
+export const sweepFeeKey = (id: string) => `sweep:fee:${id}`;
+export const sweepTopUpFeeKey = (id: string, n: number) => `sweep:top-up-fee:${id}:${n}`;
+
+/** The worker's job: plan, run and confirm the sweeps of every network whose adapter sweeps. */
+export async function collectDeposits(pool: pg.Pool, chain: SweepChain, log: Logger): Promise<void> {
+  for (const network of chain.networks.filter((n) => chain.collection.sweeps(n))) {
+    await planSweeps(pool, network);
+    await runSweeps(pool, chain, network, log);
+    await confirmSweeps(pool, chain, network, log);
+  }
+}
+
+/** Turns credited, unswept deposits into PENDING sweeps, one per (address, currency); returns how many it made. */
+export async function planSweeps(pool: pg.Pool, network: Network): Promise<number> {
+  return inTransaction(pool, async (client) => {
+    // One planner per network at a time: two would put one deposit in two sweeps' plans (the key refuses the second).
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`sweeps:${network}`]);
+    const due = await client.query<{ currency: string; address: string; index: number; amount: string; ids: string[] }>(
+      `SELECT d.currency, d.to_address AS address, a.derivation_index AS index, sum(d.amount)::text AS amount, array_agg(d.id) AS ids
+         FROM chain_deposits d JOIN deposit_addresses a ON a.network = d.network AND a.address = d.to_address
+        WHERE d.network = $1 AND d.state = 'CREDITED' AND d.in_doubt_since IS NULL
+          AND NOT EXISTS (SELECT 1 FROM sweep_deposits x WHERE x.deposit_id = d.id)
+          AND NOT EXISTS (SELECT 1 FROM sweeps s WHERE s.network = d.network AND s.address = d.to_address AND s.currency = d.currency
+                                                 AND s.state IN ('PENDING', 'TOPPING_UP', 'SENT'))
+        GROUP BY d.currency, d.to_address, a.derivation_index`,
+      [network],
+    );
+    for (const group of due.rows) {
+      const made = await client.query<{ id: string }>(
+        'INSERT INTO sweeps (network, currency, address, derivation_index, amount) VALUES ($1, $2, $3, $4, $5) RETURNING id',
+        [network, group.currency, group.address, group.index, group.amount],
+      );
+      await client.query('INSERT INTO sweep_deposits (deposit_id, sweep_id) SELECT unnest($1::uuid[]), $2', [group.ids, made.rows[0]?.id]);
+    }
+    return due.rows.length;
+  });
+}
+
+/** Asks the adapter to sweep each PENDING sweep whose address has no other sweep under way; returns how many it sent. */
+export async function runSweeps(pool: pg.Pool, chain: SweepChain, network: Network, log: Logger, batch = BATCH): Promise<number> {
+  let sent = 0;
+  const tried: string[] = [];
+  for (let i = 0; i < batch; i++) {
+    const outcome = await inTransaction(pool, async (client) => {
+      const claimed = await client.query<Sweep>(
+        `${SELECT} WHERE s.network = $1 AND s.state = 'PENDING' AND s.id <> ALL($2::uuid[])
+            AND NOT EXISTS (SELECT 1 FROM sweeps o WHERE o.network = s.network AND o.address = s.address AND o.state IN ('TOPPING_UP', 'SENT'))
+          ORDER BY s.created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        [network, tried],
+      );
+      const sweep = claimed.rows[0];
+      if (!sweep) return 'idle';
+      tried.push(sweep.id);
+      try {
+        const result = await chain.collection.sweep({ network, currency: sweep.currency, address: sweep.address, index: sweep.derivationIndex, amount: BigInt(sweep.amount), reference: `sweep:${sweep.id}` });
+        if (result.state === 'SENT') {
+          await client.query(`UPDATE sweeps SET state = 'SENT', tx_hash = $2 WHERE id = $1`, [sweep.id, result.signed.txHash]);
+          return 'sent';
+        }
+        if (result.state === 'NOT_NEEDED') {
+          await client.query(`UPDATE sweeps SET state = 'SKIPPED', reason = $2, closed_at = now() WHERE id = $1`, [sweep.id, result.reason]);
+          return 'skipped';
+        }
+        const n = sweep.topUps + 1;
+        const topUp = await chain.collection.topUpGas({ network, address: sweep.address, amount: result.gas.amount, reference: `sweep:${sweep.id}:top-up:${n}` });
+        await client.query(`UPDATE sweeps SET state = 'TOPPING_UP', top_ups = $2, top_up_tx_hash = $3 WHERE id = $1`, [sweep.id, n, topUp.txHash]);
+        return 'topping-up';
+      } catch (error) {
+        log.warn({ err: error, sweep: sweep.id, network }, 'sweep failed; it will be tried again');
+        return 'retry';
+      }
+    });
+    if (outcome === 'idle') break;
+    if (outcome === 'sent') sent++;
+  }
+  return sent;
+}
+
+/**
+ * Top-ups mined: their fee is booked and the sweep is PENDING again (dropped ones too, to top up anew). Sweeps with
+ * their confirmations: CONFIRMED with their fee booked; reverted: FAILED, fee booked, deposits free for another
+ * sweep; dropped: PENDING (the adapter sends the same signed transaction again). Returns how many were confirmed.
+ */
+export async function confirmSweeps(pool: pg.Pool, chain: SweepChain, network: Network, log: Logger): Promise<number> {
+  const open = await pool.query<Sweep>(`${SELECT} WHERE s.network = $1 AND s.state IN ('TOPPING_UP', 'SENT') ORDER BY s.created_at LIMIT 200`, [network]);
+  const hashOf = (s: Sweep) => (s.state === 'SENT' ? s.txHash : s.topUpTxHash) ?? '';
+  const statuses = open.rows.length === 0 ? new Map<string, TransferStatus>() : await chain.status(network, open.rows.map((s) => ({ txHash: hashOf(s), outputIndex: 0 })));
+  const required = chain.requiredConfirmations(network);
+  let confirmed = 0;
+  for (const row of open.rows) {
+    const status = statuses.get(transferKey({ txHash: hashOf(row), outputIndex: 0 }));
+    if (!status) continue;
+    await inTransaction(pool, async (client) => {
+      // Claimed again in its state: another worker may have moved it meanwhile.
+      const sweep = (await client.query<Sweep>(`${SELECT} WHERE s.id = $1 AND s.state = $2 FOR UPDATE SKIP LOCKED`, [row.id, row.state])).rows[0];
+      if (!sweep) return;
+      if (sweep.state === 'TOPPING_UP') {
+        if (status.state === 'SEEN' && status.confirmations < 1) return;
+        const fee = status.state === 'DROPPED' ? 0n : (status.fee ?? 0n);
+        await bookFee(client, network, sweepTopUpFeeKey(sweep.id, sweep.topUps), sweep.id, fee);
+        await client.query(`UPDATE sweeps SET state = 'PENDING', top_up_fees = top_up_fees + $2 WHERE id = $1`, [sweep.id, fee.toString()]);
+      } else if (status.state === 'SEEN') {
+        if (status.confirmations < required) return;
+        await bookFee(client, network, sweepFeeKey(sweep.id), sweep.id, status.fee ?? 0n);
+        await client.query(`UPDATE sweeps SET state = 'CONFIRMED', fee = $2, closed_at = now() WHERE id = $1`, [sweep.id, (status.fee ?? 0n).toString()]);
+        confirmed++;
+      } else if (status.state === 'FAILED') {
+        await bookFee(client, network, sweepFeeKey(sweep.id), sweep.id, status.fee ?? 0n);
+        await client.query(`UPDATE sweeps SET state = 'FAILED', fee = $2, reason = $3, closed_at = now() WHERE id = $1`, [sweep.id, (status.fee ?? 0n).toString(), status.reason]);
+        await client.query('DELETE FROM sweep_deposits WHERE sweep_id = $1', [sweep.id]);
+        log.error({ sweep: sweep.id, network, tx: sweep.txHash, reason: status.reason }, 'sweep failed on the chain; its deposits will be swept again');
+      } else {
+        await client.query(`UPDATE sweeps SET state = 'PENDING' WHERE id = $1`, [sweep.id]);
+        log.warn({ sweep: sweep.id, network, tx: sweep.txHash }, 'sweep left the chain; it will be sent again');
+      }
+    });
+  }
+  return confirmed;
+}
+
+/** What the network charged the custodian for one of its own transactions: NETWORK_FEES → WORLD, in the network's coin. */
+async function bookFee(db: Queryable, network: Network, key: string, sweepId: string, fee: bigint): Promise<void> {
+  if (fee <= 0n) return;
+  await transfer(db, {
+    key,
+    kind: 'SWEEP_FEE',
+    reference: `sweep:${sweepId}`,
+    from: systemAccountId(SYSTEM_ACCOUNTS.networkFees(network)),
+    to: systemAccountId(SYSTEM_ACCOUNTS.world(network)),
+    currency: NETWORK_INFO[network].coin,
+    amount: fee,
+  });
+}

@@ -1,0 +1,48 @@
+/**
+ * An account frozen for withdrawals: a deposit it was credited left the chain and its balance could not give the
+ * credit back (deposit-reversals.ts). Withdrawal requests are refused (WITHDRAWALS_FROZEN, 403) until the reversal
+ * goes through (the balance covers it again) or the transaction is mined again; an operator may lift it by hand
+ * (README, "Reorganisations and frozen accounts").
+ */
+import type { Queryable } from './ledger.ts';
+import type { walletAccounts } from '../db/schema/users.ts';
+import { WithdrawalError } from './withdrawals/rules.ts';
+
+/**
+ * Refuses a withdrawal request of a frozen account. Inside the request's transaction: the row lock (FOR SHARE)
+ * orders the request after a reversal or freeze of the same account (FOR UPDATE) that is under way.
+ */
+export async function refuseFrozenWithdrawals(db: Queryable, walletAccountId: string): Promise<void> {
+  const found = await db.query<Pick<typeof walletAccounts.$inferSelect, 'withdrawalsFrozenAt'>>(
+    'SELECT withdrawals_frozen_at AS "withdrawalsFrozenAt" FROM wallet_accounts WHERE id = $1 FOR SHARE',
+    [walletAccountId],
+  );
+  if (found.rows[0]?.withdrawalsFrozenAt) {
+    throw new WithdrawalError('WITHDRAWALS_FROZEN', 'Withdrawals from this account are on hold: please contact support');
+  }
+}
+
+/** Takes the account's row lock for a reversal or freeze (see refuseFrozenWithdrawals). */
+export async function lockAccountForFreeze(db: Queryable, walletAccountId: string): Promise<void> {
+  await db.query('SELECT 1 FROM wallet_accounts WHERE id = $1 FOR UPDATE', [walletAccountId]);
+}
+
+/** Freezes the account's withdrawals (keeping the first freeze's time and reason); returns whether it was open before. */
+export async function freezeWithdrawals(db: Queryable, walletAccountId: string, reason: string): Promise<boolean> {
+  const frozen = await db.query(
+    `UPDATE wallet_accounts SET withdrawals_frozen_at = now(), withdrawals_frozen_reason = $2 WHERE id = $1 AND withdrawals_frozen_at IS NULL`,
+    [walletAccountId, reason],
+  );
+  return (frozen.rowCount ?? 0) > 0;
+}
+
+/** Lifts the freeze once no deposit of the account is still owed back (REVERSAL_DUE); returns whether it lifted one. */
+export async function unfreezeWhenSettled(db: Queryable, walletAccountId: string): Promise<boolean> {
+  const lifted = await db.query(
+    `UPDATE wallet_accounts SET withdrawals_frozen_at = NULL, withdrawals_frozen_reason = NULL
+      WHERE id = $1 AND withdrawals_frozen_at IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM chain_deposits WHERE wallet_account_id = $1 AND state = 'REVERSAL_DUE')`,
+    [walletAccountId],
+  );
+  return (lifted.rowCount ?? 0) > 0;
+}

@@ -1,0 +1,101 @@
+import { test as base, expect, signUpAndLogIn } from './fixtures.ts';
+import { addressOf, available, pageApiUser } from './send-helpers.ts';
+import { startLitecoind, type Litecoind } from '../support/litecoind.ts';
+
+/**
+ * Issue 16's walk on a real node: the server runs Litecoin on a Litecoin Core -regtest node of this spec's own. A user
+ * receives LTC the node sends (Pending in the history, then the balance after the confirmations), sends LTC back
+ * to a node address and sees it Completed with its hash and no explorer link (regtest has none); the node received
+ * the amount less the fee, to the litoshi.
+ */
+const test = base.extend<object, { node: Litecoind }>({
+  node: [
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use) => {
+      const node = await startLitecoind();
+      await use(node);
+      await node.stop();
+    },
+    { scope: 'worker', timeout: 60_000 },
+  ],
+  appEnv: [
+    async ({ node }, use) =>
+      use({
+        LOG_LEVEL: 'info',
+        CHAIN_ENV: 'regtest',
+        LITECOIN_RPC_URL: node.url,
+        CONFIRMATIONS: 'LITECOIN:2',
+        FEE_RATE_FALLBACK: 'LITECOIN:5',
+        WORKER_POLL_MS: '200',
+        RATES_WALK_MS: '0',
+        WITHDRAWAL_FEES: JSON.stringify({ LTC: '0.001' }),
+      }),
+    { scope: 'worker' },
+  ],
+});
+
+/** Mines a block at a time until `probe` is true (the worker polls every 200 ms, the page its balances). */
+async function mineUntil(node: Litecoind, probe: () => Promise<boolean>, timeout = 45_000): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        if (await probe()) return true;
+        await node.mine(1);
+        return false;
+      },
+      { timeout, intervals: [1_000] },
+    )
+    .toBe(true);
+}
+
+test.describe('Litecoin on a regtest node', () => {
+  test('receives LTC from the node, then sends LTC back and sees it completed without an explorer link', async ({ page, app, node }) => {
+    test.setTimeout(150_000);
+    await signUpAndLogIn(page, app);
+    const user = await pageApiUser(page);
+    const address = await addressOf(page, user, 'LTC');
+    expect(address).toMatch(/^rltc1q/);
+
+    await page.goto('/home/asset/LTC/receive');
+    await expect(page.getByTestId('receive-address')).toHaveText(address);
+
+    // The node pays the deposit address: Pending at once.
+    const depositTx = await node.send(address, '0.5');
+    await page.goto('/home/asset/LTC');
+    const item = page.getByTestId('history-item').first();
+    await expect(item).toHaveAttribute('data-state', 'IN_PROGRESS', { timeout: 20_000 });
+    await expect(item).toContainText('Pending');
+    await expect(page.getByTestId('asset-balance')).toHaveText('0\u00a0LTC');
+
+    // Credited after two blocks.
+    await mineUntil(node, async () => (await available(page, user, 'LTC')) === '0.5');
+    await expect(item).toHaveAttribute('data-state', 'COMPLETED', { timeout: 20_000 });
+    await expect(item).toContainText('+0.5\u00a0LTC');
+    await expect(page.getByTestId('asset-balance')).toHaveText('0.5\u00a0LTC');
+    await item.click();
+    await expect(page.getByTestId('detail-tx_detail_hash')).toContainText(depositTx);
+    await expect(page.getByTestId('explorer-link')).toHaveCount(0);
+
+    // Sends 0.2 LTC to an address of the node's wallet.
+    const to = await node.newAddress();
+    await page.goto('/home/asset/LTC/send');
+    await page.getByTestId('send-amount').fill('0.2');
+    await page.getByTestId('send-address').fill(to);
+    await expect(page.getByTestId('send-fee')).toHaveText(/0\.001\sLTC/);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await expect(page.getByTestId('review-receive')).toHaveText('0.199\u00a0LTC');
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await expect(page.getByTestId('send-progress')).toHaveAttribute('data-state', 'IN_PROGRESS');
+    await mineUntil(node, async () => (await page.getByTestId('send-progress').getAttribute('data-state')) === 'COMPLETED', 60_000);
+    await page.goto('/home/asset/LTC');
+    const sent = page.getByTestId('history-item').first();
+    await expect(sent).toHaveAttribute('data-state', 'COMPLETED');
+    await expect(sent).toContainText('-0.2\u00a0LTC');
+    await sent.click();
+    await expect(page.getByTestId('transaction-title')).toHaveText('Sent');
+    await expect(page.getByTestId('detail-tx_detail_hash')).toContainText(/[0-9a-f]{64}/);
+    await expect(page.getByTestId('explorer-link')).toHaveCount(0);
+    expect(await node.received(to)).toBe(19_900_000n);
+    expect(await available(page, user, 'LTC')).toBe('0.3');
+  });
+});

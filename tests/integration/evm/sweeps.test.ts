@@ -1,0 +1,153 @@
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { encodeFunctionData, parseEther, type Address, type Hex } from 'viem';
+import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { anvilAccount, startAnvil, tokenAbi, type Anvil } from '../../support/anvil.ts';
+import { auditFailures, createWalletAccount, quietLog, waitFor } from '../../support/custody.ts';
+import { depositAddressOf, deployTestTokens, openEvmCustody, type EvmTokens } from '../../support/evm-custody.ts';
+import type { Custody } from '../../../src/server/custody.ts';
+import type { Database } from '../../../src/server/db/database.ts';
+import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposits.ts';
+import { balancesOf, SYSTEM_ACCOUNTS, systemAccountId } from '../../../src/server/domain/ledger.ts';
+import { collectDeposits } from '../../../src/server/domain/sweeps.ts';
+import { custodyBalances } from '../../../src/server/domain/custody-balances.ts';
+
+const CONFIRMATIONS = 2;
+
+/**
+ * Sweeps on a live anvil node: credited deposits move from the users' deposit addresses into the hot wallet, a token
+ * after the hot wallet sent exactly the gas its transfer needs; the network fees are the custodian's, booked once.
+ */
+describe('Ethereum sweeps on anvil', () => {
+  let anvil: Anvil;
+  let tokens: EvmTokens;
+  let testDatabase: TestDatabase;
+  let database: Database;
+  let custody: Custody;
+  let hot: Address;
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    tokens = await deployTestTokens(anvil);
+    await anvil.send({ to: tokens.USDT_ETH, data: encodeFunctionData({ abi: tokenAbi, functionName: 'mint', args: [anvilAccount.address, 10_000_000_000n] }) });
+    testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
+    ({ database, custody } = await openEvmCustody(testDatabase.url, anvil, tokens, CONFIRMATIONS));
+    hot = (await custody.chain.hotWalletAddress('ETHEREUM')) as Address;
+    await anvil.testClient.setBalance({ address: hot, value: parseEther('10') });
+  });
+  afterEach(async () => {
+    expect(await auditFailures(database.pool)).toEqual([]);
+  });
+  afterAll(async () => {
+    await database?.close();
+    await testDatabase?.drop();
+    anvil?.stop();
+  });
+
+  const credited = async (address: Address, send: () => Promise<unknown>) => {
+    await send();
+    await anvil.mine(CONFIRMATIONS);
+    await waitFor('deposit credited', async () => {
+      await scanDeposits(database.pool, custody.chain, 'ETHEREUM');
+      await confirmDeposits(database.pool, custody.chain, quietLog);
+      return (await database.pool.query(`SELECT 1 FROM chain_deposits WHERE state = 'PENDING' AND to_address = $1`, [address])).rowCount === 0;
+    });
+  };
+  const sweepsOf = async (address: string) =>
+    (
+      await database.pool.query<{ id: string; currency: string; state: string; amount: string; tx_hash: string | null; fee: string | null; top_ups: number; top_up_tx_hash: string | null; top_up_fees: string }>(
+        'SELECT id, currency, state, amount::text, tx_hash, fee::text, top_ups, top_up_tx_hash, top_up_fees::text FROM sweeps WHERE address = $1 ORDER BY created_at',
+        [address],
+      )
+    ).rows;
+  /** Runs the sweep job and mines a block until every sweep of `address` is closed. */
+  const swept = (address: string) =>
+    waitFor(
+      'sweeps closed',
+      async () => {
+        await collectDeposits(database.pool, custody.chain, quietLog);
+        await anvil.mine(1);
+        const all = await sweepsOf(address);
+        return all.length > 0 && all.every((s) => ['CONFIRMED', 'SKIPPED', 'FAILED'].includes(s.state)) && all;
+      },
+      30_000,
+    );
+  const receiptFee = async (hash: string) => {
+    const receipt = await anvil.publicClient.getTransactionReceipt({ hash: hash as Hex });
+    return receipt.gasUsed * receipt.effectiveGasPrice;
+  };
+  const networkFees = async () => (await balancesOf(database.pool, systemAccountId(SYSTEM_ACCOUNTS.networkFees('ETHEREUM')))).find((b) => b.currency === 'ETH')?.available ?? 0n;
+
+  it('tops a token deposit address up with exactly the gas of its transfer, sweeps the token into the hot wallet and books both fees', async () => {
+    const { accountId } = await createWalletAccount(database.pool);
+    const address = await depositAddressOf(custody, database, accountId, 'USDT_ETH');
+    await credited(address, () => anvil.send({ to: tokens.USDT_ETH, data: encodeFunctionData({ abi: tokenAbi, functionName: 'transfer', args: [address, 25_000_000n] }) }));
+    const feesBefore = await networkFees();
+    const hotEthBefore = await anvil.publicClient.getBalance({ address: hot });
+
+    const [sweep] = await swept(address);
+    expect(sweep).toMatchObject({ currency: 'USDT_ETH', state: 'CONFIRMED', amount: '25000000', top_ups: 1 });
+    expect(await anvil.balanceOf(tokens.USDT_ETH, address)).toBe(0n);
+    expect(await anvil.balanceOf(tokens.USDT_ETH, hot)).toBe(25_000_000n);
+
+    // The top-up was exactly the sweep's gas limit at its fee cap; what the block did not charge is all that is left.
+    const topUp = await anvil.publicClient.getTransaction({ hash: sweep?.top_up_tx_hash as Hex });
+    const sweepTx = await anvil.publicClient.getTransaction({ hash: sweep?.tx_hash as Hex });
+    expect(topUp.value).toBe(sweepTx.gas * (sweepTx.maxFeePerGas ?? 0n));
+    const left = await anvil.publicClient.getBalance({ address });
+    expect(left).toBe(topUp.value - (await receiptFee(sweep?.tx_hash ?? '')));
+    expect(left).toBeLessThan(topUp.value / 3n);
+
+    const [sweepFee, topUpFee] = [await receiptFee(sweep?.tx_hash ?? ''), await receiptFee(sweep?.top_up_tx_hash ?? '')];
+    expect(sweep?.fee).toBe(sweepFee.toString());
+    expect(sweep?.top_up_fees).toBe(topUpFee.toString());
+    expect(await networkFees()).toBe(feesBefore - sweepFee - topUpFee);
+    expect(await anvil.publicClient.getBalance({ address: hot })).toBe(hotEthBefore - topUp.value - topUpFee);
+
+    // The top-up is the custody's own ETH, not a deposit of the user's; nothing more to sweep.
+    await anvil.mine(CONFIRMATIONS);
+    await scanDeposits(database.pool, custody.chain, 'ETHEREUM');
+    expect((await database.pool.query('SELECT currency FROM chain_deposits WHERE to_address = $1', [address])).rows).toEqual([{ currency: 'USDT_ETH' }]);
+    await collectDeposits(database.pool, custody.chain, quietLog);
+    expect(await sweepsOf(address)).toHaveLength(1);
+  });
+
+  it('sweeps native ETH above the threshold, leaving only the unused part of the fee cap, and skips a dust deposit', async () => {
+    const { accountId } = await createWalletAccount(database.pool);
+    const address = await depositAddressOf(custody, database, accountId, 'ETH');
+    await credited(address, () => anvil.send({ to: address, value: parseEther('2') }));
+    const hotBefore = await anvil.publicClient.getBalance({ address: hot });
+    const [sweep] = await swept(address);
+    expect(sweep).toMatchObject({ currency: 'ETH', state: 'CONFIRMED', top_ups: 0 });
+    const tx = await anvil.publicClient.getTransaction({ hash: sweep?.tx_hash as Hex });
+    const fee = await receiptFee(sweep?.tx_hash ?? '');
+    expect(await anvil.publicClient.getBalance({ address: hot })).toBe(hotBefore + tx.value);
+    expect(tx.value + tx.gas * (tx.maxFeePerGas ?? 0n)).toBe(parseEther('2'));
+    expect(await anvil.publicClient.getBalance({ address })).toBe(parseEther('2') - tx.value - fee);
+
+    const small = await depositAddressOf(custody, database, (await createWalletAccount(database.pool)).accountId, 'ETH');
+    await credited(small, () => anvil.send({ to: small, value: 1000n }));
+    expect(await swept(small)).toEqual([expect.objectContaining({ state: 'SKIPPED', fee: null })]);
+    expect(await anvil.publicClient.getBalance({ address: small })).toBe(1000n);
+  });
+
+  it('runs as the worker job of networks that sweep, and shows what the chain holds', async () => {
+    expect(custody.jobs.map((j) => j.name)).toContain('chain.sweeps');
+    const holdings = await custody.chain.holdings('ETHEREUM');
+    const addresses = (await database.pool.query<{ address: Address }>(`SELECT address FROM deposit_addresses WHERE network = 'ETHEREUM'`)).rows.map((r) => r.address);
+    let eth = await anvil.publicClient.getBalance({ address: hot });
+    let usdt = await anvil.balanceOf(tokens.USDT_ETH, hot);
+    for (const address of addresses) {
+      eth += await anvil.publicClient.getBalance({ address });
+      usdt += await anvil.balanceOf(tokens.USDT_ETH, address);
+    }
+    expect(holdings).toEqual({ ETH: eth, USDT_ETH: usdt, USDC_ETH: 0n });
+
+    // npm run custody -- balances: the tokens match the ledger to the unit; ETH is the ledger's position (deposits
+    // less every fee the sweeps and top-ups paid) plus the hot wallet's float, which the operator put there outside it.
+    const rows = await custodyBalances(database.pool, custody.chain);
+    const row = (currency: string) => rows.find((r) => r.network === 'ETHEREUM' && r.currency === currency);
+    expect(row('USDT_ETH')).toMatchObject({ holdings: usdt, position: 25_000_000n, matches: true });
+    const ethRow = row('ETH');
+    expect((ethRow?.holdings ?? 0n) - (ethRow?.position ?? 0n) - (ethRow?.uncredited ?? 0n)).toBe(parseEther('10'));
+  });
+});
