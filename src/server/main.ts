@@ -124,6 +124,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // One line of what is on and what is off (production runs on no stand-in: what has no real adapter is off).
   const summary = startSummary(config, custody);
   log.info({ port, publicUrl: config.publicUrl, version, appEnv: config.appEnv, ...summary }, `wallet started (${config.appEnv}): ${formatStartSummary(summary)}`);
+  // The log is batched; the line an operator (or a supervisor) waits for goes out now.
+  log.flush();
   // Background jobs in this process unless WORKERS=off (then `npm run worker` runs them elsewhere).
   const worker = config.workers ? createWorker({ pool: database.pool, log, handlers: custody.jobs, pollMs: config.workerPollMs }) : undefined;
   worker?.start();

@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../../support/database.ts
 import { launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient, type Answer as GatewayAnswer } from '../../support/http.ts';
-import { TEST_MNEMONIC, TEST_SECRETS_KEY } from '../../support/custody.ts';
+import { TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
 import { startMailCatcher, type MailCatcher } from '../../support/smtp.ts';
 import { NETWORKS, type CoinMeta } from '../../../src/lib/currencies.ts';
 
@@ -48,13 +48,18 @@ function call(base: string, method: string, path: string, options: { body?: unkn
 }
 
 /** The JSON log lines the start wrote about what it runs. */
-function startLines(server: LaunchedServer): { msg: string; on?: string[]; off?: string[] }[] {
-  return server
-    .output()
-    .split('\n')
-    .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as { msg: string; on?: string[]; off?: string[] })
-    .filter((line) => line.msg.startsWith('wallet started'));
+type StartLine = { msg: string; on?: string[]; off?: string[] };
+
+/** The start lines printed so far, once there is one: the log is written asynchronously, in batches. */
+async function startLines(server: LaunchedServer): Promise<StartLine[]> {
+  const printed = () =>
+    server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as StartLine)
+      .filter((line) => line.msg.startsWith('wallet started'));
+  return waitFor('the start line', async () => { const lines = printed(); return lines.length > 0 && lines; }, 5_000);
 }
 
 /** A clear refusal: the status asked for, in the gateway's error shape. */
@@ -87,8 +92,8 @@ describe('production with no real adapter configured', () => {
     await database?.drop();
   });
 
-  it('logs one start line that lists what is on and what is off: every network, buying, selling and the stand-ins off', () => {
-    const started = startLines(server);
+  it('logs one start line that lists what is on and what is off: every network, buying, selling and the stand-ins off', async () => {
+    const started = await startLines(server);
     expect(started).toHaveLength(1);
     const [line] = started;
     expect(line?.msg).toMatch(/^wallet started \(production\): on: .*; off: .*/);
@@ -108,7 +113,7 @@ describe('production with no real adapter configured', () => {
     expect(coins.filter((coin) => coin.active).map((coin) => coin.currency)).toEqual([]);
   });
 
-  it('tells the browser that buying and selling are off', () => {
+  it('tells the browser that buying and selling are off', async () => {
     const answer = await call(server.url, 'GET', '/api/client-config');
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ buyEnabled: false, sellEnabled: false });
@@ -138,7 +143,7 @@ describe('production with no real adapter configured', () => {
     expectRefusal(await call(server.url, 'POST', '/api/webhooks/payout', { body: {} }), 404, 'NOT_FOUND', 'payout webhook');
   });
 
-  it('gives no deposit address, withdrawal or swap on a network that is off', () => {
+  it('gives no deposit address, withdrawal or swap on a network that is off', async () => {
     const account = user.accountId;
     expectRefusal(await call(server.url, 'POST', `/api/${account}/account/currency`, { body: { currency: 'BTC' }, user }), 400, 'UNKNOWN_CURRENCY', 'add BTC');
     expectRefusal(await call(server.url, 'POST', `/api/${account}/account/currency/list`, { body: { currencies: ['BTC', 'ETH', 'USDT_TRX'] }, user }), 400, 'UNKNOWN_CURRENCY', 'add common assets');
@@ -178,8 +183,8 @@ describe('development stand-ins', () => {
     await database?.drop();
   });
 
-  it('are listed as on in the start line, loopback only', () => {
-    const [line, ...more] = startLines(server);
+  it('are listed as on in the start line, loopback only', async () => {
+    const [line, ...more] = await startLines(server);
     expect(more).toEqual([]);
     expect(line?.msg).toMatch(/^wallet started \(development\): on: /);
     for (const network of NETWORKS) expect(line?.on).toContain(`${network} (devnet)`);
