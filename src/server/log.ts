@@ -6,7 +6,7 @@ const LOG_BATCH_BYTES = 4096;
 const LOG_FLUSH_MS = 100;
 
 /**
- * Structured JSON logs on stdout; every request adds its own `reqId` through a child logger. Written
+ * Structured JSON logs on stdout; each request's access line (createAccessLog) carries its `reqId`. Written
  * asynchronously and in batches (up to LOG_BATCH_BYTES, at least every LOG_FLUSH_MS): the request path never
  * waits for a write, which cost a third of the throughput of `GET /api/{account}/asset` when each access-log line
  * was a synchronous write (bench:balances). The buffer is flushed synchronously when the process exits, whatever
@@ -24,14 +24,52 @@ export function createLogger(level: string): Logger {
   return pino(options, pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS }));
 }
 
+/** What the access log records of a request: no body, header or secret, so its line needs no redaction. */
+export type AccessEntry = { reqId: string; method: string; path: string; status: number; ms: number };
+
+/** Lines are handed to the stream in chunks of about this size, or after ACCESS_FLUSH_MS when fewer come. */
+const ACCESS_CHUNK = 16 * 1024;
+const ACCESS_FLUSH_MS = LOG_FLUSH_MS;
+
 /**
- * The access log: one line per request on the same stream as `log`, but without redaction, which its lines never
- * need (method, path, status, time; no body, header or secret) and which costs about as much as the rest of the
- * line (2 of 5 µs measured): the request path's only logging.
+ * The access log: one line per request on the same stream as `log`, in pino's shape (level 30, time, service, msg
+ * 'request'), or undefined below info. It is the request path's only logging, so it is cheap: the line is written
+ * by hand (`reqId` is a UUID or matched `[\w-]{1,64}`, `method` an HTTP token, the path JSON-escaped), the time
+ * string is made once per millisecond, and lines reach the stream in 16 KB chunks (or within LOG_FLUSH_MS), each
+ * written at once: the stream re-measures its pending buffer on every write. CPU per line, measured alone: pino's
+ * `info` 9.6 µs, a hand-made line written alone 6.2 µs, lines handed over together 2.7 µs. A process that exits
+ * writes what it holds.
  */
-export function createAccessLog(log: Logger): Logger {
-  const stream = (log as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym];
-  return pino({ level: log.level, base: { service: 'wallet' }, timestamp: pino.stdTimeFunctions.isoTime }, stream);
+export function createAccessLog(log: Logger): ((entry: AccessEntry) => void) | undefined {
+  if (!log.isLevelEnabled('info')) return undefined;
+  const stream = (log as unknown as Record<symbol, (DestinationStream & { flushSync?: () => void }) | undefined>)[pino.symbols.streamSym];
+  if (!stream) return undefined;
+  let pending = '';
+  let timer: NodeJS.Timeout | undefined;
+  const hand = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    const lines = pending;
+    pending = '';
+    if (lines !== '') stream.write(lines);
+  };
+  process.once('exit', () => {
+    if (pending === '') return;
+    hand();
+    stream.flushSync?.();
+  });
+  let stampedAt = -1;
+  let stamp = '';
+  return ({ reqId, method, path, status, ms }) => {
+    const now = Date.now();
+    if (now !== stampedAt) {
+      stampedAt = now;
+      stamp = new Date(now).toISOString();
+    }
+    pending += `{"level":30,"time":"${stamp}","service":"wallet","reqId":"${reqId}","method":"${method}","path":${JSON.stringify(path)},"status":${status},"ms":${ms},"msg":"request"}\n`;
+    if (pending.length >= ACCESS_CHUNK) hand();
+    else timer ??= setTimeout(hand, ACCESS_FLUSH_MS).unref();
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import compression from 'compression';
 import { getRequestListener } from '@hono/node-server';
@@ -16,6 +17,12 @@ import { loadWriteKey, type AnalyticsSource } from './domain/analytics.ts';
 import { formatStartSummary, startSummary } from './start-summary.ts';
 import { createWorker } from './jobs/worker.ts';
 import { refuseDeclaredOversize } from './http/body-limit.ts';
+
+/** When the server took a request in (for the access log). */
+const STARTED = Symbol('started');
+type Timed = { [STARTED]?: number };
+/** Node's diagnostics channel for each response handed to the OS. */
+const RESPONSE_FINISHED = 'http.server.response.finish';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -79,19 +86,11 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
 
   const secure = createSecurityHeaders(config);
   const access = createAccessLog(log);
-  const logRequests = access.isLevelEnabled('info');
   const handle = (req: IncomingMessage, res: ServerResponse) => {
-    const started = process.hrtime.bigint();
     const incoming = req.headers['x-request-id'];
     const reqId = typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     res.setHeader('x-request-id', reqId);
-    // The access log is info; below that level a request costs it nothing.
-    if (logRequests) {
-      res.on('finish', () => {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        access.info({ reqId, method: req.method, path: req.url?.split('?')[0], status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
-      });
-    }
+    if (access) (req as Timed)[STARTED] = performance.now();
     if (secure(req, res)) return;
     // Every path has a body limit: one declared larger is refused before anything reads it (body-limit.ts).
     if (refuseDeclaredOversize(req, res)) return;
@@ -103,6 +102,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // read, so under load the responses go out together rather than one write between each read. Measured with
   // bench:balances on 2 cores: ~40% more requests per second and a lower p99; an idle server answers as fast.
   const server = createServer((req, res) => void setImmediate(handle, req, res));
+  // The access log is info; below that level a request costs it nothing. Node reports each finished response on a
+  // diagnostics channel, which costs less than a listener and a closure per response.
+  const logFinished = (message: unknown) => {
+    const { request, response, server: from } = message as { request: IncomingMessage & Timed; response: ServerResponse; server: unknown };
+    if (from !== server || !access) return;
+    const ms = Math.round((performance.now() - (request[STARTED] ?? performance.now())) * 10) / 10;
+    access({ reqId: String(response.getHeader('x-request-id') ?? ''), method: request.method ?? 'GET', path: (request.url ?? '/').split('?')[0] ?? '/', status: response.statusCode, ms });
+  };
+  if (access) subscribe(RESPONSE_FINISHED, logFinished);
   server.keepAliveTimeout = 5_000;
 
   try {
@@ -140,6 +148,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       await drained;
       clearTimeout(timer);
       await worker?.stop();
+      unsubscribe(RESPONSE_FINISHED, logFinished);
       await custody.close();
       accounts.close();
       await database.close();

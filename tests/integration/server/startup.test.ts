@@ -85,4 +85,25 @@ describe('starting the server', () => {
       await server.stop();
     }
   });
+  it('at LOG_LEVEL=info writes one access line per request: its id, method, path without the query, status and time', async () => {
+    const server = await launchServer({ DATABASE_URL: database.url, LOG_LEVEL: 'info' });
+    try {
+      const answers = await Promise.all(['a', 'b'].map((n) => fetch(`${server.url}/api/nothing-${n}?secret=1`, { headers: { 'x-request-id': `access-${n}` } })));
+      expect(answers.map((r) => r.headers.get('x-request-id'))).toEqual(['access-a', 'access-b']);
+      const own = await fetch(`${server.url}/api/health`);
+      const id = own.headers.get('x-request-id') ?? '';
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"msg":"request"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((line) => String(line.reqId).startsWith('access-')).sort((x, y) => String(x.reqId).localeCompare(String(y.reqId)))).toEqual(
+      ['a', 'b'].map((n) => ({ level: 30, time: expect.any(String), service: 'wallet', reqId: `access-${n}`, method: 'GET', path: `/api/nothing-${n}`, status: 404, ms: expect.any(Number), msg: 'request' })),
+    );
+    expect(lines.some((line) => line.path === '/api/health' && line.status === 200)).toBe(true);
+  });
 });
