@@ -3,7 +3,7 @@ import en from '../../i18n/en.json' with { type: 'json' };
 import ru from '../../i18n/ru.json' with { type: 'json' };
 import { LANGUAGE_COOKIE, THEME_COOKIE, languageOf, localeOf, themeOf, type Locale, type Theme } from '../lib/preferences.ts';
 import { translate, type MessageKey } from '../lib/text.ts';
-import { SIGNED_IN_COOKIE } from '../lib/routes.ts';
+import { PAGES, SIGNED_IN_COOKIE } from '../lib/routes.ts';
 
 export type PageLocals = { supportEmail?: string; publicUrl?: string };
 
@@ -40,4 +40,15 @@ export function homeIfSignedIn(astro: AstroGlobal): Response | undefined {
   if (astro.cookies.get(SIGNED_IN_COOKIE)?.value !== '1' || astro.url.searchParams.has('error')) return undefined;
   astro.response.headers.set('Cache-Control', 'no-store');
   return astro.redirect('/home', 302);
+}
+
+/**
+ * SPEC §2: an unauthenticated user is sent to the sign-in area. Without the wallet's hint nobody has signed in on
+ * this device, so a wallet path answers with that redirect itself rather than loading the island to find out (a
+ * signed-out /home loaded the island's JS only to leave). With a stale hint the island still finds out and clears it.
+ */
+export function signInIfSignedOut(astro: AstroGlobal): Response | undefined {
+  if (astro.cookies.get(SIGNED_IN_COOKIE)?.value === '1') return undefined;
+  astro.response.headers.set('Cache-Control', 'no-store');
+  return astro.redirect(PAGES.signIn, 302);
 }

@@ -1,11 +1,27 @@
 import { test, expect, signUpAndLogIn } from './fixtures.ts';
 
 test.describe('foundation', () => {
-  test('/home while signed out shows the spinner, then lands in the sign-in area', async ({ page }) => {
+  test('/home on a device where nobody signed in goes straight to the sign-in area, without loading the wallet', async ({ page }) => {
+    const scripts: string[] = [];
+    page.on('request', (request) => {
+      if (request.resourceType() === 'script') scripts.push(new URL(request.url()).pathname);
+    });
+    const answer = await page.request.get('/home/asset/BTC', { maxRedirects: 0 });
+    expect(answer.status()).toBe(302);
+    expect(answer.headers()['location']).toBe('/auth/login');
+    await page.goto('/home');
+    expect(new URL(page.url()).pathname).toBe('/auth/login');
+    await expect(page.getByRole('heading', { name: 'Log in' })).toBeVisible();
+    expect(scripts.filter((path) => /island|WebWallet/i.test(path))).toEqual([]);
+  });
+
+  test('/home with a stale signed-in hint shows the spinner, lands in the sign-in area and clears the hint', async ({ page, context, baseURL }) => {
+    await context.addCookies([{ name: 'signed_in', value: '1', url: baseURL ?? '' }]);
     await page.goto('/home');
     await expect(page.getByTestId('app-spinner')).toBeVisible();
     await page.waitForURL('**/auth/login');
     await expect(page.getByRole('heading', { name: 'Log in' })).toBeVisible();
+    expect((await context.cookies()).find((cookie) => cookie.name === 'signed_in')).toBeUndefined();
   });
 
   test('/error/B2C_USM0027 offers a contact-support mail link', async ({ page }) => {
