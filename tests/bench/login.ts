@@ -26,7 +26,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const LOGINS_PER_CLIENT = Number(process.env.BENCH_LOGINS_PER_CLIENT ?? 6);
 const PASSWORD = 'bench password that is long enough';
 /** The open loop's arrival rate, as a share of the raw verify rate, and how long it runs. */
-const OPEN_LOAD = 0.6;
+const OPEN_LOAD = Number(process.env.BENCH_OPEN_LOAD ?? 0.6);
 const OPEN_SECONDS = Number(process.env.BENCH_OPEN_SECONDS ?? 15);
 
 function percentile(sorted: number[], p: number): number {
