@@ -112,7 +112,7 @@ try {
   }
   for (const path of ISLAND_PAGES) {
     const js = scriptsOf(await html(path));
-    if (js.files.length === 0) failures.push(`${path} loads no wallet island`);
+    if (js.files.size === 0) failures.push(`${path} loads no wallet island`);
     check(`wallet island ${path}: initial`, js.inline + sum(js.files), 100 * KB);
     const seen = new Set(js.files);
     const queue = [...js.lazy];
