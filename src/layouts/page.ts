@@ -49,6 +49,9 @@ export function homeIfSignedIn(astro: AstroGlobal): Response | undefined {
  */
 export function signInIfSignedOut(astro: AstroGlobal): Response | undefined {
   if (astro.cookies.get(SIGNED_IN_COOKIE)?.value === '1') return undefined;
+  // In a frame (the mini app inside Telegram Web) the hint is a third-party cookie the browser may withhold, and a
+  // reload there must resume the messenger sign-in: the island decides.
+  if (astro.request.headers.get('sec-fetch-dest') === 'iframe') return undefined;
   astro.response.headers.set('Cache-Control', 'no-store');
   return astro.redirect(PAGES.signIn, 302);
 }

@@ -9,6 +9,8 @@ test.describe('foundation', () => {
     const answer = await page.request.get('/home/asset/BTC', { maxRedirects: 0 });
     expect(answer.status()).toBe(302);
     expect(answer.headers()['location']).toBe('/auth/login');
+    // Framed (the mini app in Telegram Web, where the hint is a third-party cookie) the island decides.
+    expect((await page.request.get('/home/asset/BTC', { maxRedirects: 0, headers: { 'sec-fetch-dest': 'iframe' } })).status()).toBe(200);
     await page.goto('/home');
     expect(new URL(page.url()).pathname).toBe('/auth/login');
     await expect(page.getByRole('heading', { name: 'Log in' })).toBeVisible();
