@@ -418,7 +418,8 @@ describe('a withdrawal worker killed between broadcast and completion', () => {
     for (const withdrawal of [first.body, second.body]) expect((await api.settled(user, withdrawal.id, 30_000)).state).toBe('COMPLETED');
     expect(await broadcasts(broadcast.tx_hash ?? '')).toEqual(['ACCEPTED']);
     expect(await broadcasts(sent.tx_hash ?? '')).toEqual(['ACCEPTED']);
-    expect(workerOutput).toContain('reconciled by its hash');
+    // The log is written in batches: wait for the line rather than read the output once.
+    await waitFor('the reconciliation to be logged', async () => workerOutput.includes('reconciled by its hash'), 5_000);
     expect(await api.balance(user, 'BTC')).toEqual({ available: '0.01', onHold: '0' });
     expect(await auditFailures(pool)).toEqual([]);
   });
