@@ -2,7 +2,7 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import { encodeFunctionData, parseEther, type Address } from 'viem';
 import { test as base, expect, signUpAndLogIn } from './fixtures.ts';
 import { addressOf, pageApiUser } from './send-helpers.ts';
-import { anvilAccount, startAnvil, tokenAbi, type Anvil } from '../support/anvil.ts';
+import { anvilAccount, mintCall, startAnvil, tokenAbi, type Anvil } from '../support/anvil.ts';
 import { TEST_MNEMONIC } from '../support/custody.ts';
 import { evmKeys } from '../../src/server/adapters/chains/evm/keys.ts';
 import { chainAddressing } from '../../src/server/domain/addresses.ts';
@@ -26,7 +26,7 @@ const test = base.extend<object, EvmWorker>({
   usdt: [
     async ({ anvil }, use) => {
       const usdt = await anvil.deploy('TetherLike');
-      const mint = (to: Address, value: bigint) => anvil.send({ to: usdt, data: encodeFunctionData({ abi: tokenAbi, functionName: 'mint', args: [to, value] }) });
+      const mint = (to: Address, value: bigint) => anvil.send({ to: usdt, data: mintCall(to, value) });
       await mint(anvilAccount.address, 1_000_000_000n);
       // The hot wallet (the seed's, HOT_WALLET_INDEX) holds ETH for gas and USDT to pay withdrawals from.
       const hot = evmKeys(mnemonicToSeedSync(TEST_MNEMONIC), chainAddressing('regtest')).hot().address;

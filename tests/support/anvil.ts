@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createPublicClient, createTestClient, createWalletClient, http, parseAbi, type Abi, type Address, type Hex } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, encodeFunctionData, http, parseAbi, type Abi, type Address, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { foundry } from 'viem/chains';
 import { freePort } from './server.ts';
@@ -26,6 +26,11 @@ export const tokenAbi = parseAbi([
   'function balanceOf(address owner) view returns (uint256)',
   'function transfer(address to, uint256 value)',
 ]);
+
+/** The call data of the test tokens' `mint(to, amount)`. */
+export function mintCall(to: Address, amount: bigint): Hex {
+  return encodeFunctionData({ abi: tokenAbi, functionName: 'mint', args: [to, amount] });
+}
 
 export async function startAnvil(args: string[] = []) {
   const port = await freePort();

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseEther, type Address, type Hex } from 'viem';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { anvilAccount, startAnvil, tokenAbi, type Anvil } from '../../support/anvil.ts';
+import { anvilAccount, mintCall, startAnvil, tokenAbi, type Anvil } from '../../support/anvil.ts';
 import { auditFailures, createWalletAccount, quietLog } from '../../support/custody.ts';
 import { depositAddressOf, deployTestTokens, openEvmCustody, type EvmTokens } from '../../support/evm-custody.ts';
 import type { Custody } from '../../../src/server/custody.ts';
@@ -27,7 +27,7 @@ describe('Ethereum deposits on anvil', () => {
   beforeAll(async () => {
     anvil = await startAnvil();
     tokens = await deployTestTokens(anvil);
-    for (const token of Object.values(tokens)) await anvil.send({ to: token, data: encodeFunctionData({ abi: tokenAbi, functionName: 'mint', args: [anvilAccount.address, 1_000_000_000n] }) });
+    for (const token of Object.values(tokens)) await anvil.send({ to: token, data: mintCall(anvilAccount.address, 1_000_000_000n) });
     testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
     ({ database, custody } = await openEvmCustody(testDatabase.url, anvil, tokens));
   });

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { encodeFunctionData, parseEther, type Address, type Hex } from 'viem';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { anvilAccount, startAnvil, tokenAbi, type Anvil } from '../../support/anvil.ts';
+import { anvilAccount, mintCall, startAnvil, tokenAbi, type Anvil } from '../../support/anvil.ts';
 import { auditFailures, createWalletAccount, quietLog, waitFor } from '../../support/custody.ts';
 import { depositAddressOf, deployTestTokens, openEvmCustody, type EvmTokens } from '../../support/evm-custody.ts';
 import type { Custody } from '../../../src/server/custody.ts';
@@ -28,7 +28,7 @@ describe('Ethereum sweeps on anvil', () => {
   beforeAll(async () => {
     anvil = await startAnvil();
     tokens = await deployTestTokens(anvil);
-    await anvil.send({ to: tokens.USDT_ETH, data: encodeFunctionData({ abi: tokenAbi, functionName: 'mint', args: [anvilAccount.address, 10_000_000_000n] }) });
+    await anvil.send({ to: tokens.USDT_ETH, data: mintCall(anvilAccount.address, 10_000_000_000n) });
     testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
     ({ database, custody } = await openEvmCustody(testDatabase.url, anvil, tokens, CONFIRMATIONS));
     hot = (await custody.chain.hotWalletAddress('ETHEREUM')) as Address;

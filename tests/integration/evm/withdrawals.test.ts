@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { encodeFunctionData, parseEther, parseTransaction, type Address, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { anvilAccount, startAnvil, tokenAbi, type Anvil } from '../../support/anvil.ts';
+import { anvilAccount, mintCall, startAnvil, tokenAbi, type Anvil } from '../../support/anvil.ts';
 import { auditFailures, createWalletAccount, quietLog, waitFor } from '../../support/custody.ts';
 import { depositAddressOf, deployTestTokens, openEvmCustody, type EvmTokens } from '../../support/evm-custody.ts';
 import type { Custody } from '../../../src/server/custody.ts';
@@ -37,14 +37,14 @@ describe('Ethereum withdrawals on anvil', () => {
   beforeAll(async () => {
     anvil = await startAnvil();
     tokens = await deployTestTokens(anvil);
-    for (const token of Object.values(tokens)) await anvil.send({ to: token, data: mint(anvilAccount.address, 10_000_000_000n) });
+    for (const token of Object.values(tokens)) await anvil.send({ to: token, data: mintCall(anvilAccount.address, 10_000_000_000n) });
     testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
     ({ database, custody } = await openEvmCustody(testDatabase.url, anvil, tokens, CONFIRMATIONS));
     service = createWithdrawalService({ pool: database.pool, chain: custody.chain, addresses: custody.addresses, catalogue: custody.catalogue, settings: { fees: { ETH: '0.001', USDT_ETH: '1', USDC_ETH: '1' }, blockedAddresses: [] } });
     hot = (await custody.chain.hotWalletAddress('ETHEREUM')) as Address;
     // The hot wallet's float: ETH for gas and payouts, USDT; no USDC until a test gives it some.
     await anvil.testClient.setBalance({ address: hot, value: parseEther('100') });
-    await anvil.send({ to: tokens.USDT_ETH, data: mint(hot, 5_000_000_000n) });
+    await anvil.send({ to: tokens.USDT_ETH, data: mintCall(hot, 5_000_000_000n) });
   });
   afterEach(async () => {
     expect(await auditFailures(database.pool)).toEqual([]);
@@ -55,9 +55,6 @@ describe('Ethereum withdrawals on anvil', () => {
     anvil?.stop();
   });
 
-  function mint(to: Address, amount: bigint): Hex {
-    return encodeFunctionData({ abi: tokenAbi, functionName: 'mint', args: [to, amount] });
-  }
   const transfer = (to: Address, amount: bigint) => encodeFunctionData({ abi: tokenAbi, functionName: 'transfer', args: [to, amount] });
   const stranger = () => privateKeyToAccount(generatePrivateKey()).address;
   const balances = async (accountId: string) =>
@@ -120,7 +117,7 @@ describe('Ethereum withdrawals on anvil', () => {
   it('fails a token withdrawal whose transfer reverts on chain and gives the hold back; the nonce is spent, not skipped', async () => {
     const accountId = await fundedUser({ USDC_ETH: 20_000_000n });
     // The hot wallet holds 5 USDC: each withdrawal alone can be paid when it is signed, not both.
-    await anvil.send({ to: tokens.USDC_ETH, data: mint(hot, 5_000_000n) });
+    await anvil.send({ to: tokens.USDC_ETH, data: mintCall(hot, 5_000_000n) });
     const first = await withdraw(accountId, 'USDC_ETH', '5', stranger());
     const second = await withdraw(accountId, 'USDC_ETH', '5', stranger());
     await signWithdrawals(database.pool, custody.chain, quietLog);
