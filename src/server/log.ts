@@ -4,6 +4,8 @@ export type { Logger };
 
 const LOG_BATCH_BYTES = 4096;
 const LOG_FLUSH_MS = 100;
+/** The stream's largest single write: an access-log chunk goes out whole (the stream's default, 16 KB, splits it). */
+const LOG_MAX_WRITE = 128 * 1024;
 
 /**
  * Structured JSON logs on stdout; each request's access line (createAccessLog) carries its `reqId`. Written
@@ -21,24 +23,24 @@ export function createLogger(level: string): Logger {
   };
   // A silent logger writes nothing: no stream, no exit hook (tests create many).
   if (level === 'silent') return pino(options);
-  return pino(options, pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS }));
+  return pino(options, pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, maxWrite: LOG_MAX_WRITE, periodicFlush: LOG_FLUSH_MS }));
 }
 
 /** What the access log records of a request: no body, header or secret, so its line needs no redaction. */
 export type AccessEntry = { reqId: string; method: string; path: string; status: number; ms: number };
 
-/** Lines are handed to the stream in chunks of about this size, or after ACCESS_FLUSH_MS when fewer come. */
-const ACCESS_CHUNK = 16 * 1024;
+/** Lines are handed to the stream in chunks of about this size (one write each), or after ACCESS_FLUSH_MS when fewer come. */
+const ACCESS_CHUNK = 64 * 1024;
 const ACCESS_FLUSH_MS = LOG_FLUSH_MS;
 
 /**
  * The access log: one line per request on the same stream as `log`, in pino's shape (level 30, time, service, msg
  * 'request'), or undefined below info. It is the request path's only logging, so it is cheap: the line is written
  * by hand (`reqId` is a UUID or matched `[\w-]{1,64}`, `method` an HTTP token, the path JSON-escaped), the time
- * string is made once per millisecond, and lines reach the stream in 16 KB chunks (or within LOG_FLUSH_MS), each
+ * string is made once per millisecond, and lines reach the stream in 64 KB chunks (or within LOG_FLUSH_MS), each
  * written at once: the stream re-measures its pending buffer on every write. CPU per line, measured alone: pino's
- * `info` 9.6 µs, a hand-made line written alone 6.2 µs, lines handed over together 2.7 µs. A process that exits
- * writes what it holds.
+ * `info` 9.6 µs, a hand-made line written alone 6.2 µs, lines handed over in 16 KB chunks ~1.0 µs, in 64 KB ~0.65 µs.
+ * A process that exits writes what it holds.
  */
 export function createAccessLog(log: Logger): ((entry: AccessEntry) => void) | undefined {
   if (!log.isLevelEnabled('info')) return undefined;

@@ -110,7 +110,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     const { request, response, server: from } = message as { request: IncomingMessage & Timed; response: ServerResponse; server: unknown };
     if (from !== server || !access) return;
     const ms = Math.round((performance.now() - (request[STARTED] ?? performance.now())) * 10) / 10;
-    access({ reqId: String(response.getHeader('x-request-id') ?? ''), method: request.method ?? 'GET', path: (request.url ?? '/').split('?')[0] ?? '/', status: response.statusCode, ms });
+    const url = request.url ?? '/';
+    const query = url.indexOf('?');
+    access({ reqId: String(response.getHeader('x-request-id') ?? ''), method: request.method ?? 'GET', path: query < 0 ? url : url.slice(0, query), status: response.statusCode, ms });
   };
   server.keepAliveTimeout = 5_000;
 

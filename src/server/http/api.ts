@@ -110,7 +110,8 @@ export function createApi(deps: ApiDeps): ApiHandler {
   return {
     routes: endpoints(root, accounts),
     async fetch(incoming, env) {
-      const request = await boundedRequest(incoming).catch((error: unknown) => {
+      const bounding = boundedRequest(incoming);
+      const request = bounding === undefined ? incoming : await bounding.catch((error: unknown) => {
         // Reading a chunked body fails only when the client went away mid-upload: its fault, and nobody is listening.
         deps.log.warn({ err: error, path: new URL(incoming.url).pathname }, 'request aborted by the client');
         return new Response(JSON.stringify({ exceptionCode: 'ABORTED', message: 'The request was aborted' }), { status: 400, headers: { 'content-type': 'application/json' } });

@@ -3,10 +3,10 @@ import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type Provider from 'oidc-provider';
 import type { SealedSettings } from '../adapters/keys/port.ts';
 import { loadIdpSecrets, publicJwks, type IdpSecrets } from './keys.ts';
+import { bearerToken } from '../net/bearer-token.ts';
 
 /** Which claims each OpenID scope releases (the provider's `claims` configuration). */
 const SCOPE_CLAIMS: Record<string, readonly string[]> = { openid: ['sub'], email: ['email', 'email_verified'], profile: ['locale'] };
-const BEARER = /^Bearer\s+([A-Za-z0-9._~+/-]+=*)\s*$/i;
 
 type Answer = { status: number; body: Record<string, unknown>; challenge?: string };
 
@@ -48,7 +48,7 @@ export function createUserinfoEndpoint(deps: {
 
   const answer = async (req: IncomingMessage): Promise<Answer> => {
     if (req.method !== 'GET' && req.method !== 'POST') return { status: 405, body: { error: 'invalid_request', error_description: 'use GET or POST' } };
-    const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    const token = bearerToken(req.headers.authorization);
     if (!token) return { status: 401, body: { error: 'invalid_token', error_description: 'no access token provided' }, challenge: 'Bearer' };
     const payload = await verify(token);
     if (!payload?.sub || typeof payload.grant_id !== 'string') return refuse('invalid token provided');

@@ -63,6 +63,23 @@ describe('the account-owner guard', () => {
     expect(await send('GET', `/api/c2f/${alice.accountId}/limit/RUB`, alice.accessToken)).toMatchObject({ status: 200 });
   });
 
+  it('takes a token only whole: another token ending as a verified one (its cache key) is verified on its own', async () => {
+    const path = `/api/${alice.accountId}/asset`;
+    expect(await send('GET', path, alice.accessToken)).toMatchObject({ status: 200 });
+    const [, , signature] = alice.accessToken.split('.');
+    const [bobHeader, bobPayload] = bob.accessToken.split('.');
+    // Bob's claims under Alice's signature, and Alice's token with one character of its claims changed.
+    const spliced = `${bobHeader}.${bobPayload}.${signature}`;
+    const [head, claims = ''] = alice.accessToken.split('.');
+    const middle = Math.floor(claims.length / 2);
+    const tampered = `${head}.${claims.slice(0, middle)}${claims[middle] === 'A' ? 'B' : 'A'}${claims.slice(middle + 1)}.${signature}`;
+    for (const token of [spliced, tampered]) {
+      expect(await send('GET', `/api/${bob.accountId}/asset`, token)).toMatchObject({ status: 401, body: { exceptionCode: 'UNAUTHORIZED' } });
+      expect(await send('GET', path, token)).toMatchObject({ status: 401, body: { exceptionCode: 'UNAUTHORIZED' } });
+    }
+    expect(await send('GET', path, alice.accessToken)).toMatchObject({ status: 200 });
+  });
+
   it('reads the idempotency key of a sale from the Idempotency-Key header when the body has none', async () => {
     const body = { card: '4276380000000001', currency: 'BTC', fiatCurrency: 'RUB', fixedRateId: randomUUID(), fiatAmount: '5000', saveCard: false };
     const withoutKey = await send('POST', `/api/c2f/${alice.accountId}/order/byCard`, alice.accessToken, body);
