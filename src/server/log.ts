@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { pino, type DestinationStream, type Logger } from 'pino';
 
 export type { Logger };
@@ -24,6 +25,16 @@ export function createLogger(level: string): Logger {
   // A silent logger writes nothing: no stream, no exit hook (tests create many).
   if (level === 'silent') return pino(options);
   return pino(options, pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, maxWrite: LOG_MAX_WRITE, periodicFlush: LOG_FLUSH_MS }));
+}
+
+/**
+ * Ids for requests that come without an `x-request-id`: this process's random prefix and a counter (as pino-http
+ * numbers requests), unique across processes without a UUID's cost on every request (~3 % of bench:balances).
+ */
+export function createRequestIds(): () => string {
+  const prefix = randomBytes(6).toString('hex');
+  let count = 0;
+  return () => `${prefix}-${(++count).toString(36)}`;
 }
 
 /** What the access log records of a request: no body, header or secret, so its line needs no redaction. */

@@ -1,11 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import compression from 'compression';
 import { getRequestListener } from '@hono/node-server';
 import { loadConfig, ConfigError, type Config } from './config.ts';
-import { createAccessLog, createLogger, type Logger } from './log.ts';
+import { createAccessLog, createLogger, createRequestIds, type Logger } from './log.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { createApi, type ApiHandler } from './http/api.ts';
 import { createWebHandler, MissingBuildError, type NodeHandler } from './http/web.ts';
@@ -86,9 +85,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
 
   const secure = createSecurityHeaders(config);
   const access = createAccessLog(log);
+  const requestId = createRequestIds();
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const incoming = req.headers['x-request-id'];
-    const reqId = typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    const reqId = typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : requestId();
     res.setHeader('x-request-id', reqId);
     if (secure(req, res)) return;
     // Every path has a body limit: one declared larger is refused before anything reads it (body-limit.ts).

@@ -86,8 +86,11 @@ export function createSecurityHeaders(config: Config): (req: IncomingMessage, re
     const framing = framingOf(path);
     const kind = under(path, '/api') || under(path, '/sandbox') ? 'api' : under(path, '/oidc') ? 'provider' : 'page';
     res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
-    res.setHeader('Permissions-Policy', `camera=(${kind === 'page' && hostsScanner(path) ? 'self' : ''}), microphone=(), geolocation=(), payment=()`);
+    // Referrer and permissions policies govern documents; /api answers JSON, never one (nosniff), so it goes without.
+    if (!under(path, '/api')) {
+      res.setHeader('Referrer-Policy', 'strict-origin-when-cross-origin');
+      res.setHeader('Permissions-Policy', `camera=(${kind === 'page' && hostsScanner(path) ? 'self' : ''}), microphone=(), geolocation=(), payment=()`);
+    }
     if (https) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
     // X-Frame-Options cannot name Telegram; there frame-ancestors alone speaks (it overrides X-Frame-Options anyway).
     if (framing !== 'telegram') res.setHeader('X-Frame-Options', framing === 'self' ? 'SAMEORIGIN' : 'DENY');

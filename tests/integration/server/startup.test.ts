@@ -90,9 +90,10 @@ describe('starting the server', () => {
     try {
       const answers = await Promise.all(['a', 'b'].map((n) => fetch(`${server.url}/api/nothing-${n}?secret=1`, { headers: { 'x-request-id': `access-${n}` } })));
       expect(answers.map((r) => r.headers.get('x-request-id'))).toEqual(['access-a', 'access-b']);
-      const own = await fetch(`${server.url}/api/health`);
-      const id = own.headers.get('x-request-id') ?? '';
-      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      const own = await Promise.all([1, 2].map(() => fetch(`${server.url}/api/health`)));
+      const ids = own.map((r) => r.headers.get('x-request-id') ?? '');
+      for (const id of ids) expect(id).toMatch(/^[0-9a-f]{12}-[0-9a-z]+$/);
+      expect(ids[0]).not.toBe(ids[1]);
     } finally {
       expect(await server.stop()).toBe(0);
     }
