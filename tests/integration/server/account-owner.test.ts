@@ -58,6 +58,13 @@ describe('the account-owner guard', () => {
     expect(refused).toEqual([]);
   }, 120_000);
 
+  it('answers an unknown path under an account as any unknown endpoint: 404 NOT_FOUND in the error shape', async () => {
+    for (const token of [alice.accessToken, undefined]) {
+      const answer = await send('GET', `/api/${alice.accountId}/no-such-thing`, token);
+      expect(answer).toEqual({ status: 404, body: { exceptionCode: 'NOT_FOUND', message: `No such endpoint: GET /api/${alice.accountId}/no-such-thing` } });
+    }
+  });
+
   it('lets the owner through the same guard', async () => {
     expect(await send('GET', `/api/${alice.accountId}/asset`, alice.accessToken)).toMatchObject({ status: 200 });
     expect(await send('GET', `/api/c2f/${alice.accountId}/limit/RUB`, alice.accessToken)).toMatchObject({ status: 200 });
