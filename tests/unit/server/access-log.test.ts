@@ -26,18 +26,28 @@ describe('the access log', () => {
     ]);
   });
 
-  it('hands lines to the stream in chunks of about 16 KB, and what is left within the flush interval', async () => {
+  it('hands lines to the stream in chunks of about 64 KB, and what is left within the flush interval', async () => {
     const { log, writes } = recordingLogger('info');
     const access = createAccessLog(log);
     const path = `/api/${'x'.repeat(100)}`;
-    for (let i = 0; i < 200; i++) access?.({ reqId: `r${i}`, method: 'GET', path, status: 200, ms: 1 });
-    // 200 lines of about 230 bytes: two full chunks at once, the rest held for a moment.
+    for (let i = 0; i < 600; i++) access?.({ reqId: `r${i}`, method: 'GET', path, status: 200, ms: 1 });
+    // 600 lines of about 230 bytes: two full chunks at once, the rest held for a moment.
     expect(writes.length).toBe(2);
-    for (const chunk of writes) expect(chunk.length).toBeGreaterThanOrEqual(16 * 1024);
+    for (const chunk of writes) expect(Buffer.byteLength(chunk)).toBeGreaterThanOrEqual(63 * 1024);
     await flushed();
     expect(writes.length).toBe(3);
     const lines = writes.join('').split('\n').filter(Boolean);
-    expect(lines.map((line) => (JSON.parse(line) as { reqId: string }).reqId)).toEqual(Array.from({ length: 200 }, (_, i) => `r${i}`));
+    expect(lines.map((line) => (JSON.parse(line) as { reqId: string }).reqId)).toEqual(Array.from({ length: 600 }, (_, i) => `r${i}`));
+  });
+
+  it('keeps every character of a path, and a line longer than a chunk whole and in its place', async () => {
+    const { log, writes } = recordingLogger('info');
+    const access = createAccessLog(log);
+    const paths = ['/api/é/ü', `/api/${'ж'.repeat(300)}`, `/api/${'💸'.repeat(12_000)}`, '/api/\ud800-lone', '/api/last'];
+    for (const [i, path] of paths.entries()) access?.({ reqId: `r${i}`, method: 'GET', path, status: 200, ms: 1 });
+    await flushed();
+    const lines = writes.join('').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { reqId: string; path: string });
+    expect(lines.map(({ reqId, path }) => [reqId, path])).toEqual(paths.map((path, i) => [`r${i}`, path]));
   });
 
   it('is off below info: a request then costs no logging at all', () => {
