@@ -54,13 +54,14 @@ const logDir = await mkdtemp(join(tmpdir(), 'wallet-bench-log-'));
 // PUBLIC_URL, stopped before the measure, so the two measured servers are peers (the one that served the sign-in
 // measured a few per cent slower); they take turns with the baseline so a drift of the machine hits all three alike.
 const port = await freePort();
-const serverEnv = (logLevel: string) => ({ ANALYTICS_WRITE_KEY: '', DATABASE_URL: database.url, PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: logLevel, WALLET_SEED: TEST_MNEMONIC, DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1,ETHEREUM:1,TRON:1' });
+const serverEnv = (logLevel: string) => ({ ANALYTICS_WRITE_KEY: '', DATABASE_URL: database.url, PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: logLevel, WALLET_SEED: TEST_MNEMONIC });
 const helloPort = await freePort();
 const stopHello = await startHello(helloPort);
 let failed = false;
 const servers: LaunchedServer[] = [];
 try {
-  const first = await launchServer({ ...serverEnv('warn'), PORT: String(port) });
+  // Only this one mines the devnet's blocks fast and credits at one confirmation, to have balances at once.
+  const first = await launchServer({ ...serverEnv('warn'), PORT: String(port), DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1,ETHEREUM:1,TRON:1' });
   servers.push(first);
   const user = await signUpAndSignIn(first.url, { email: `bench-${Date.now()}@example.com`, password: 'bench password that is long enough', databaseUrl: database.url });
   const headers = { authorization: `Bearer ${user.accessToken}` };
