@@ -28,10 +28,10 @@ function tooLargeResponse(limit: number): Response {
 }
 
 /**
- * The gateway's request with its body bounded by the path's limit, or the 413 answer (undefined: it has no body). A body with Content-Length is
- * bounded by the HTTP parser (it never delivers more), so only the header is compared; a chunked one is read here,
- * counted as it arrives and never held beyond the limit. Handlers, and the webhooks' signature checks, only ever
- * see a bounded body.
+ * The gateway's request with its body bounded by the path's limit, or the 413 answer; undefined when it has no
+ * body. A body with Content-Length is bounded by the HTTP parser (it never delivers more), so only the header is
+ * compared; a chunked one is read here, counted as it arrives and never held beyond the limit. Handlers, and the
+ * webhooks' signature checks, only ever see a bounded body.
  */
 export function boundedRequest(request: Request): Promise<Request | Response> | undefined {
   // A GET or a HEAD has no body: nothing to bound, and no promise to wait for on the hottest paths.
