@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestDatabase, startTestPostgres } from '../support/database.ts';
-import { freePort, launchServer, type LaunchedServer } from '../support/server.ts';
+import { freePort, launchServer, processCpuMs, type LaunchedServer } from '../support/server.ts';
 import { signUpAndSignIn } from '../support/auth.ts';
 import { TEST_MNEMONIC, waitFor } from '../support/custody.ts';
 
@@ -14,12 +14,18 @@ import { TEST_MNEMONIC, waitFor } from '../support/custody.ts';
  * connections against the real server started as `npm start` runs it (LOG_LEVEL=info: one access-log line per
  * request, workers on; stdout to a file as a log collector would take it), beside a bare Hono hello-world server
  * and the same server with LOG_LEVEL=silent, all measured in the same run on the same machine.
- * Targets: req/s ≥ 0.6 × hello-world and p99 ≤ 10 ms under the defaults; the defaults within 5 % of silent.
+ * Targets: req/s ≥ 0.6 × hello-world and p99 ≤ 10 ms under the defaults; the defaults within 5 % of silent; and,
+ * proposed where 5 % cannot be met on 2 cores, at most 1.5 µs of the server's CPU per access-log line.
  */
 const CONNECTIONS = 50;
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
-/** Each target is measured in this many turns, alternating (SECONDS in all per target); the ratios are the medians of the rounds'. */
-const ROUNDS = 5;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 24);
+/**
+ * Each target is measured in this many turns, alternating (SECONDS in all per target); the ratios are the medians of
+ * the rounds'. Nine: the logging figure moves by several points from round to round on a 2-core machine.
+ */
+const ROUNDS = 9;
+/** Proposed beside the 5 % goal (issue 21's note): CPU of all the server's threads per access-log line. */
+const LOG_CPU_GOAL_US = 1.5;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 // The baseline: Hono on @hono/node-server answering a constant, in a process of its own like the real server.
@@ -31,11 +37,14 @@ app.get('/', (c) => c.text('Hello, world'));
 serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: '127.0.0.1' }, () => console.log('ready'));
 `;
 
-type Result = { rps: number; p99: number; p50: number; errors: number; non2xx: number };
+type Result = { rps: number; p99: number; p50: number; errors: number; non2xx: number; requests: number; cpuMs: number };
 
-async function load(url: string, headers: Record<string, string>, seconds = SECONDS): Promise<Result> {
+/** `pid`: the server's process, whose CPU (all threads) over the turn is counted. */
+async function load(url: string, headers: Record<string, string>, seconds: number, pid?: number): Promise<Result> {
+  const cpu0 = pid === undefined ? 0 : processCpuMs(pid);
   const result = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
-  return { rps: result.requests.average, p99: result.latency.p99, p50: result.latency.p50, errors: result.errors + result.timeouts, non2xx: result.non2xx };
+  const cpuMs = pid === undefined ? 0 : processCpuMs(pid) - cpu0;
+  return { rps: result.requests.average, p99: result.latency.p99, p50: result.latency.p50, errors: result.errors + result.timeouts, non2xx: result.non2xx, requests: result.requests.total, cpuMs };
 }
 
 function startHello(port: number): Promise<() => void> {
@@ -91,8 +100,9 @@ try {
   // Warm up (JIT, connection pools, caches), then ROUNDS turns of each; a target's figures are the sums of its turns.
   for (const url of Object.values(targets)) await load(url, headers, 2);
   const turns: Record<keyof typeof targets, Result[]> = { hello: [], defaults: [], silent: [] };
+  const pids = { hello: undefined, defaults: defaultsServer.process.pid, silent: silentServer.process.pid };
   for (let round = 0; round < ROUNDS; round++) {
-    for (const name of Object.keys(targets) as (keyof typeof targets)[]) turns[name].push(await load(targets[name], name === 'hello' ? {} : headers, SECONDS / ROUNDS));
+    for (const name of Object.keys(targets) as (keyof typeof targets)[]) turns[name].push(await load(targets[name], name === 'hello' ? {} : headers, SECONDS / ROUNDS, pids[name]));
   }
   const total = (results: Result[]): Result => ({
     rps: results.reduce((sum, r) => sum + r.rps, 0) / results.length,
@@ -100,7 +110,10 @@ try {
     p99: Math.max(...results.map((r) => r.p99)),
     errors: results.reduce((sum, r) => sum + r.errors, 0),
     non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
+    requests: results.reduce((sum, r) => sum + r.requests, 0),
+    cpuMs: results.reduce((sum, r) => sum + r.cpuMs, 0),
   });
+  const cpuPerRequestUs = (r: Result) => (r.cpuMs * 1000) / r.requests;
   const hello = total(turns.hello);
   const defaults = total(turns.defaults);
   const silent = total(turns.silent);
@@ -109,8 +122,9 @@ try {
   const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
   const ratio = median(turns.defaults.map((r, i) => r.rps / (turns.hello[i]?.rps ?? NaN)));
   const logCost = median(turns.defaults.map((r, i) => 1 - r.rps / (turns.silent[i]?.rps ?? NaN)));
+  const logCpuUs = cpuPerRequestUs(defaults) - cpuPerRequestUs(silent);
   const row = (name: string, r: Result) =>
-    `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   errors ${r.errors + r.non2xx}`;
+    `${name.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(3)} ms   p99 ${String(r.p99).padStart(3)} ms   errors ${r.errors + r.non2xx}${r.cpuMs ? `   server CPU ${cpuPerRequestUs(r).toFixed(1)} µs/request` : ''}`;
   console.log(`\n${CONNECTIONS} connections, ${SECONDS} s each in ${ROUNDS} alternating turns (req/s: the mean; p99: the worst turn's; ratios: the median round's)`);
   console.log(row('hono hello-world', hello));
   console.log(row('asset, as npm start (LOG_LEVEL=info)', defaults));
@@ -120,6 +134,7 @@ try {
     [`ratio ${ratio.toFixed(2)} of hello-world (goal ≥ 0.6; rounds ${turns.defaults.map((r, i) => (r.rps / (turns.hello[i]?.rps ?? NaN)).toFixed(2)).join(' ')})`, ratio >= 0.6],
     [`p99 ${defaults.p99} ms (goal ≤ 10 ms)`, defaults.p99 <= 10],
     [`logging costs ${(logCost * 100).toFixed(1)} % against silent (goal ≤ 5 %; rounds ${turns.defaults.map((r, i) => ((1 - r.rps / (turns.silent[i]?.rps ?? NaN)) * 100).toFixed(0)).join(' ')})`, logCost <= 0.05],
+    [`logging costs ${logCpuUs.toFixed(2)} µs of server CPU per request, all threads (proposed goal ≤ ${LOG_CPU_GOAL_US} µs)`, logCpuUs <= LOG_CPU_GOAL_US],
     ['one access-log line per request at info', accessLines > 0],
     ['no failed request', defaults.errors + defaults.non2xx + silent.errors + silent.non2xx === 0],
   ];

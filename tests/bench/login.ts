@@ -1,12 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'node:http';
-import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPasswordHasher } from '../../src/server/domain/passwords.ts';
 import { createTestDatabase, startTestPostgres } from '../support/database.ts';
-import { launchServer, freePort } from '../support/server.ts';
+import { launchServer, freePort, processCpuMs } from '../support/server.ts';
 import { codeFromLink, confirmEmail, readMailLink, signUp, startAuthorization, type AuthorizationStart } from '../support/auth.ts';
 
 /**
@@ -52,12 +51,6 @@ async function rawVerifyRate(stored: string, concurrency: number, total: number)
     }),
   );
   return total / ((performance.now() - started) / 1000);
-}
-
-/** CPU milliseconds a process has used (all threads): neighbours on a shared machine do not move this. */
-function processCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });

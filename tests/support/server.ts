@@ -1,11 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export type LaunchedServer = { url: string; port: number; process: ChildProcess; output: () => string; stop: () => Promise<number | null> };
+
+/** CPU milliseconds a process has used (all its threads, user and system): neighbours on a shared machine do not move this. */
+export function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
