@@ -22,6 +22,8 @@ export function storedOidcId(key: SecretsKey, id: string): string {
 
 export function createPostgresAdapter(pool: pg.Pool, key: SecretsKey): new (name: string) => Adapter {
   const lookup = (value: string) => storedOidcId(key, value);
+  // Every statement is prepared once per connection (named): a sign-in runs several, and PostgreSQL's share of a
+  // login's CPU (bench:login) was as large as the server's own beside argon2id.
   return class PostgresAdapter implements Adapter {
     readonly name: string;
     constructor(name: string) {
@@ -31,22 +33,24 @@ export function createPostgresAdapter(pool: pg.Pool, key: SecretsKey): new (name
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
       const stored = { ...payload, jti: key.seal(id, SEALED_ID) };
-      await pool.query(
-        `INSERT INTO oidc_payload (id, type, payload, grant_id, user_code, uid, expires_at)
+      await pool.query({
+        name: 'oidc_upsert',
+        text: `INSERT INTO oidc_payload (id, type, payload, grant_id, user_code, uid, expires_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (type, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id,
            user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at`,
-        [lookup(id), this.name, JSON.stringify(stored), payload.grantId ? lookup(payload.grantId) : null, payload.userCode ? lookup(payload.userCode) : null, payload.uid ?? null, expiresAt],
-      );
+        values: [lookup(id), this.name, JSON.stringify(stored), payload.grantId ? lookup(payload.grantId) : null, payload.userCode ? lookup(payload.userCode) : null, payload.uid ?? null, expiresAt],
+      });
     }
 
     /** `id` is known when looking up by it; by uid or user code the sealed copy gives it back. */
     private async findBy(column: 'id' | 'uid' | 'user_code', value: string, id?: string): Promise<AdapterPayload | undefined> {
-      const result = await pool.query<Row>(
-        `SELECT payload, consumed_at FROM oidc_payload
+      const result = await pool.query<Row>({
+        name: `oidc_find_by_${column}`,
+        text: `SELECT payload, consumed_at FROM oidc_payload
          WHERE type = $1 AND ${column} = $2 AND (expires_at IS NULL OR expires_at > now()) LIMIT 1`,
-        [this.name, value],
-      );
+        values: [this.name, value],
+      });
       const row = result.rows[0];
       if (!row) return undefined;
       const jti = id ?? (typeof row.payload.jti === 'string' ? key.open(row.payload.jti, SEALED_ID) : undefined);
@@ -67,16 +71,16 @@ export function createPostgresAdapter(pool: pg.Pool, key: SecretsKey): new (name
     }
 
     async consume(id: string): Promise<void> {
-      await pool.query('UPDATE oidc_payload SET consumed_at = now() WHERE type = $1 AND id = $2', [this.name, lookup(id)]);
+      await pool.query({ name: 'oidc_consume', text: 'UPDATE oidc_payload SET consumed_at = now() WHERE type = $1 AND id = $2', values: [this.name, lookup(id)] });
     }
 
     async destroy(id: string): Promise<void> {
-      await pool.query('DELETE FROM oidc_payload WHERE type = $1 AND id = $2', [this.name, lookup(id)]);
+      await pool.query({ name: 'oidc_destroy', text: 'DELETE FROM oidc_payload WHERE type = $1 AND id = $2', values: [this.name, lookup(id)] });
     }
 
     /** Every artefact of the grant goes, whatever its model: this is what a reused refresh token triggers. */
     async revokeByGrantId(grantId: string): Promise<void> {
-      await pool.query('DELETE FROM oidc_payload WHERE grant_id = $1 OR (type = $2 AND id = $1)', [lookup(grantId), 'Grant']);
+      await pool.query({ name: 'oidc_revoke_grant', text: 'DELETE FROM oidc_payload WHERE grant_id = $1 OR (type = $2 AND id = $1)', values: [lookup(grantId), 'Grant'] });
     }
   };
 }
