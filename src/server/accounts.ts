@@ -46,6 +46,7 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
   const auth = createAccessTokenVerifier({ config, db: database.db, secrets, settings, log });
   const users = createUserService({
     db: database.db,
+    pool: database.pool,
     log,
     hasher,
     mailer,

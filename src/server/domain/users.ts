@@ -1,5 +1,6 @@
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
+import type pg from 'pg';
 import { loginThrottle, telegramAccounts, telegramLinkCodes, userCodes, userPincodes, users, walletAccounts } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import type { Mailer } from '../adapters/mail/port.ts';
@@ -47,6 +48,8 @@ export function normalizeEmail(email: string): string {
  */
 export function createUserService(deps: {
   db: Db;
+  /** The same database's pool, for the sign-in throttle's prepared statements. */
+  pool: pg.Pool;
   log: Logger;
   hasher: PasswordHasher;
   mailer: Mailer;
@@ -82,7 +85,7 @@ export function createUserService(deps: {
     return row.userId;
   };
 
-  const { readLoginState, reserveAttempt, undoReservation } = createLoginThrottleStore(db, now);
+  const { readLoginState, reserveAttempt, undoReservation } = createLoginThrottleStore(deps.pool, now);
 
   /** The owner hears once per trip of the account's ceiling that someone is guessing; the mail cap applies too. */
   const tellOwnerLocked = (email: string, language: Language) => {

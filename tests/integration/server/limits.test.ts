@@ -205,7 +205,7 @@ describe('limits shared by two gateway processes', () => {
   it('prunes throttle rows by their own windows: a day for the account ceiling, minutes for keys with an address', async () => {
     const opened = await openDatabase({ databaseUrl: database.url, dataDir: '.', poolSize: 2 }, createLogger('silent'));
     try {
-      const users = createUserService({ db: opened.db, log: createLogger('silent'), hasher: createPasswordHasher({ lanes: 1 }), mailer: { send: async () => {}, close: () => {} }, secrets: secretsKeyFrom(parseSecretsKey(TEST_SECRETS_KEY) ?? Buffer.alloc(32), 'env'), publicUrl: 'http://x' });
+      const users = createUserService({ db: opened.db, pool: opened.pool, log: createLogger('silent'), hasher: createPasswordHasher({ lanes: 1 }), mailer: { send: async () => {}, close: () => {} }, secrets: secretsKeyFrom(parseSecretsKey(TEST_SECRETS_KEY) ?? Buffer.alloc(32), 'env'), publicUrl: 'http://x' });
       await db.query("DELETE FROM login_throttle WHERE key LIKE '%prune.example'");
       await db.query(`INSERT INTO login_throttle (key, failures, window_started_at, locked_until) VALUES
         ('email:a@prune.example', 3, now() - interval '1 hour', NULL),
