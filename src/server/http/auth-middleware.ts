@@ -150,10 +150,12 @@ export function createAccessTokenVerifier(deps: { config: Config; db: Db; secret
       const cached = cache.get(key);
       const hit = cached?.token === token ? cached : undefined;
       if (hit && hit.expiresAt > Date.now()) {
-        const list = hit.grantId ? revokedList() : undefined;
-        if (hit.grantId && (list instanceof Map ? list : await list)?.has(hit.grantId)) {
-          cache.delete(key);
-          throw new UnauthorizedError('The session has ended; sign in again');
+        if (hit.grantId) {
+          const list = revokedList();
+          if ((list instanceof Map ? list : await list).has(hit.grantId)) {
+            cache.delete(key);
+            throw new UnauthorizedError('The session has ended; sign in again');
+          }
         }
         return hit.principal;
       }
