@@ -8,6 +8,7 @@
  *   the deposit is REVERSAL_DUE, the account is frozen for withdrawals and an ERROR names account, deposit and tx.
  *   A REVERSAL_DUE deposit is re-checked too: reversed once the balance allows (or lifted if mined again), and the
  *   account is unfrozen when none is due any more.
+ * A REVERSED deposit mined again later is revived by the scan (deposits.ts `recordTransfers`) and credited anew.
  * Each decision runs in one transaction holding the account's row lock (withdrawal requests take it shared), and
  * acts only on a deposit row unchanged since its status was read (`xmin`): two workers never reverse twice.
  */
@@ -29,7 +30,7 @@ const RECHECK_BATCH = 200;
 /** What the user's history item says of a reversed deposit. */
 export const REVERSED_REASON = 'DEPOSIT_REVERSED: the transaction left the chain after it was credited, so the credit was taken back';
 
-const FIELDS = ['id', 'network', 'txHash', 'outputIndex', 'currency', 'amount', 'walletAccountId', 'state'] as const;
+const FIELDS = ['id', 'network', 'txHash', 'outputIndex', 'currency', 'amount', 'walletAccountId', 'state', 'revivals'] as const;
 type Doubtful = Pick<typeof chainDeposits.$inferSelect, (typeof FIELDS)[number]> & { version: string };
 
 /** Re-checks the credited deposits in doubt and those whose reversal is due; returns how many it reversed. */
@@ -81,7 +82,7 @@ async function reverseCredit(client: pg.PoolClient, row: Doubtful, log: Logger):
   await client.query('SAVEPOINT deposit_reversal');
   try {
     await transfer(client, {
-      key: depositReversalKey(row.network, row.txHash, row.outputIndex),
+      key: depositReversalKey(row.network, row.txHash, row.outputIndex, row.revivals),
       kind: 'DEPOSIT_REVERSAL',
       reference: `deposit:${row.id}`,
       from: row.walletAccountId,

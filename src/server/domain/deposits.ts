@@ -105,13 +105,15 @@ export async function recordTransfers(
     const minimum = minDeposit[transfer.currency] ?? 0n;
     const below = transfer.amount < minimum;
     // A failed deposit seen again was mined again (after a reorganisation): pending once more, its history item too.
+    // So is a reversed one; it counts a revival, so that its next credit (and any reversal of it) is a new entry.
     const upserted = await db.query<{ id: string; inserted: boolean; shown: string | null }>(
       `INSERT INTO chain_deposits (network, tx_hash, output_index, currency, from_address, to_address, amount, wallet_account_id,
                                    block_height, confirmations_required, state)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
        ON CONFLICT (network, tx_hash, output_index) DO UPDATE
-         SET state = 'PENDING', block_height = excluded.block_height, confirmations = 0
-         WHERE chain_deposits.state = 'FAILED'
+         SET state = 'PENDING', block_height = excluded.block_height, confirmations = 0,
+             revivals = chain_deposits.revivals + (chain_deposits.state = 'REVERSED')::int
+         WHERE chain_deposits.state IN ('FAILED', 'REVERSED')
        RETURNING id, (xmax = 0) AS inserted, wallet_transaction_id AS shown`,
       [
         network,
@@ -208,7 +210,7 @@ export async function confirmDeposits(pool: pg.Pool, chain: ChainPort, log: Logg
   return credited;
 }
 
-const CREDIT_FIELDS = ['network', 'txHash', 'outputIndex', 'currency', 'amount', 'walletAccountId'] as const;
+const CREDIT_FIELDS = ['network', 'txHash', 'outputIndex', 'currency', 'amount', 'walletAccountId', 'revivals'] as const;
 
 /**
  * Credits one deposit: the ledger entry (world → user), the deposit's state and its history item, in one
@@ -227,7 +229,7 @@ export async function creditDeposit(pool: pg.Pool, depositId: string, confirmati
     const user = await ensureUserLedgerAccount(client, deposit.walletAccountId);
     const credited = money(deposit.currency, BigInt(deposit.amount));
     const entry = await transfer(client, {
-      key: depositEntryKey(deposit.network, deposit.txHash, deposit.outputIndex),
+      key: depositEntryKey(deposit.network, deposit.txHash, deposit.outputIndex, deposit.revivals),
       kind: 'DEPOSIT',
       reference: `deposit:${depositId}`,
       from: systemAccountId(SYSTEM_ACCOUNTS.world(deposit.network)),

@@ -76,6 +76,13 @@ export const LEDGER_CHECKS: AuditCheck[] = [
                        AND p.currency = d.currency AND p.bucket = 'AVAILABLE' AND p.amount = -d.amount))`,
   },
   {
+    name: 'each earlier credit of a deposit mined again after its reversal has its entry and its reversal',
+    sql: `SELECT d.id AS deposit, k.revival
+            FROM chain_deposits d CROSS JOIN LATERAL generate_series(0, d.revivals - 1) AS k(revival)
+           WHERE NOT EXISTS (SELECT 1 FROM ledger_entries e WHERE e.idempotency_key = ${depositEntryKeySql('d', 'k.revival')})
+              OR NOT EXISTS (SELECT 1 FROM ledger_entries r WHERE r.idempotency_key = ${depositReversalKeySql('d', 'k.revival')})`,
+  },
+  {
     name: "each deposit's history item has the deposit's state",
     sql: `SELECT d.id AS deposit, d.state, t.state AS shown
             FROM chain_deposits d LEFT JOIN wallet_transactions t ON t.id = d.wallet_transaction_id

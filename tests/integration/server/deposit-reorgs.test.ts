@@ -218,6 +218,48 @@ describe('deposits through reorganisations', () => {
     expect((await history(user)).filter((item) => item.hash === transfer.txHash)).toEqual([expect.objectContaining({ state: 'COMPLETED' })]);
   });
 
+  it('credits again, by an entry of its own, a reversed deposit that is mined again, and takes that credit back if it leaves once more', async () => {
+    chain = scriptedChain('LITECOIN', 2);
+    const user = await newUser();
+    const gone = await creditedDeposit(await addressOf(user), LTC(0.5));
+    const leave = async (transfer: ChainTransfer) => {
+      reorgAt(transfer);
+      chain.drop(transfer);
+      await scan();
+      await confirm();
+      expect(await depositRow(transfer.txHash)).toEqual([expect.objectContaining({ state: 'REVERSED' })]);
+      expect(await available(user)).toBe('0');
+    };
+    await leave(gone);
+
+    // The sender's transaction comes back in a later block: the same row, pending again, the history item too.
+    const again = { ...gone, blockHeight: (height += 3) };
+    chain.next([again]);
+    chain.mine(again, height);
+    chain.setTip(height);
+    expect(await scan()).toBe(1);
+    expect(await depositRow(gone.txHash)).toEqual([expect.objectContaining({ state: 'PENDING', confirmations: 0 })]);
+    expect((await history(user)).filter((item) => item.hash === gone.txHash)).toEqual([expect.objectContaining({ state: 'IN_PROGRESS', failureReason: null })]);
+    chain.setTip((height += 2));
+    await Promise.all([confirm(), confirm()]);
+    expect(await confirm()).toBe(0);
+    expect(await available(user)).toBe('0.5');
+    expect(await entries(`deposit:LITECOIN:${gone.txHash}:0`)).toBe(1);
+    expect(await entries(`deposit:LITECOIN:${gone.txHash}:0#1`)).toBe(1);
+    expect((await history(user)).filter((item) => item.hash === gone.txHash)).toEqual([expect.objectContaining({ state: 'COMPLETED' })]);
+
+    // And it can leave again: that credit is taken back by its own reversal, the first one untouched.
+    await leave(again);
+    expect(await entries(`deposit-reversal:LITECOIN:${gone.txHash}:0`)).toBe(1);
+    expect(await entries(`deposit-reversal:LITECOIN:${gone.txHash}:0#1`)).toBe(1);
+
+    // The audit holds every earlier credit to its entry and its reversal: a count of revivals the ledger lacks is named.
+    await pool.query('UPDATE chain_deposits SET revivals = 3 WHERE tx_hash = $1', [gone.txHash]);
+    const named = (await auditFailures(pool)).map((failure) => failure.name);
+    await pool.query('UPDATE chain_deposits SET revivals = 1 WHERE tx_hash = $1', [gone.txHash]);
+    expect(named).toContain('each earlier credit of a deposit mined again after its reversal has its entry and its reversal');
+  });
+
   it('records a deposit below MIN_DEPOSIT with a reason the user sees, and never credits it', async () => {
     chain = scriptedChain('LITECOIN', 1);
     const user = await newUser();

@@ -12,7 +12,8 @@ const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
  * PENDING → FAILED when its transaction left the chain (→ PENDING again if it is mined again); BELOW_MINIMUM is
  * recorded, never credited (MIN_DEPOSIT). A CREDITED one a reorganisation put in doubt (`in_doubt_since`) that left
  * the chain becomes REVERSED (the credit taken back) or, when the balance no longer holds it, REVERSAL_DUE (the
- * account frozen for withdrawals until it is reversed or mined again).
+ * account frozen for withdrawals until it is reversed or mined again). A REVERSED one mined again is PENDING once more
+ * (`revivals` counts it) and is credited again by an entry of its own.
  */
 export const chainDeposits = pgTable(
   'chain_deposits',
@@ -35,6 +36,8 @@ export const chainDeposits = pgTable(
     state: text('state', { enum: ['PENDING', 'CREDITED', 'FAILED', 'BELOW_MINIMUM', 'REVERSAL_DUE', 'REVERSED'] }).notNull().default('PENDING'),
     /** A reorganisation replaced the block of this credited deposit: `status` must show it mined again, else it is reversed. */
     inDoubtSince: timestamp('in_doubt_since', { withTimezone: true }),
+    /** Times it was mined again after its credit was reversed: each revival's credit and reversal have keys of their own (entry-keys.ts). */
+    revivals: integer('revivals').notNull().default(0),
     ledgerEntryId: bigint('ledger_entry_id', { mode: 'number' }),
     detectedAt: timestamp('detected_at', { withTimezone: true }).notNull().defaultNow(),
     creditedAt: timestamp('credited_at', { withTimezone: true }),

@@ -44,22 +44,34 @@ export function orderEntryKeySql<F extends OrderFlow>(flow: F, step: OrderStep<F
   return `'${flow}:${step}:' || ${idColumn}`;
 }
 
-/** A deposit's entry is keyed by the chain output, whichever worker or scan credits it. */
-export function depositEntryKey(network: string, txHash: string, outputIndex: number): string {
-  return `deposit:${network}:${txHash}:${outputIndex}`;
+/**
+ * A deposit's entry is keyed by the chain output, whichever worker or scan credits it; a credit after the n-th
+ * revival (mined again after its credit was reversed: chain_deposits.revivals) is an entry of its own, `...#n`.
+ */
+export function depositEntryKey(network: string, txHash: string, outputIndex: number, revival = 0): string {
+  return `deposit:${network}:${txHash}:${outputIndex}${revivalSuffix(revival)}`;
 }
 
-/** depositEntryKey as SQL over a chain_deposits alias. */
-export function depositEntryKeySql(alias: string): string {
-  return `'deposit:' || ${alias}.network || ':' || ${alias}.tx_hash || ':' || ${alias}.output_index`;
+/** depositEntryKey as SQL over a chain_deposits alias, of its current revival or of `revival` (an SQL expression). */
+export function depositEntryKeySql(alias: string, revival = `${alias}.revivals`): string {
+  return `'deposit:' || ${alias}.network || ':' || ${alias}.tx_hash || ':' || ${alias}.output_index || ${revivalSuffixSql(revival)}`;
 }
 
-/** The entry that takes back a credited deposit whose transaction left the chain (user → world), once per output. */
-export function depositReversalKey(network: string, txHash: string, outputIndex: number): string {
-  return `deposit-reversal:${network}:${txHash}:${outputIndex}`;
+/** The entry that takes back a credited deposit whose transaction left the chain (user → world), once per credit. */
+export function depositReversalKey(network: string, txHash: string, outputIndex: number, revival = 0): string {
+  return `deposit-reversal:${network}:${txHash}:${outputIndex}${revivalSuffix(revival)}`;
 }
 
-/** depositReversalKey as SQL over a chain_deposits alias. */
-export function depositReversalKeySql(alias: string): string {
-  return `'deposit-reversal:' || ${alias}.network || ':' || ${alias}.tx_hash || ':' || ${alias}.output_index`;
+/** The first credit's keys have no suffix: the keys existing databases hold stay as they are. */
+function revivalSuffix(revival: number): string {
+  return revival === 0 ? '' : `#${revival}`;
+}
+
+function revivalSuffixSql(revival: string): string {
+  return `CASE WHEN ${revival} = 0 THEN '' ELSE '#' || ${revival} END`;
+}
+
+/** depositReversalKey as SQL over a chain_deposits alias, of its current revival or of `revival` (an SQL expression). */
+export function depositReversalKeySql(alias: string, revival = `${alias}.revivals`): string {
+  return `'deposit-reversal:' || ${alias}.network || ':' || ${alias}.tx_hash || ':' || ${alias}.output_index || ${revivalSuffixSql(revival)}`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assertSameRequest, canonicalJson, requestHash } from '../../../../../src/server/domain/orders/idempotency.ts';
-import { orderEntryKey, orderEntryKeySql, orderReference, depositEntryKey } from '../../../../../src/server/domain/orders/entry-keys.ts';
+import { orderEntryKey, orderEntryKeySql, orderReference, depositEntryKey, depositReversalKey } from '../../../../../src/server/domain/orders/entry-keys.ts';
 
 describe('the idempotency rule', () => {
   it('hashes one spelling of a request: keys sorted, bigints as strings, undefined left out', () => {
@@ -29,5 +29,9 @@ describe('order entry keys', () => {
     expect(orderReference('swap', id)).toBe(`swap:${id}`);
     expect(orderEntryKeySql('withdrawal', 'settle', 'w.id')).toBe(`'withdrawal:settle:' || w.id`);
     expect(depositEntryKey('BITCOIN', 'ab', 2)).toBe('deposit:BITCOIN:ab:2');
+    // A credit after a reversal and a revival is an entry of its own; the first keeps the key databases already hold.
+    expect(depositEntryKey('BITCOIN', 'ab', 2, 0)).toBe('deposit:BITCOIN:ab:2');
+    expect(depositEntryKey('BITCOIN', 'ab', 2, 1)).toBe('deposit:BITCOIN:ab:2#1');
+    expect(depositReversalKey('BITCOIN', 'ab', 2, 1)).toBe('deposit-reversal:BITCOIN:ab:2#1');
   });
 });

@@ -1,0 +1,1 @@
+ALTER TABLE "chain_deposits" ADD COLUMN "revivals" integer DEFAULT 0 NOT NULL;
