@@ -87,11 +87,16 @@ describe('starting the server', () => {
   });
   it('at LOG_LEVEL=info writes one access line per request: its id, method, path without the query, status and time', async () => {
     const server = await launchServer({ DATABASE_URL: database.url, LOG_LEVEL: 'info' });
+    let page: Response | undefined;
+    let discovery: Response | undefined;
     try {
       const answers = await Promise.all(['a', 'b'].map((n) => fetch(`${server.url}/api/nothing-${n}?secret=1`, { headers: { 'x-request-id': `access-${n}` } })));
       expect(answers.map((r) => r.headers.get('x-request-id'))).toEqual(['access-a', 'access-b']);
       const own = await Promise.all([1, 2].map(() => fetch(`${server.url}/api/health`)));
       const ids = own.map((r) => r.headers.get('x-request-id') ?? '');
+      // Pages and the identity provider are answered by other handlers: each of their answers has its line too.
+      page = await fetch(`${server.url}/auth/login`, { headers: { 'x-request-id': 'access-page' }, redirect: 'manual' });
+      discovery = await fetch(`${server.url}/oidc/.well-known/openid-configuration`, { method: 'HEAD', headers: { 'x-request-id': 'access-oidc' } });
       for (const id of ids) expect(id).toMatch(/^[0-9a-f]{12}-[0-9a-z]+$/);
       expect(ids[0]).not.toBe(ids[1]);
     } finally {
@@ -102,9 +107,11 @@ describe('starting the server', () => {
       .split('\n')
       .filter((line) => line.includes('"msg":"request"'))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines.filter((line) => String(line.reqId).startsWith('access-')).sort((x, y) => String(x.reqId).localeCompare(String(y.reqId)))).toEqual(
+    expect(lines.filter((line) => /^access-[ab]$/.test(String(line.reqId))).sort((x, y) => String(x.reqId).localeCompare(String(y.reqId)))).toEqual(
       ['a', 'b'].map((n) => ({ level: 30, time: expect.any(String), service: 'wallet', reqId: `access-${n}`, method: 'GET', path: `/api/nothing-${n}`, status: 404, ms: expect.any(Number), msg: 'request' })),
     );
     expect(lines.some((line) => line.path === '/api/health' && line.status === 200)).toBe(true);
+    expect(lines.filter((line) => line.reqId === 'access-page')).toEqual([expect.objectContaining({ method: 'GET', path: '/auth/login', status: page?.status })]);
+    expect(lines.filter((line) => line.reqId === 'access-oidc')).toEqual([expect.objectContaining({ method: 'HEAD', path: '/oidc/.well-known/openid-configuration', status: discovery?.status })]);
   });
 });
