@@ -14,8 +14,9 @@ const LOG_MAX_WRITE = 128 * 1024;
  * waits for a write, which cost a third of the throughput of `GET /api/{account}/asset` when each access-log line
  * was a synchronous write (bench:balances). The buffer is flushed synchronously when the process exits, whatever
  * the exit (signal, `process.exit`, a fatal configuration error); only a SIGKILL loses the last LOG_FLUSH_MS.
+ * `dest`: the file descriptor (stdout; bench:balances measures the access log alone on a file).
  */
-export function createLogger(level: string): Logger {
+export function createLogger(level: string, dest = 1): Logger {
   const options = {
     level,
     base: { service: 'wallet' },
@@ -24,7 +25,7 @@ export function createLogger(level: string): Logger {
   };
   // A silent logger writes nothing: no stream, no exit hook (tests create many).
   if (level === 'silent') return pino(options);
-  return pino(options, pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, maxWrite: LOG_MAX_WRITE, periodicFlush: LOG_FLUSH_MS }));
+  return pino(options, pino.destination({ dest, sync: false, minLength: LOG_BATCH_BYTES, maxWrite: LOG_MAX_WRITE, periodicFlush: LOG_FLUSH_MS }));
 }
 
 /**
