@@ -7,6 +7,7 @@ import { createPasswordHasher } from '../../src/server/domain/passwords.ts';
 import { createTestDatabase, startTestPostgres } from '../support/database.ts';
 import { launchServer, freePort, postgresCpuMs, processCpuMs } from '../support/server.ts';
 import { codeFromLink, confirmEmail, readMailLink, signUp, startAuthorization, type AuthorizationStart } from '../support/auth.ts';
+import { median, percentile } from './stats.ts';
 
 /**
  * What a real login costs: the credential POST of the sign-in interaction (throttle check, user lookup, argon2id
@@ -39,15 +40,6 @@ const LOGIN_CPU_GOAL = 1.65;
  * same work in more milliseconds, so the goal keeps the low end in the unit that moves with the host.
  */
 const OPEN_P99_VERIFY_TIMES = 12;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? 0;
-}
 
 const hasher = createPasswordHasher();
 
