@@ -38,8 +38,7 @@ export function keepAddressSecret(astro: AstroGlobal): void {
  */
 export function homeIfSignedIn(astro: AstroGlobal): Response | undefined {
   if (astro.cookies.get(SIGNED_IN_COOKIE)?.value !== '1' || astro.url.searchParams.has('error')) return undefined;
-  astro.response.headers.set('Cache-Control', 'no-store');
-  return astro.redirect('/home', 302);
+  return redirectNoStore(astro, '/home');
 }
 
 /**
@@ -52,6 +51,11 @@ export function signInIfSignedOut(astro: AstroGlobal): Response | undefined {
   // In a frame (the mini app inside Telegram Web) the hint is a third-party cookie the browser may withhold, and a
   // reload there must resume the messenger sign-in: the island decides.
   if (astro.request.headers.get('sec-fetch-dest') === 'iframe') return undefined;
+  return redirectNoStore(astro, PAGES.signIn);
+}
+
+/** Both redirects depend on the device's cookie: no cache may keep them. */
+function redirectNoStore(astro: AstroGlobal, to: string): Response {
   astro.response.headers.set('Cache-Control', 'no-store');
-  return astro.redirect(PAGES.signIn, 302);
+  return astro.redirect(to, 302);
 }
