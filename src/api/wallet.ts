@@ -69,7 +69,7 @@ export const archiveAccountCurrency = (account: string, currency: string) =>
 
 /** SPEC §6: rates are public. */
 export const getRatesMap = (currencies: readonly string[], fiatCurrencies: readonly string[]) =>
-  apiCall<{ ratesMap: RatesMap }>('/rate', { method: 'POST', body: { currencies: [...currencies], fiatCurrencies: [...fiatCurrencies] }, public: true });
+  apiCall<{ ratesMap: RatesMap; asOf?: Record<string, string> }>('/rate', { method: 'POST', body: { currencies: [...currencies], fiatCurrencies: [...fiatCurrencies] }, public: true });
 
 /** SPEC §7: the newest 100 of one currency. */
 export const HISTORY_PAGE_SIZE = 100;

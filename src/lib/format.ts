@@ -103,3 +103,9 @@ export function formatDetailDate(date: string | number | Date, locale: Locale = 
 export function formatTime(date: string | number | Date): string {
   return dayjs(date).format('HH:mm');
 }
+
+/** When a rate that is no longer current was last current: its time today, else its day and time. */
+export function formatAsOf(date: string | number | Date, now: number | Date, locale: Locale = 'en'): string {
+  const when = dayjs(date).locale(locale);
+  return when.isSame(dayjs(now), 'day') ? when.format('HH:mm') : when.format('D MMM HH:mm');
+}

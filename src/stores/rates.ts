@@ -7,17 +7,28 @@ import { $selectedCurrency } from './settings.ts';
 
 type RatesArgs = { fiat: string; currencies: string[] };
 
+/** The gateway's rates: current ones, and the last known value of a coin with no current price with its time (`asOf`). */
+type RatesAnswer = { ratesMap: RatesMap; asOf: Record<string, string> };
+
 /** Rates of every active coin in the chosen fiat (SPEC §3 ratesMap); read again when the fiat or the catalogue changes. */
-export const ratesQuery = createQuery<RatesArgs, RatesMap>({
+export const ratesQuery = createQuery<RatesArgs, RatesAnswer>({
   key: ({ fiat, currencies }) => `${fiat}:${currencies.join(',')}`,
-  load: async ({ fiat, currencies }) => (await getRatesMap(currencies, [fiat])).ratesMap,
+  load: async ({ fiat, currencies }) => {
+    const answer = await getRatesMap(currencies, [fiat]);
+    return { ratesMap: answer.ratesMap, asOf: answer.asOf ?? {} };
+  },
 });
 
 const $ratesArgs = computed([$selectedCurrency, $activeCoins], (fiat, coins): RatesArgs | null =>
   coins.length === 0 ? null : { fiat, currencies: coins.map((coin) => coin.currency) },
 );
 
-export const $rates = ratesQuery.watch($ratesArgs);
+const $ratesAnswer = ratesQuery.watch($ratesArgs);
+
+export const $rates = computed($ratesAnswer, (answer) => ({ ...answer, data: answer.data?.ratesMap }));
+
+/** Per coin, when its shown rate was last current (ISO time); absent for current rates. */
+export const $ratesAsOf = computed($ratesAnswer, (answer): Readonly<Record<string, string>> => answer.data?.asOf ?? {});
 
 /** The price of one unit of `currency` in `fiat`, if the gateway quoted it. */
 export function rateOf(rates: RatesMap | undefined, currency: string, fiat: string): string | undefined {

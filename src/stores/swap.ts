@@ -25,7 +25,7 @@ import type { MessageKey } from '../lib/text.ts';
 import { $accountId } from './account.ts';
 import { $balances, refreshBalances } from './balances.ts';
 import { $activeCoins, $coins } from './catalogue.ts';
-import { showErrorToast } from './errors.ts';
+import { errorText, showErrorToast } from './errors.ts';
 import { isPasscodeRefusal } from './passcode-entry.ts';
 import { createQuery } from './query.ts';
 import { $router } from './router.ts';
@@ -83,6 +83,8 @@ export type SwapForm = {
   quoting: boolean;
   /** SPEC §8: a failed quote shows common_something_went_wrong. */
   quoteFailed: boolean;
+  /** Why the last quote failed, in the user's words (no current price, the desk cannot sell that much...). */
+  quoteError?: string | undefined;
   submitting: boolean;
 };
 
@@ -162,7 +164,7 @@ export const swapFlow = createFlow(['swap', 'swapFrom', 'swapTo', 'swapOrder', '
       const other = side === 'source' ? { destinationAmount: displayDecimal(quote.destinationAmount, round ?? 8) } : { sourceAmount: quote.sourceAmount };
       $swapForm.set({ ...$swapForm.get(), ...other, quote, quoting: false, quoteFailed: false });
     },
-    onError: () => $swapForm.set({ ...$swapForm.get(), quote: undefined, quoting: false, quoteFailed: true }),
+    onError: (error) => $swapForm.set({ ...$swapForm.get(), quote: undefined, quoting: false, quoteFailed: true, quoteError: errorText(error, { fallback: 'common_something_went_wrong' }) }),
   });
 
   /** Asks for a quote 300 ms after the last change, by the side typed; only the newest answer counts. */

@@ -7,12 +7,24 @@ import type { TestApp } from './fixtures.ts';
  */
 export async function setReferencePrices(app: TestApp, prices: Record<string, string>): Promise<void> {
   const scaled = Object.fromEntries(Object.entries(prices).map(([asset, usd]) => [asset, scale(usd)]));
+  await writeWalk(app, { prices: scaled });
+}
+
+/**
+ * Takes the current price of these assets or fiats away (the walk's `withheld` list; [] gives them back), as a market
+ * feed that stopped answering would: their last value stays known, nothing is quoted in them.
+ */
+export async function withholdPrices(app: TestApp, codes: string[]): Promise<void> {
+  await writeWalk(app, { withheld: codes });
+}
+
+async function writeWalk(app: TestApp, value: Record<string, unknown>): Promise<void> {
   const client = new pg.Client({ connectionString: app.env.DATABASE_URL });
   await client.connect();
   try {
     await client.query(
-      `INSERT INTO app_setting (key, value) VALUES ('rates.walk', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = now()`,
-      [{ prices: scaled }],
+      `INSERT INTO app_setting (key, value) VALUES ('rates.walk', $1) ON CONFLICT (key) DO UPDATE SET value = app_setting.value || excluded.value, updated_at = now()`,
+      [value],
     );
   } finally {
     await client.end();

@@ -3,6 +3,11 @@
  *   balances                                    per network and currency: the ledger's liability to users, the
  *                                               custody's position (−WORLD), what the node says its outputs hold,
  *                                               uncredited outputs; exits 1 when they do not match
+ *   exposure                                    the swap desk's net position per asset (inventory less funding, plus
+ *                                               hedges) in units and USD, its hedges, and per currency the
+ *                                               withdrawal fees users paid against what the networks charged
+ *   fund-desk <currency> <amount> [key]         books coins the operator sent to the hot wallet as the desk's
+ *                                               inventory (only what the chain holds beyond the ledger's position)
  *   sweep-to-cold <currency> <address> <amount> [key]
  *                                               sends the custody's coins to a cold address (booked once confirmed);
  *                                               the same command again is the same movement (its key defaults to
@@ -13,15 +18,21 @@ import { findCoin } from '../../lib/currencies.ts';
 import { openCustody } from '../custody.ts';
 import { custodyBalances } from '../domain/custody-balances.ts';
 import { CustodyMovementError, sweepToCold } from '../domain/custody-movements.ts';
+import { deskExposure, feeCoverage, formatAsset, formatUsd, usdValue, ASSET_DECIMALS } from '../domain/market/exposure.ts';
+import { fundDeskFromChain } from '../domain/market/desk-funding.ts';
+import { DeskFundingError } from '../domain/market/desk.ts';
+import { pow10 } from '../../lib/amount.ts';
 import { openTool, toolFail } from './tool.ts';
 
 const USAGE = `usage: npm run custody -- balances
+       npm run custody -- exposure
+       npm run custody -- fund-desk <currency> <amount> [key]
        npm run custody -- sweep-to-cold <currency> <address> <amount> [key]`;
 
 const [command, ...args] = process.argv.slice(2);
-if (command !== 'balances' && command !== 'sweep-to-cold') toolFail(USAGE);
-if (command === 'balances' && args.length !== 0) toolFail(USAGE);
-if (command === 'sweep-to-cold' && (args.length < 3 || args.length > 4)) toolFail(USAGE);
+const ARITY: Record<string, [number, number]> = { balances: [0, 0], exposure: [0, 0], 'fund-desk': [2, 3], 'sweep-to-cold': [3, 4] };
+const arity = command === undefined ? undefined : ARITY[command];
+if (!arity || args.length < arity[0] || args.length > arity[1]) toolFail(USAGE);
 
 const { config, log, database } = await openTool();
 const custody = await openCustody(config, log, database.pool, { owner: false });
@@ -30,13 +41,37 @@ const shown = (currency: string, units: bigint | undefined) => (units === undefi
 try {
   if (command === 'balances') {
     const rows = await custodyBalances(database.pool, custody.chain);
-    process.stdout.write(`${['NETWORK', 'CURRENCY', 'USERS', 'POSITION', 'HOLDINGS', 'UNCREDITED', 'COLD', 'IN_FLIGHT', 'STATUS'].join('\t')}\n`);
+    process.stdout.write(`${['NETWORK', 'CURRENCY', 'USERS', 'DESK', 'FEES', 'OTHER', 'POSITION', 'HOLDINGS', 'UNCREDITED', 'COLD', 'IN_FLIGHT', 'STATUS'].join('\t')}\n`);
     for (const row of rows) {
-      const status = row.matches === undefined ? 'n/a' : row.matches ? 'ok' : row.inFlight > 0 ? 'in flight' : 'MISMATCH';
-      if (status === 'MISMATCH') code = 1;
-      const cells = [row.network, row.currency, shown(row.currency, row.liability), shown(row.currency, row.position), shown(row.currency, row.holdings), shown(row.currency, row.uncredited), shown(row.currency, row.cold), String(row.inFlight), status];
+      const status = row.holdingsError ? `ERROR: ${row.holdingsError.split('\n')[0]}` : row.matches === undefined ? 'n/a' : row.matches ? 'ok' : row.inFlight > 0 ? 'in flight' : 'MISMATCH';
+      if (status === 'MISMATCH' || row.holdingsError) code = 1;
+      const other = row.position - row.liability - row.desk - row.fees;
+      const cells = [row.network, row.currency, shown(row.currency, row.liability), shown(row.currency, row.desk), shown(row.currency, row.fees), shown(row.currency, other), shown(row.currency, row.position), shown(row.currency, row.holdings), shown(row.currency, row.uncredited), shown(row.currency, row.cold), String(row.inFlight), status];
       process.stdout.write(`${cells.join('\t')}\n`);
     }
+  } else if (command === 'exposure') {
+    const table = await custody.rates.prices();
+    process.stdout.write(`${['ASSET', 'INVENTORY', 'FUNDED', 'HEDGED', 'NET', 'NET_USD'].join('\t')}\n`);
+    let total = 0n;
+    for (const row of await deskExposure(database.pool, table)) {
+      if (row.usd !== undefined) total += row.usd;
+      process.stdout.write(`${[row.asset, formatAsset(row.inventory), formatAsset(row.funded), formatAsset(row.hedged), formatAsset(row.net), row.usd === undefined ? 'no price' : formatUsd(row.usd)].join('\t')}\n`);
+    }
+    process.stdout.write(`TOTAL\t\t\t\t\t${formatUsd(total)}\n\n`);
+    process.stdout.write(`${['CURRENCY', 'FEES_PAID', 'NETWORK_COST', 'PAID_USD', 'COST_USD', 'MARGIN_USD'].join('\t')}\n`);
+    for (const row of await feeCoverage(database.pool)) {
+      const coin = findCoin(row.currency);
+      const price = coin ? table.usd[coin.baseCurrency] : undefined;
+      const usd = (units: bigint) => (coin && price !== undefined ? usdValue(units * pow10(ASSET_DECIMALS - coin.decimals), price) : undefined);
+      const paid = usd(row.paid);
+      const cost = usd(row.cost);
+      const cells = [row.currency, shown(row.currency, row.paid), shown(row.currency, row.cost), paid === undefined ? 'no price' : formatUsd(paid), cost === undefined ? 'no price' : formatUsd(cost), paid === undefined || cost === undefined ? '' : formatUsd(paid - cost)];
+      process.stdout.write(`${cells.join('\t')}\n`);
+    }
+  } else if (command === 'fund-desk') {
+    const [currency = '', amount = '', key] = args;
+    const funded = await fundDeskFromChain(database.pool, custody.chain, { currency, amount, key });
+    process.stdout.write(`${funded.replayed ? 'already booked' : 'booked'}: ${shown(currency.toUpperCase(), funded.units)} ${currency.toUpperCase()} to the swap desk's inventory\n`);
   } else {
     const [currency = '', address = '', amount = '', key] = args;
     const movement = await sweepToCold(database.pool, { chain: custody.chain, addresses: custody.addresses }, { currency, address, amount, key });
@@ -46,7 +81,7 @@ try {
     );
   }
 } catch (error) {
-  if (!(error instanceof CustodyMovementError)) throw error;
+  if (!(error instanceof CustodyMovementError) && !(error instanceof DeskFundingError)) throw error;
   process.stderr.write(`custody: ${error.message}\n`);
   code = 1;
 } finally {

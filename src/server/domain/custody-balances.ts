@@ -1,5 +1,6 @@
 /**
- * `npm run custody -- balances`: per network and currency, what the ledger owes users, the custody's position on the
+ * `npm run custody -- balances`: per network and currency, what the ledger owes users, what the swap desk holds and
+ * the fees earned (the position is their sum with the other custodian accounts), the custody's position on the
  * ledger (−WORLD: what the chain should show the hot outputs holding), what the chain shows (`holdings`), and the
  * outputs the chain holds that the ledger does not credit (deposits below MIN_DEPOSIT). They must match once nothing
  * is in flight (deposits waiting for confirmations, withdrawals and cold sweeps not completed).
@@ -14,6 +15,10 @@ export type CustodyBalance = {
   currency: string;
   /** What users own (available and on hold). */
   liability: bigint;
+  /** The swap desk's inventory (market/desk.ts). */
+  desk: bigint;
+  /** Fee income the custodian has earned in the currency. */
+  fees: bigint;
   /** −WORLD:<network>: what left the world into the custody's hot outputs, as the ledger counts it. */
   position: bigint;
   /** −COLD_STORAGE:<network>: what was swept to cold storage. */
@@ -26,6 +31,8 @@ export type CustodyBalance = {
   inFlight: number;
   /** holdings = position + uncredited; undefined without holdings. */
   matches: boolean | undefined;
+  /** Why the node could not say what it holds (unreachable, a token contract it does not know); undefined when it could. */
+  holdingsError?: string | undefined;
 };
 
 const balanceOf = async (db: pg.Pool, code: string, currency: string) => {
@@ -40,10 +47,12 @@ export async function custodyBalances(pool: pg.Pool, chain: Pick<ChainPort, 'net
   const result: CustodyBalance[] = [];
   for (const network of chain.networks) {
     let holdings: Record<string, bigint> | undefined;
+    let holdingsError: string | undefined;
     try {
       holdings = await chain.holdings(network);
     } catch (error) {
-      if (!(error instanceof ChainUnsupportedError)) throw error;
+      // One network's node failing is that network's row, not the end of the report (issue 30 item 7).
+      if (!(error instanceof ChainUnsupportedError)) holdingsError = error instanceof Error ? error.message : String(error);
     }
     for (const coin of COINS.filter((c) => c.network === network)) {
       const currency = coin.currency;
@@ -63,18 +72,23 @@ export async function custodyBalances(pool: pg.Pool, chain: Pick<ChainPort, 'net
         [network, currency],
       );
       const position = -(await balanceOf(pool, SYSTEM_ACCOUNTS.world(network).code, currency));
+      const desk = await balanceOf(pool, SYSTEM_ACCOUNTS.swapDesk().code, currency);
+      const fees = await balanceOf(pool, SYSTEM_ACCOUNTS.feeIncome().code, currency);
       const held = holdings ? (holdings[currency] ?? 0n) : undefined;
       const notCredited = BigInt(uncredited.rows[0]?.total ?? '0');
       result.push({
         network,
         currency,
         liability: BigInt(users.rows[0]?.total ?? '0'),
+        desk,
+        fees,
         position,
         cold: -(await balanceOf(pool, SYSTEM_ACCOUNTS.coldStorage(network).code, currency)),
         holdings: held,
         uncredited: notCredited,
         inFlight: flight.rows[0]?.n ?? 0,
         matches: held === undefined ? undefined : held === position + notCredited,
+        holdingsError,
       });
     }
   }

@@ -34,7 +34,11 @@ export const SYSTEM_ACCOUNTS = {
   networkFees: (network: string) => ({ code: `NETWORK_FEES:${network}`, kind: 'NETWORK_FEES', allowNegative: true }),
   /** The custodian's coins moved to cold storage (`npm run custody -- sweep-to-cold`): negative by what left the hot outputs. */
   coldStorage: (network: string) => ({ code: `COLD_STORAGE:${network}`, kind: 'COLD_STORAGE', allowNegative: true }),
-  swapLiquidity: () => ({ code: 'SWAP_LIQUIDITY', kind: 'SWAP_LIQUIDITY', allowNegative: true }),
+  /**
+   * The swap desk's inventory per currency (domain/market/desk.ts). It may hold a short only as far as the operator's
+   * limit allows, which the desk checks under the row's lock; the code keeps its first name, the id derives from it.
+   */
+  swapDesk: () => ({ code: 'SWAP_LIQUIDITY', kind: 'SWAP_LIQUIDITY', allowNegative: true }),
   cardSettlement: () => ({ code: 'CARD_SETTLEMENT', kind: 'CARD_SETTLEMENT', allowNegative: true }),
   payoutSettlement: () => ({ code: 'PAYOUT_SETTLEMENT', kind: 'PAYOUT_SETTLEMENT', allowNegative: true }),
 } as const;
@@ -54,7 +58,7 @@ export function systemAccounts(networks: readonly string[]): SystemAccount[] {
   return [
     ...networks.flatMap((n) => [SYSTEM_ACCOUNTS.world(n), SYSTEM_ACCOUNTS.hotWallet(n), SYSTEM_ACCOUNTS.networkFees(n), SYSTEM_ACCOUNTS.coldStorage(n)]),
     SYSTEM_ACCOUNTS.feeIncome(),
-    SYSTEM_ACCOUNTS.swapLiquidity(),
+    SYSTEM_ACCOUNTS.swapDesk(),
     SYSTEM_ACCOUNTS.cardSettlement(),
     SYSTEM_ACCOUNTS.payoutSettlement(),
   ];

@@ -34,6 +34,11 @@ export function limitPolicies(settings: { authPerHour: number; mailsPerHour: num
     codesPerUser: { points: 10, durationS: HOUR },
     /** 'Leave feedback' messages from one user. */
     feedbackPerUser: { points: 5, durationS: HOUR },
+    /**
+     * Quotes one user asks for (swap pre-calculate, withdrawal preliminary fees), together: typing with the 300 ms
+     * debounce asks a few a second at most; a script asking hundreds a second would only fill the quote tables.
+     */
+    quotesPerUser: { points: 120, durationS: 60 },
     /** Mails of any kind to one address: the cap every mail passes (capMails). */
     mailsPerAddress: { points: settings.mailsPerHour, durationS: HOUR },
   } satisfies Record<string, LimitPolicy>;

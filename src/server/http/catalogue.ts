@@ -2,14 +2,16 @@
  * Public metadata and rates (SPEC §7 Meta; POST /rate, /fiat/rate/invert): no sign-in needed, the browser
  * loads them before anything else.
  *
- * POST /api/rate           { currencies?: string[], fiatCurrencies?: string[] } → { ratesMap: { [crypto]: { [fiat]: "decimal" } } }
+ * POST /api/rate           { currencies?: string[], fiatCurrencies?: string[] } → { ratesMap: { [crypto]: { [fiat]: "decimal" } }, asOf: { [crypto]: ISO time } }
+ *   A coin with no current price has its last known value in ratesMap, and the time of that value in `asOf`, while it
+ *   is younger than RATES_LAST_KNOWN_MAX_AGE_SECONDS; after that it has none. Current values have no `asOf`.
  * POST /api/fiat/rate/invert { currencies?: string[], fiatCurrencies?: string[] } → { ratesMap: { [fiat]: { [crypto]: "decimal" } } }
  * Omitted lists mean every offered crypto currency and every fiat currency.
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Catalogue } from '../domain/catalogue.ts';
-import { invertedRatesMap, ratesMap } from '../domain/rates.ts';
+import { invertedRatesMap, lastKnownRates, ratesMap } from '../domain/rates.ts';
 import type { RatesPort } from '../adapters/rates/port.ts';
 import { ApiError } from './errors.ts';
 import { readJsonBody } from './json-body.ts';
@@ -20,7 +22,7 @@ const ratesBody = z
   .object({ currencies: z.array(code).max(100).optional(), fiatCurrencies: z.array(code).max(20).optional() })
   .default({});
 
-export function createCatalogueApi(deps: { catalogue: Catalogue; rates: RatesPort }): Hono<ApiEnv> {
+export function createCatalogueApi(deps: { catalogue: Catalogue; rates: RatesPort; lastKnownMaxAgeMs: number }): Hono<ApiEnv> {
   const { catalogue, rates } = deps;
   const app = new Hono<ApiEnv>();
   const crypto = catalogue.coins;
@@ -51,7 +53,10 @@ export function createCatalogueApi(deps: { catalogue: Catalogue; rates: RatesPor
 
   app.post('/rate', async (c) => {
     const { coins, fiats, table } = await selection(await readJsonBody(c.req.raw, { empty: {} }));
-    return c.json({ ratesMap: ratesMap(table, coins, fiats) });
+    const current = ratesMap(table, coins, fiats);
+    const stale = lastKnownRates(table, coins, fiats, deps.lastKnownMaxAgeMs);
+    for (const [currency, row] of Object.entries(stale.ratesMap)) current[currency] = { ...current[currency], ...row };
+    return c.json({ ratesMap: current, asOf: stale.asOf });
   });
   app.post('/fiat/rate/invert', async (c) => {
     const { coins, fiats, table } = await selection(await readJsonBody(c.req.raw, { empty: {} }));

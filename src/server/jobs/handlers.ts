@@ -13,6 +13,9 @@ import { processWithdrawals } from '../domain/withdrawals/worker.ts';
 import { purgeAnalyticsEvents } from '../domain/analytics.ts';
 import { confirmCustodyMovements } from '../domain/custody-movements.ts';
 import type { JobHandler } from './port.ts';
+import type { MarketFeed } from '../adapters/rates/port.ts';
+import { pollFeed } from '../domain/market/polling.ts';
+import { purgeExpiredQuotes } from '../domain/market/quotes.ts';
 
 /** Something an adapter does when asked, periodically; the job list gives it its name and schedule. */
 type Work = () => Promise<unknown>;
@@ -27,7 +30,8 @@ export type JobSources = {
   chain: WithdrawalChainPort & { collection: CollectionPort };
   /** MIN_DEPOSIT per currency (atomic units): smaller deposits are recorded, never credited. */
   minDeposit?: Readonly<Record<string, bigint>>;
-  rates: { step: Work };
+  /** The development walk's step (never in production), and the real feeds the worker polls, each at its pace. */
+  market: { reference: { step: Work } | undefined; feeds: readonly { feed: MarketFeed; everyMs: number }[]; hedge?: { run: Work; everyMs: number } | undefined };
   /** Present while selling is on (a payout provider is configured). */
   sell: { submitPending: Work } | undefined;
   /** Present while buying is on (a card provider is configured). */
@@ -60,7 +64,13 @@ export function jobHandlers(sources: JobSources): JobHandler[] {
     if (chain.networks.some((network) => chain.collection.sweeps(network))) add('chain.sweeps', pollMs, () => collectDeposits(pool, chain, log));
     add('custody.movements', pollMs, () => confirmCustodyMovements(pool, chain, log));
   }
-  if (sources.ratesWalkMs > 0) add('rates.walk', sources.ratesWalkMs, sources.rates.step);
+  const { reference, feeds } = sources.market;
+  if (reference && sources.ratesWalkMs > 0) add('rates.walk', sources.ratesWalkMs, reference.step);
+  for (const { feed, everyMs } of feeds) add(`rates.${feed.name.replace(/\W+/g, '-')}`, everyMs, () => pollFeed(pool, feed, log));
+  // The desk's exposure hedged on its exchange account, where one is configured (HEDGE_EXCHANGE).
+  if (sources.market.hedge) add('desk.hedge', sources.market.hedge.everyMs, sources.market.hedge.run);
+  // Quotes nobody took are kept an hour past their end (a late confirm reads why it expired), then deleted.
+  add('quotes.purge', 600_000, () => purgeExpiredQuotes(pool));
   // Swap orders left on the review past their quote's 300 s give their hold back.
   add('swap.expiry', ordersEveryMs, () => expireSwapOrders(pool));
   if (sources.payoutSandbox) add('payout.sandbox', pollMs, sources.payoutSandbox.payDue);

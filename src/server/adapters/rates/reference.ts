@@ -1,12 +1,13 @@
 /**
- * The default price source: a reference table shipped with the project, moved by a small bounded random walk.
- * The walk's state lives in the database (app_setting 'rates.walk'), stepped by one worker at a time, so every
- * process quotes the same prices; readers cache it for a second.
+ * The development price source: a reference table shipped with the project, moved by a small bounded random walk.
+ * Never in production (custody.ts refuses it there). The walk's state lives in the database (app_setting
+ * 'rates.walk'), stepped by one worker at a time, so every process quotes the same prices; readers cache it for a
+ * second. Codes listed in the row's `withheld` have no price, to show what users see without one (tests, demos).
  */
 import type pg from 'pg';
 import { randomInt } from 'node:crypto';
 import { parseDecimal } from '../../../lib/amount.ts';
-import { PRICE_DECIMALS, type PriceTable, type RatesPort } from './port.ts';
+import { PRICE_DECIMALS, type PriceBasis, type PriceTable, type RatesPort, type StalePrice } from './port.ts';
 import { inTransaction } from '../../db/transaction.ts';
 
 /** Reference USD prices per base asset: the centre the walk never strays far from. */
@@ -66,20 +67,41 @@ export type ReferenceRates = RatesPort & {
   step(): Promise<void>;
 };
 
+/** The walk's row: its prices, and the assets or fiats (BTC, EUR) withheld to show a missing price (tests, demos). */
+type WalkState = { prices?: Record<string, string>; withheld?: string[] };
+
+const SOURCE = 'reference';
+
 export function createReferenceRates(pool: pg.Pool): ReferenceRates {
   let cache: { table: PriceTable; until: number } | undefined;
 
   const read = async (): Promise<PriceTable> => {
-    const result = await pool.query<{ value: { prices?: Record<string, string> }; updated_at: Date }>(
-      'SELECT value, updated_at FROM app_setting WHERE key = $1',
+    const result = await pool.query<{ value: WalkState; updated_at: Date; now: Date }>(
+      'SELECT value, updated_at, now() AS now FROM app_setting WHERE key = $1',
       [SETTING],
     );
     const row = result.rows[0];
+    const at = row?.updated_at ?? new Date();
+    const withheld = new Set(row?.value.withheld ?? []);
     const usd: Record<string, bigint> = { ...REFERENCE };
     for (const [asset, value] of Object.entries(row?.value.prices ?? {})) {
       if (asset in REFERENCE && /^\d+$/.test(value)) usd[asset] = BigInt(value);
     }
-    return { usd, fiatPerUsd: FIAT, at: row?.updated_at ?? new Date() };
+    const current = { usd: {} as Record<string, bigint>, fiatPerUsd: {} as Record<string, bigint> };
+    const lastKnown = { usd: {} as Record<string, StalePrice>, fiatPerUsd: {} as Record<string, StalePrice> };
+    const basis: Record<string, PriceBasis> = {};
+    for (const [side, prices] of [['usd', usd], ['fiatPerUsd', FIAT]] as const) {
+      for (const [code, price] of Object.entries(prices)) {
+        // Withheld: its last value stays known, as a feed that stopped would leave it.
+        if (withheld.has(code)) lastKnown[side][code] = { price, at };
+        else {
+          current[side][code] = price;
+          basis[code] = { price, sources: [{ source: SOURCE, price, at }] };
+        }
+      }
+    }
+    const table: PriceTable = { ...current, at: row?.now ?? new Date(), basis, lastKnown };
+    return table;
   };
 
   return {
@@ -102,7 +124,7 @@ export function createReferenceRates(pool: pg.Pool): ReferenceRates {
         for (const [asset, value] of Object.entries(row.value.prices ?? {})) if (/^\d+$/.test(value)) current[asset] = BigInt(value);
         const next = walk(current);
         const prices = Object.fromEntries(Object.entries(next).map(([k, v]) => [k, v.toString()]));
-        await client.query('UPDATE app_setting SET value = $2, updated_at = now() WHERE key = $1', [SETTING, { prices }]);
+        await client.query('UPDATE app_setting SET value = value || $2::jsonb, updated_at = now() WHERE key = $1', [SETTING, { prices }]);
       });
       cache = undefined;
     },

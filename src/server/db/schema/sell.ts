@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import type { QuotePrices } from './market.ts';
 import { walletAccounts } from './users.ts';
 import { walletTransactions } from './wallet.ts';
 
@@ -15,6 +16,8 @@ export const sellRateQuotes = pgTable('sell_rate_quotes', {
   fiatCurrency: text('fiat_currency').notNull(),
   /** Fiat per one coin, an exact decimal string. */
   rate: text('rate').notNull(),
+  /** The prices and sources the rate was made from; NULL on older rows. */
+  prices: jsonb('prices').$type<QuotePrices>(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { check, index, integer, jsonb, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import type { QuotePrices } from './market.ts';
 import { walletAccounts } from './users.ts';
 import { walletTransactions } from './wallet.ts';
 
@@ -26,6 +27,8 @@ export const swapQuotes = pgTable(
     rate: text('rate').notNull(),
     /** Which side the user typed: the other was computed. */
     fixedSide: text('fixed_side', { enum: ['SOURCE', 'DESTINATION'] }).notNull(),
+    /** The prices and sources the quote was made from, so a disputed swap can be explained; NULL on older rows. */
+    prices: jsonb('prices').$type<QuotePrices>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
   },

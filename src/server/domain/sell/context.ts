@@ -5,9 +5,9 @@
 import type pg from 'pg';
 import type { CoinMeta } from '../../../lib/currencies.ts';
 import type { Logger } from '../../log.ts';
-import type { RatesPort } from '../../adapters/rates/port.ts';
+import type { PriceTable, RatesPort } from '../../adapters/rates/port.ts';
 import type { PayoutProvider } from '../../adapters/payout/port.ts';
-import { priceIn } from '../rates.ts';
+import { requirePrice } from '../rates.ts';
 import { SellError } from './errors.ts';
 import { PAYOUTS_UNAVAILABLE_MESSAGE, SELL_FIAT, SELLING_OFF_MESSAGE, spreadRate, type SellSettings } from './rules.ts';
 
@@ -30,10 +30,7 @@ export const unavailable = (error: unknown): never => {
   throw new SellError('C2F_PAYOUTS_UNAVAILABLE', PAYOUTS_UNAVAILABLE_MESSAGE, { cause: error });
 };
 
-/** Fiat kopecks the desk pays per one coin now. */
-export async function currentRate(deps: Pick<SellDeps, 'rates' | 'settings'>, coin: CoinMeta): Promise<bigint> {
-  const table = await deps.rates.prices().catch(unavailable);
-  const price = priceIn(table, coin, SELL_FIAT);
-  if (price === undefined || price <= 0n) throw new SellError('C2F_PAYOUTS_UNAVAILABLE', PAYOUTS_UNAVAILABLE_MESSAGE);
-  return spreadRate(price, deps.settings.spreadBps);
+/** Fiat kopecks the desk pays per one coin now; no current price refuses (PRICE_UNAVAILABLE). */
+export async function currentRate(deps: Pick<SellDeps, 'rates' | 'settings'>, coin: CoinMeta, table?: PriceTable): Promise<bigint> {
+  return spreadRate(requirePrice(table ?? (await deps.rates.prices().catch(unavailable)), coin, SELL_FIAT), deps.settings.spreadBps);
 }

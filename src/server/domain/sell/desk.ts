@@ -11,14 +11,13 @@ import { applyPayoutReport } from './payouts.ts';
 import { limits, quote } from './quotes.ts';
 import { findOrder, orderByCard, orderBySavedCard, type ByCardInput, type BySavedCardInput } from './requests.ts';
 import { limitsOf } from './rules.ts';
-import { submitPending, type QuoteSweep } from './submission.ts';
+import { submitPending } from './submission.ts';
 
 export type SellDesk = ReturnType<typeof createSellDesk>;
 
 export function createSellDesk(deps: SellDeps) {
   // A limit that is no amount is refused when the desk is made, not at the first order.
   limitsOf(deps.settings);
-  const sweep: QuoteSweep = { lastAt: 0 };
   return {
     lookupBin: (bin: string) => lookupBin(deps, bin),
     limits: (fiat: string) => limits(deps, fiat),
@@ -28,6 +27,6 @@ export function createSellDesk(deps: SellDeps) {
     orderBySavedCard: (account: string, input: BySavedCardInput) => orderBySavedCard(deps, account, input),
     findOrder: (account: string, id: string) => findOrder(deps, account, id),
     applyPayoutReport: (report: PayoutReport) => applyPayoutReport(deps, report),
-    submitPending: () => submitPending(deps, sweep),
+    submitPending: () => submitPending(deps),
   };
 }

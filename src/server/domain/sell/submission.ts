@@ -8,7 +8,6 @@ import { orderReference } from '../orders/entry-keys.ts';
 import { payoutsOn, type SellDeps } from './context.ts';
 import { SELL_ORDER_COLUMNS, type SellOrderRow } from './store.ts';
 
-const QUOTE_SWEEP_MS = 10 * 60_000;
 const SUBMIT_BATCH = 20;
 
 export async function submitOrder(deps: Pick<SellDeps, 'pool' | 'provider'>, order: Pick<SellOrderRow, 'id' | 'providerToken' | 'fiatAmount' | 'fiatCurrency'>): Promise<void> {
@@ -17,19 +16,9 @@ export async function submitOrder(deps: Pick<SellDeps, 'pool' | 'provider'>, ord
   await deps.pool.query('UPDATE sell_orders SET provider_payout_id = $2, updated_at = now() WHERE id = $1 AND provider_payout_id IS NULL', [order.id, accepted.payoutId]);
 }
 
-/** When the worker last dropped old quotes (one sweep every ten minutes is plenty). */
-export type QuoteSweep = { lastAt: number };
-
-/**
- * The worker's retry of orders the provider has not yet taken; also drops quotes a day after they expired (an order
- * keeps its own copy of the rate).
- */
-export async function submitPending(deps: SellDeps, sweep: QuoteSweep): Promise<number> {
+/** The worker's retry of orders the provider has not yet taken (old quotes go with the others: market/quotes.ts). */
+export async function submitPending(deps: SellDeps): Promise<number> {
   const { pool, log } = deps;
-  if (Date.now() - sweep.lastAt > QUOTE_SWEEP_MS) {
-    sweep.lastAt = Date.now();
-    await pool.query(`DELETE FROM sell_rate_quotes WHERE expires_at < now() - interval '1 day'`);
-  }
   const pending = await pool.query<SellOrderRow>(
     `SELECT ${SELL_ORDER_COLUMNS} FROM sell_orders o WHERE o.state = 'PROCESSING' AND o.provider_payout_id IS NULL AND o.updated_at < now() - interval '3 seconds'
       ORDER BY o.created_at LIMIT $1`,

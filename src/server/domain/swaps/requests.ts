@@ -20,6 +20,8 @@ import { recordHistory } from '../orders/history.ts';
 import { oncePerKey, requestHash } from '../orders/idempotency.ts';
 import { amountUnits, limitOf, ORDER_MOVED, QUOTE_MOVED, quoteByDestination, quoteBySource, quoteHolds, SWAP_QUOTE_TTL_SECONDS, SwapError, type SwapPair, type SwapSettings } from './rules.ts';
 import { closeSwap, settleSwap } from './settlement.ts';
+import { quotePrices, requireUsd } from '../rates.ts';
+import { refuseBeyondInventory } from '../market/desk.ts';
 import { findSwapOrder, findSwapOrderByKey, orderView, type SwapOrderView, type QuoteView, type SwapOrderRow } from './view.ts';
 
 export type SwapService = ReturnType<typeof createSwapService>;
@@ -36,7 +38,8 @@ function sameDecimal(text: string): string {
   }
 }
 
-export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; rates: RatesPort; settings: SwapSettings }) {
+/** `quoteLimit` counts each quote against the user's allowance and refuses one over it (domain/limits.ts quotesPerUser). */
+export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; rates: RatesPort; settings: SwapSettings; quoteLimit?: (account: string) => Promise<void> }) {
   const { pool, catalogue, rates, settings } = deps;
   const coins = new Map(catalogue.coins.map((coin) => [coin.currency, coin]));
 
@@ -47,25 +50,33 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
   };
 
   /**
-   * SPEC §7 currency-pair: every ordered pair of distinct active coins the price source prices and the limits
-   * cover, except into Lightning (BTC_LNG, outside production only): its balance is paid out, never bought.
+   * SPEC §7 currency-pair: every ordered pair of distinct active coins the limits cover, except into Lightning
+   * (BTC_LNG, outside production only): its balance is paid out, never bought. A pair whose price is missing for
+   * now stays listed: its quote says why it cannot be swapped right now (PRICE_UNAVAILABLE).
    */
-  const supported = (from: CoinMeta, to: CoinMeta, usd: Readonly<Record<string, bigint>>) =>
-    from.currency !== to.currency && to.currency !== 'BTC_LNG' && (usd[from.baseCurrency] ?? 0n) > 0n && (usd[to.baseCurrency] ?? 0n) > 0n && limitOf(settings, from, to) !== undefined;
+  const supported = (from: CoinMeta, to: CoinMeta) => from.currency !== to.currency && to.currency !== 'BTC_LNG' && limitOf(settings, from, to) !== undefined;
 
   async function pairs(): Promise<SwapPair[]> {
-    const { usd } = await rates.prices();
     const active = catalogue.coins.filter((coin) => coin.active);
-    return active.flatMap((from) => active.filter((to) => supported(from, to, usd)).map((to) => ({ sourceCurrency: from.currency, destinationCurrency: to.currency })));
+    return active.flatMap((from) => active.filter((to) => supported(from, to)).map((to) => ({ sourceCurrency: from.currency, destinationCurrency: to.currency })));
   }
 
-  async function pair(sourceCurrency: string, destinationCurrency: string) {
+  /** A supported pair and its limits (they need no price). */
+  function supportedPair(sourceCurrency: string, destinationCurrency: string) {
     const from = coinOf(sourceCurrency);
     const to = coinOf(destinationCurrency);
-    const { usd } = await rates.prices();
-    const limit = supported(from, to, usd) ? limitOf(settings, from, to) : undefined;
+    const limit = supported(from, to) ? limitOf(settings, from, to) : undefined;
     if (!limit) throw new SwapError('SWAP_UNSUPPORTED_PAIR', `${sourceCurrency} cannot be swapped to ${destinationCurrency}`);
-    return { from, to, limit, usd };
+    return { from, to, limit };
+  }
+
+  /** A supported pair with both prices current now (no price, no quote), and the table they come from. */
+  async function pair(sourceCurrency: string, destinationCurrency: string) {
+    const { from, to, limit } = supportedPair(sourceCurrency, destinationCurrency);
+    const table = await rates.prices();
+    requireUsd(table, from.baseCurrency);
+    requireUsd(table, to.baseCurrency);
+    return { from, to, limit, usd: table.usd, table };
   }
 
   /** quoteHolds for a stored quote or order, at the current prices; a currency no longer in the catalogue fails it. */
@@ -82,7 +93,7 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
   };
 
   async function limit(sourceCurrency: string, destinationCurrency: string): Promise<{ minLimit: string; maxLimit: string; currency: string }> {
-    const { from, limit: l } = await pair(sourceCurrency, destinationCurrency);
+    const { from, limit: l } = supportedPair(sourceCurrency, destinationCurrency);
     return { minLimit: formatUnits(l.minLimit, from.decimals), maxLimit: formatUnits(l.maxLimit, from.decimals), currency: from.currency };
   }
 
@@ -91,18 +102,34 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
     account: string,
     input: { sourceCurrency: string; destinationCurrency: string; sourceAmount?: string | undefined; destinationAmount?: string | undefined },
   ): Promise<QuoteView> {
-    const { from, to, usd } = await pair(input.sourceCurrency, input.destinationCurrency);
+    const { from, to, usd, table } = await pair(input.sourceCurrency, input.destinationCurrency);
     const sides = { from: { price: usd[from.baseCurrency] ?? 0n, decimals: from.decimals }, to: { price: usd[to.baseCurrency] ?? 0n, decimals: to.decimals } };
     const bySource = input.sourceAmount !== undefined;
     const amounts = bySource
       ? quoteBySource(amountUnits(input.sourceAmount ?? '', from), sides.from, sides.to, settings.spreadBps)
       : quoteByDestination(amountUnits(input.destinationAmount ?? '', to), sides.from, sides.to, settings.spreadBps);
+    // The desk pays the destination and the spread: a quote it could not fill now is no quote.
+    await refuseBeyondInventory(pool, to.currency, amounts.destination + amounts.fee, settings.inventoryLimits);
+    // Counted once it is a quote to keep: a malformed amount or a missing price costs nothing of the allowance.
+    await deps.quoteLimit?.(account);
     const saved = await pool.query<Pick<typeof swapQuotes.$inferSelect, 'id' | 'expiresAt'> & { expiresIn: number }>(
       `INSERT INTO swap_quotes (wallet_account_id, source_currency, destination_currency, source_amount, destination_amount, fee_amount,
-                                spread_bps, rate, fixed_side, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now() + make_interval(secs => $10))
+                                spread_bps, rate, fixed_side, prices, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, now() + make_interval(secs => $11))
        RETURNING id, expires_at AS "expiresAt", greatest(0, ceil(extract(epoch FROM expires_at - now())))::int AS "expiresIn"`,
-      [account, from.currency, to.currency, amounts.source.toString(), amounts.destination.toString(), amounts.fee.toString(), settings.spreadBps, amounts.rate, bySource ? 'SOURCE' : 'DESTINATION', SWAP_QUOTE_TTL_SECONDS],
+      [
+        account,
+        from.currency,
+        to.currency,
+        amounts.source.toString(),
+        amounts.destination.toString(),
+        amounts.fee.toString(),
+        settings.spreadBps,
+        amounts.rate,
+        bySource ? 'SOURCE' : 'DESTINATION',
+        quotePrices(table, [from.baseCurrency, to.baseCurrency]),
+        SWAP_QUOTE_TTL_SECONDS,
+      ],
     );
     const row = saved.rows[0];
     if (!row) throw new Error('the quote was not saved');
@@ -198,7 +225,8 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
    * so is one whose rate the market has since moved against the desk beyond the slippage (this is where money moves).
    */
   async function confirm(account: string, orderId: string): Promise<SwapOrderView> {
-    const { usd } = await rates.prices();
+    const table = await rates.prices();
+    const usd = table.usd;
     // A refusal that closed the order commits the closing, then is thrown.
     const outcome = await inTransaction(pool, async (db): Promise<SwapOrderView | SwapError> => {
       const order = await findSwapOrder(db, account, orderId, true);
@@ -211,11 +239,16 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
         await closeSwap(db, order, 'EXPIRED');
         return expired();
       }
+      // No current price: nothing is exchanged now, and the order keeps its hold until it expires or prices return.
+      const from = coins.get(order.sourceCurrency);
+      const to = coins.get(order.destinationCurrency);
+      if (from) requireUsd(table, from.baseCurrency);
+      if (to) requireUsd(table, to.baseCurrency);
       if (!holds(order, usd)) {
         await closeSwap(db, order, 'EXPIRED', 'The rate moved before the swap was confirmed');
         return new SwapError('SWAP_ORDER_EXPIRED', ORDER_MOVED);
       }
-      await settleSwap(db, order);
+      await settleSwap(db, order, settings.inventoryLimits);
       return orderView({ ...order, state: 'COMPLETED' });
     });
     if (outcome instanceof SwapError) throw outcome;

@@ -111,7 +111,13 @@ export function amountUnits(text: string, coin: CoinMeta): bigint {
   }
 }
 
-export type SwapSettings = { spreadBps: number; limits: Readonly<Record<string, { min: string; max: string }>>; maxSlippageBps: number };
+export type SwapSettings = {
+  spreadBps: number;
+  limits: Readonly<Record<string, { min: string; max: string }>>;
+  maxSlippageBps: number;
+  /** SWAP_INVENTORY_LIMITS: per currency, the lowest the desk's inventory may go (market/desk.ts). */
+  inventoryLimits: Readonly<Record<string, string>>;
+};
 
 /**
  * Whether a quote (or the order that took it) may still be swapped at its amounts: what its source is worth now in

@@ -1,11 +1,11 @@
 /**
- * A swap order's ending: confirmed, ONE ledger entry moves the source from the user's hold to the swap liquidity
- * account and the destination from it to the user, the spread to fee income; expired or cancelled, the hold is
- * released. The swap liquidity account stands for the custodian's market-making counterparty, so, like the world
- * accounts, it may go negative: its balance per currency is the custodian's open position.
+ * A swap order's ending: confirmed, ONE ledger entry moves the source from the user's hold to the swap desk and the
+ * destination from the desk's inventory to the user, the spread to fee income; expired or cancelled, the hold is
+ * released. The desk sells only what it holds, down to its limit per currency (market/desk.ts).
  */
 import { notifyAccountChanged } from '../account-changes.ts';
 import { SYSTEM_ACCOUNTS, systemAccountId, type Posting, type Queryable } from '../ledger.ts';
+import { DESK_ACCOUNT, reserveInventory } from '../market/desk.ts';
 import { postOrderEntry, releaseOrder } from '../orders/entries.ts';
 import { money } from '../../../lib/money.ts';
 import { orderReference } from '../orders/entry-keys.ts';
@@ -15,12 +15,16 @@ import type { SwapOrderRow } from './view.ts';
 
 type Settled = Pick<SwapOrderRow, 'id' | 'walletAccountId' | 'sourceCurrency' | 'destinationCurrency' | 'sourceAmount' | 'destinationAmount' | 'feeAmount'>;
 
-/** The one entry of a confirmed swap: source hold → liquidity, liquidity → user (destination), spread → fee income. */
-export async function settleSwap(db: Queryable, order: Settled): Promise<void> {
-  const liquidity = systemAccountId(SYSTEM_ACCOUNTS.swapLiquidity());
+/**
+ * The one entry of a confirmed swap: source hold → desk, desk → user (destination), spread → fee income. Refused
+ * (DeskInventoryError, nothing moved) when the desk would go below its limit of the destination currency.
+ */
+export async function settleSwap(db: Queryable, order: Settled, inventoryLimits: Readonly<Record<string, string>>): Promise<void> {
+  const liquidity = DESK_ACCOUNT;
   const source = BigInt(order.sourceAmount);
   const destination = BigInt(order.destinationAmount);
   const fee = BigInt(order.feeAmount);
+  await reserveInventory(db, order.destinationCurrency, destination + fee, inventoryLimits);
   const postings: Posting[] = [
     { account: order.walletAccountId, currency: order.sourceCurrency, bucket: 'ON_HOLD', amount: -source },
     { account: liquidity, currency: order.sourceCurrency, bucket: 'AVAILABLE', amount: source },

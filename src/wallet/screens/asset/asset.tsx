@@ -1,6 +1,7 @@
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
-import { baseTickerOf, formatCrypto, formatCryptoWithCode, formatFiat } from '../../../lib/format.ts';
+import { baseTickerOf, formatAsOf, formatCrypto, formatCryptoWithCode, formatFiat } from '../../../lib/format.ts';
+import { $ratesAsOf } from '../../../stores/rates.ts';
 import { $asset, $history, $historyGroups, type HistoryRow } from '../../../stores/asset.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router } from '../../../stores/router.ts';
@@ -16,6 +17,7 @@ export function AssetScreen() {
   const t = useStore($t);
   const asset = useStore($asset);
   const locale = useStore($locale);
+  const asOf = useStore($ratesAsOf);
   const back = getPagePath($router, 'home');
   if (!asset) return null;
   const { coin, currency } = asset;
@@ -35,7 +37,12 @@ export function AssetScreen() {
         <span className="text-3xl font-700 tracking-tight text-center break-all" data-testid="asset-balance">
           {formatCryptoWithCode(asset.available, ticker, coin.round, locale)}
         </span>
-        {asset.fiatValue !== undefined && <span className="text-muted">{formatFiat(asset.fiatValue, asset.fiatSymbol, locale)}</span>}
+        {asset.fiatValue !== undefined && (
+          <span className="text-muted" data-testid="asset-fiat-value">
+            {formatFiat(asset.fiatValue, asset.fiatSymbol, locale)}
+            {asOf[currency] && ` · ${t('home_rate_as_of', { time: formatAsOf(asOf[currency], Date.now(), locale) })}`}
+          </span>
+        )}
       </section>
       <div className="card flex">
         <Figure label={t('asset_available')} value={formatCrypto(asset.available, coin.round, locale)} testId="asset-available" />

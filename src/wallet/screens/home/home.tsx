@@ -1,6 +1,7 @@
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
-import { formatCryptoWithCode, formatFiat } from '../../../lib/format.ts';
+import { formatAsOf, formatCryptoWithCode, formatFiat } from '../../../lib/format.ts';
+import { $ratesAsOf } from '../../../stores/rates.ts';
 import { $fiatSymbol } from '../../../stores/account.ts';
 import { refreshBalances } from '../../../stores/balances.ts';
 import {
@@ -109,6 +110,9 @@ function WalletHome() {
   const hidden = useStore($hiddenHoldings);
   const symbol = useStore($fiatSymbol);
   const locale = useStore($locale);
+  const asOf = useStore($ratesAsOf);
+  // A value from a price that is no longer current says when it was (issue 28: never an invented one).
+  const fiatWithAge = (value: string, at: string | undefined) => (at ? `${formatFiat(value, symbol, locale)} · ${t('home_rate_as_of', { time: formatAsOf(at, Date.now(), locale) })}` : formatFiat(value, symbol, locale));
   return (
     <>
       <section className="flex flex-col items-center gap-1 pt-4 pb-2">
@@ -147,7 +151,7 @@ function WalletHome() {
               coin={row.coin}
               href={getPagePath($router, 'asset', { currency: row.currency })}
               subtitle={row.coin.token ? `${row.coin.baseCurrency} · ${row.coin.blockchain}` : row.coin.baseCurrency}
-              end={<AmountEnd amount={formatCryptoWithCode(row.amount, row.coin.baseCurrency, row.coin.round, locale)} value={row.fiatValue === undefined ? undefined : formatFiat(row.fiatValue, symbol, locale)} />}
+              end={<AmountEnd amount={formatCryptoWithCode(row.amount, row.coin.baseCurrency, row.coin.round, locale)} value={row.fiatValue === undefined ? undefined : fiatWithAge(row.fiatValue, asOf[row.currency])} />}
               testId="asset-row"
             />
           ))}

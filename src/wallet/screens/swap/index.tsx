@@ -73,7 +73,7 @@ function OrderScreen({ flow }: { flow: SwapVisit }) {
   const to = selection.to ? coins[selection.to] : undefined;
   if (!from || !to) return <Spinner label={t('common_loading')} />;
   const available = balances.data?.find((item) => item.currency === from.currency)?.totalAvailable ?? '0';
-  const message = problem ? t(problem.key, problem.params) : form.quoteFailed || limit.error ? t('common_something_went_wrong') : '';
+  const message = problem ? t(problem.key, problem.params) : form.quoteFailed ? (form.quoteError ?? t('common_something_went_wrong')) : limit.error ? t('common_something_went_wrong') : '';
   return (
     <div className="screen" data-testid="swap-order">
       <ScreenHeader title={t('swap_title')} back={getPagePath($router, 'home')} backLabel={t('common_back')} />

@@ -30,14 +30,14 @@ describe('reference rates', () => {
   });
 
   it('turns a price table into ratesMap, and its inverse, as exact decimals', () => {
-    const table: PriceTable = { usd: { BTC: price('65000'), USDT: price('1'), ETH: price('3200.5') }, fiatPerUsd: { USD: price('1'), EUR: price('0.92') }, at: new Date() };
+    const table: PriceTable = { usd: { BTC: price('65000'), USDT: price('1'), ETH: price('3200.5') }, fiatPerUsd: { USD: price('1'), EUR: price('0.92') }, at: new Date(), basis: {}, lastKnown: { usd: {}, fiatPerUsd: {} } };
     expect(ratesMap(table, [coin('BTC'), coin('USDT_TRX')], ['USD', 'EUR'])).toEqual({ BTC: { USD: '65000', EUR: '59800' }, USDT_TRX: { USD: '1', EUR: '0.92' } });
     const inverse = invertedRatesMap(table, [coin('BTC'), coin('USDT_TRX'), coin('ETH')], ['USD']);
     expect(inverse).toEqual({ USD: { BTC: '0.00001538', USDT_TRX: '1', ETH: '0.00031245' } });
   });
 
   it('leaves out what the source does not price', () => {
-    const table: PriceTable = { usd: { BTC: price('1') }, fiatPerUsd: { USD: price('1') }, at: new Date() };
+    const table: PriceTable = { usd: { BTC: price('1') }, fiatPerUsd: { USD: price('1') }, at: new Date(), basis: {}, lastKnown: { usd: {}, fiatPerUsd: {} } };
     expect(ratesMap(table, [coin('ETH')], ['USD', 'XXX'])).toEqual({ ETH: {} });
   });
 });
