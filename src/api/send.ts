@@ -18,8 +18,8 @@ export const checkAddress = (account: string, currency: string, address: string,
 export const getPreliminaryFee = (account: string, currency: string, depositAddress: string | undefined, signal?: AbortSignal) =>
   apiCall<FeeView>(`${at(account)}/withdrawal/preliminary/fee`, { method: 'POST', body: { account, currency, amount: '100', depositAddress } satisfies FeeRequest, signal });
 
-/** SPEC §7 POST withdrawal; the pincode header goes only when non-empty (the client drops an empty one). */
-export const createWithdrawal = (account: string, body: { currency: string; amount: string; depositAddress: string; idempotencyKey: string }, pincode?: string) =>
+/** SPEC §7 POST withdrawal; the pincode header goes only when non-empty (the client drops an empty one); `feeQuoteId` from the fee shown. */
+export const createWithdrawal = (account: string, body: { currency: string; amount: string; depositAddress: string; idempotencyKey: string; feeQuoteId?: string }, pincode?: string) =>
   apiCall<WithdrawalView>(`${at(account)}/withdrawal`, { method: 'POST', body: { account, pinCode: null, ...body } satisfies WithdrawalRequest, ...(pincode ? { pincode } : {}) });
 
 export const getWithdrawal = (account: string, id: string) => apiCall<WithdrawalView>(`${at(account)}/withdrawal/${encodeURIComponent(id)}`);

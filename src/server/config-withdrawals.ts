@@ -7,11 +7,17 @@ export type WithdrawalConfig = Readonly<{
   fees: Readonly<Record<string, string>>;
   /** Addresses no withdrawal may go to (sanctions, known fraud): check-address answers BLOCKED. */
   blockedAddresses: readonly string[];
+  /** WITHDRAWAL_FEE_MARGIN_BPS: what an on-chain withdrawal pays above the network's current estimate (`fees` stay the floor). */
+  feeMarginBps: number;
 }>;
 
+/** 20 %: room for the network's fee to rise between the quote and the mined transaction. */
+export const DEFAULT_WITHDRAWAL_FEE_MARGIN_BPS = 2000;
+
 /**
- * What a withdrawal to an outside address costs by default, in its own currency: about what the network charges
- * the hot wallet, rounded up. A transfer to another user of this wallet is free.
+ * The least a withdrawal to an outside address costs, in its own currency: about what the network charges the hot
+ * wallet, rounded up. Above it the fee follows the network's estimate plus WITHDRAWAL_FEE_MARGIN_BPS
+ * (domain/withdrawals/fees.ts). A transfer to another user of this wallet is free.
  */
 export const DEFAULT_WITHDRAWAL_FEES: Readonly<Record<string, string>> = {
   BTC: '0.0001',
@@ -42,14 +48,16 @@ export const withdrawalSchema = {
         .filter((a) => a !== ''),
     )
     .optional(),
+  WITHDRAWAL_FEE_MARGIN_BPS: z.coerce.number().int().min(0).max(10_000).default(DEFAULT_WITHDRAWAL_FEE_MARGIN_BPS),
 };
 
-type Parsed = { WITHDRAWAL_FEES?: Record<string, string> | undefined; WITHDRAWAL_BLOCKED_ADDRESSES?: string[] | undefined };
+type Parsed = { WITHDRAWAL_FEES?: Record<string, string> | undefined; WITHDRAWAL_BLOCKED_ADDRESSES?: string[] | undefined; WITHDRAWAL_FEE_MARGIN_BPS?: number | undefined };
 
 export function withdrawalConfig(e: Parsed): WithdrawalConfig {
   return Object.freeze({
     fees: Object.freeze({ ...DEFAULT_WITHDRAWAL_FEES, ...e.WITHDRAWAL_FEES }),
     blockedAddresses: Object.freeze([...(e.WITHDRAWAL_BLOCKED_ADDRESSES ?? [])]),
+    feeMarginBps: e.WITHDRAWAL_FEE_MARGIN_BPS ?? DEFAULT_WITHDRAWAL_FEE_MARGIN_BPS,
   });
 }
 

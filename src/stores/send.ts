@@ -1,6 +1,8 @@
 import { atom, computed, map } from 'nanostores';
 import { openPage } from '@nanostores/router';
+import { platform } from '../platform/platform.ts';
 import { addAddressBookEntry, checkAddress, createWithdrawal, getPreliminaryFee, type AddressCheck, type FeeView, type WithdrawalView } from '../api/send.ts';
+import { toWalletError } from '../api/errors.ts';
 import { isAddressShapeValid } from '../lib/address.ts';
 import { compareDecimals, displayDecimal, parseDecimal, formatUnits } from '../lib/amount.ts';
 import { decimalsOf, type ChainEnv, type CoinMeta } from '../lib/currencies.ts';
@@ -103,12 +105,32 @@ export type SendReview = {
   saved: boolean;
   /** One key per review: confirming again after a lost answer cannot send twice. */
   idempotencyKey: string;
+  /** The quote that fixed `fee` (FeeView.feeQuoteId) and when it lapses; absent on reviews kept from before quotes. */
+  feeQuoteId?: string | null;
+  feeQuoteExpiresAt?: string | null;
+  /** Set once the withdrawal was asked for: from then on its request, quote included, never changes under its key. */
+  requested?: boolean;
   /** The passcode step shows instead of the summary. */
   askingPasscode: boolean;
   busy: boolean;
 };
 
 export type SaveRecipient = { open: boolean; name: string; busy: boolean; saved: boolean };
+
+/** A fee quote is renewed this long before the gateway's expiry: the clocks and the request's way there differ. */
+export const FEE_QUOTE_MARGIN_MS = 10_000;
+
+/** A refusal of the request itself (4xx, passcode ones included): no withdrawal exists under its key. */
+function refusedOutright(error: unknown): boolean {
+  const failure = toWalletError(error);
+  return failure.fromServer && (failure.status ?? 500) < 500 && failure.code !== 'IDEMPOTENCY_KEY_IN_USE' && failure.code !== 'IDEMPOTENCY_KEY_REUSED';
+}
+
+/** Whether the review's fee quote has lapsed and may still be renewed (never once the withdrawal was asked for). */
+export function feeQuoteLapsed(review: Pick<SendReview, 'feeQuoteId' | 'feeQuoteExpiresAt' | 'requested'>, now: number): boolean {
+  if (!review.feeQuoteId || !review.feeQuoteExpiresAt || review.requested) return false;
+  return Date.parse(review.feeQuoteExpiresAt) - FEE_QUOTE_MARGIN_MS <= now;
+}
 
 /** What a reload on the review or the in-progress screen brings back (issue 19 item 14). */
 type SendResume = { review: SendReview | null; result: WithdrawalView | null };
@@ -279,6 +301,9 @@ export const sendFlow = createFlow(['send', 'sendReview', 'sendProgress'], (scop
       accountType: form.check.accountType,
       saved: form.check.saved,
       idempotencyKey: newIdempotencyKey(),
+      feeQuoteId: form.fee.feeQuoteId ?? null,
+      feeQuoteExpiresAt: form.fee.expiresAt ?? null,
+      requested: false,
       askingPasscode: false,
       busy: false,
     });
@@ -291,16 +316,54 @@ export const sendFlow = createFlow(['send', 'sendReview', 'sendProgress'], (scop
   const $sendResult = atom<WithdrawalView | null>(null);
 
   /**
+   * A fresh fee for a review whose quote lapsed: the review with the new quote when the fee is the same, else
+   * undefined after the review shows the new fee (the user confirms again, knowing what they pay).
+   */
+  async function renewFee(account: string, review: SendReview): Promise<SendReview | undefined> {
+    const fresh = await getPreliminaryFee(account, review.currency, review.address);
+    const decimals = $coins.get()[review.currency]?.decimals ?? decimalsOf(review.currency);
+    // No known currency: its decimals are never guessed, and the gateway charges the current fee.
+    if (decimals === undefined) return review;
+    const fee = fresh.internal ? 0n : parseDecimal(fresh.fee, decimals);
+    const left = parseDecimal(review.amount, decimals) - fee;
+    const renewed: SendReview = {
+      ...review,
+      fee: formatUnits(fee, decimals),
+      receiveAmount: formatUnits(left > 0n ? left : 0n, decimals),
+      internal: fresh.internal,
+      feeQuoteId: fresh.feeQuoteId,
+      feeQuoteExpiresAt: fresh.expiresAt,
+    };
+    if (fee === parseDecimal(review.fee, decimals) && fresh.internal === review.internal) return renewed;
+    $sendReview.set({ ...renewed, busy: false, askingPasscode: false });
+    showToast($t.get()('send_fee_changed'), 'error');
+    return undefined;
+  }
+
+  /**
    * POST withdrawal; the pincode header goes only when one was entered. A wrong passcode rejects with its text (the
-   * prompt clears and shows it); any other refusal shows the server's message in an error toast (SPEC §8).
+   * prompt clears and shows it); any other refusal shows the server's message in an error toast (SPEC §8). A review
+   * whose fee quote lapsed asks for the fee again first, so what is charged is what the review shows.
    */
   async function confirmSend(pincode?: string): Promise<void> {
-    const review = $sendReview.get();
+    let review = $sendReview.get();
     const account = $accountId.get();
     if (!review || !account || review.busy) return;
     $sendReview.set({ ...review, busy: true });
     try {
-      const withdrawal = await createWithdrawal(account, { currency: review.currency, amount: review.amount, depositAddress: review.address, idempotencyKey: review.idempotencyKey }, pincode || undefined);
+      if (feeQuoteLapsed(review, platform().now())) {
+        const renewed = await renewFee(account, review);
+        if (!renewed) return;
+        review = renewed;
+      }
+      review = { ...review, requested: true };
+      $sendReview.set({ ...review, busy: true });
+      const feeQuote = review.feeQuoteId ? { feeQuoteId: review.feeQuoteId } : {};
+      const withdrawal = await createWithdrawal(
+        account,
+        { currency: review.currency, amount: review.amount, depositAddress: review.address, idempotencyKey: review.idempotencyKey, ...feeQuote },
+        pincode || undefined,
+      );
       $sendResult.set(withdrawal);
       $sendReview.set({ ...review, busy: false, askingPasscode: false });
       watchWithdrawal(withdrawal);
@@ -310,6 +373,8 @@ export const sendFlow = createFlow(['send', 'sendReview', 'sendProgress'], (scop
       void refreshBalances();
       openPage($router, 'sendProgress', { currency: review.currency });
     } catch (error) {
+      // A plain refusal created nothing under the key: the request may change again (a lapsed quote renewed).
+      if (refusedOutright(error)) review = { ...review, requested: false };
       $sendReview.set({ ...review, busy: false });
       // The prompt reads the code (B2C_USM0032 offers the reset) and shows the gateway's own text: pass the error on as is.
       if (pincode !== undefined && isPasscodeRefusal(error)) throw error;

@@ -32,10 +32,23 @@ export type AddressWarning = 'BOUNCEABLE_UNINITIALISED';
 
 /** POST /api/{account}/withdrawal/preliminary/fee. */
 export type FeeRequest = { account: string; currency: string; amount: string; depositAddress: string | undefined };
-export type FeeView = { currency: string; feeCurrency: string; fee: string; amount: string; receiveAmount: string; internal: boolean };
+export type FeeView = {
+  currency: string;
+  feeCurrency: string;
+  fee: string;
+  amount: string;
+  receiveAmount: string;
+  internal: boolean;
+  /**
+   * The fee fixed for the review, to pass to POST withdrawal, until `expiresAt` (ISO 8601; SPEC §9: 300 s); null
+   * when nothing is fixed (no address yet, another user's, or one that cannot be sent to).
+   */
+  feeQuoteId: string | null;
+  expiresAt: string | null;
+};
 
-/** POST /api/{account}/withdrawal; the pincode travels in its header. */
-export type WithdrawalRequest = { account: string; pinCode: null; currency: string; amount: string; depositAddress: string; idempotencyKey: string };
+/** POST /api/{account}/withdrawal; the pincode travels in its header. `feeQuoteId`: the fee the review showed (FeeView). */
+export type WithdrawalRequest = { account: string; pinCode: null; currency: string; amount: string; depositAddress: string; idempotencyKey: string; feeQuoteId?: string };
 
 export type WithdrawalView = {
   id: string;

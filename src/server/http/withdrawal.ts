@@ -2,11 +2,11 @@
  * The send area (SPEC §7 Wallet: withdrawal, check-address, preliminary fee, address book) under /api/{account}.
  * Only the account's owner may use it (403 FORBIDDEN otherwise); a withdrawal asks for the passcode when it is on.
  *
- * POST   /{account}/withdrawal { currency, amount, depositAddress, idempotencyKey } (header pincode)  → withdrawal
+ * POST   /{account}/withdrawal { currency, amount, depositAddress, idempotencyKey, feeQuoteId? } (header pincode)  → withdrawal
  * GET    /{account}/withdrawal                          → the account's withdrawals still in progress
  * GET    /{account}/withdrawal/{id}                     → withdrawal
  * POST   /{account}/withdrawal/check-address { currency, address }  → { checkResult, belongsToSameUser, accountType, … }
- * POST   /{account}/withdrawal/preliminary/fee { currency, amount?, depositAddress? }  → { fee, feeCurrency, receiveAmount, … }
+ * POST   /{account}/withdrawal/preliminary/fee { currency, amount?, depositAddress? }  → { fee, feeCurrency, receiveAmount, feeQuoteId, expiresAt, … }
  * POST   /{account}/address-book { name, blockchain, address }  → entry
  * POST   /{account}/address-book/all { pageNumber, pageSize ≤ 1000 }  → { result, pageNumber, pageSize, total }
  * GET    /{account}/address-book/{id}                   → entry
@@ -22,7 +22,7 @@ import { addAddress, ADDRESS_BOOK_LIMIT, ADDRESS_BOOK_NAME_MAX, deleteAddress, g
 import type { AccountOwners } from './account-owner.ts';
 import type { ApiEnv } from './context.ts';
 import { DomainError } from '../domain/errors.ts';
-import { accountInBody as accountField, amount, currency, idempotencyKey, UUID } from './fields.ts';
+import { accountInBody as accountField, amount, currency, idempotencyKey, uuid, UUID } from './fields.ts';
 import { jsonInput } from './json-input.ts';
 
 const address = z.string({ error: 'The address is required' }).max(200, 'An address has at most 200 characters');
@@ -34,6 +34,7 @@ const withdrawalBody = z.object({
   amount,
   depositAddress: address.refine((value) => value.trim() !== '', 'The address is required'),
   idempotencyKey,
+  feeQuoteId: uuid('feeQuoteId is the id of a preliminary fee').optional().nullable(),
 });
 const checkBody = z.object({ account: accountField, currency, address: address.refine((value) => value.trim() !== '', 'The address is required') });
 const feeBody = z.object({ account: accountField, currency, amount: amount.optional(), depositAddress: address.optional().nullable() });
@@ -64,7 +65,15 @@ export function createWithdrawalApi(deps: { pool: pg.Pool; withdrawals: Withdraw
     // Before anything moves, outside the withdrawal's transaction (its tries are counted on their own).
     const pincode = c.req.header('pincode') || input.pinCode || undefined;
     await guardPincode(pool, c.get('principal').userId, pincode);
-    return c.json(await withdrawals.create(c.req.param('account'), { currency: input.currency, amount: input.amount, depositAddress: input.depositAddress, idempotencyKey: input.idempotencyKey }));
+    return c.json(
+      await withdrawals.create(c.req.param('account'), {
+        currency: input.currency,
+        amount: input.amount,
+        depositAddress: input.depositAddress,
+        idempotencyKey: input.idempotencyKey,
+        feeQuoteId: input.feeQuoteId ?? undefined,
+      }),
+    );
   });
 
   app.get('/:account/withdrawal', account, async (c) => c.json({ result: await withdrawals.listOpen(c.req.param('account')) }));

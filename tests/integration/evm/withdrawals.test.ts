@@ -16,6 +16,9 @@ import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposi
 import { createWithdrawalService, type WithdrawalService } from '../../../src/server/domain/withdrawals/requests.ts';
 import { broadcastWithdrawals, confirmWithdrawals, processWithdrawals, signWithdrawals } from '../../../src/server/domain/withdrawals/worker.ts';
 import { transferKey } from '../../../src/server/adapters/chains/port.ts';
+import { estimateInAsset, withdrawalFee } from '../../../src/server/domain/withdrawals/fees.ts';
+import { formatUnits } from '../../../src/lib/amount.ts';
+import { fixedRates } from '../../support/prices.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const CONFIRMATIONS = 2;
@@ -23,7 +26,7 @@ const CONFIRMATIONS = 2;
 /**
  * Withdrawals of ETH and ERC-20 tokens from the hot wallet on a live anvil node, through the domain's worker: exact
  * amounts on chain, a reverted token transfer failing the withdrawal, one nonce sequence across worker processes, a
- * worker killed between signing and sending, a stuck transaction replaced by fee.
+ * worker killed between signing and sending, a stuck transaction replaced by fee, a token's fee following gas.
  */
 describe('Ethereum withdrawals on anvil', () => {
   let anvil: Anvil;
@@ -33,6 +36,8 @@ describe('Ethereum withdrawals on anvil', () => {
   let custody: Custody;
   let service: WithdrawalService;
   let hot: Address;
+  // Prices are an input here: a token's fee is converted from ETH at these.
+  const prices = fixedRates({ ETH: '3200', USDT: '1', USDC: '1' });
 
   beforeAll(async () => {
     anvil = await startAnvil();
@@ -40,7 +45,14 @@ describe('Ethereum withdrawals on anvil', () => {
     for (const token of Object.values(tokens)) await anvil.send({ to: token, data: mintCall(anvilAccount.address, 10_000_000_000n) });
     testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
     ({ database, custody } = await openEvmCustody(testDatabase.url, anvil, tokens, CONFIRMATIONS));
-    service = createWithdrawalService({ pool: database.pool, chain: custody.chain, addresses: custody.addresses, catalogue: custody.catalogue, settings: { fees: { ETH: '0.001', USDT_ETH: '1', USDC_ETH: '1' }, blockedAddresses: [] } });
+    service = createWithdrawalService({
+      pool: database.pool,
+      chain: custody.chain,
+      rates: prices,
+      addresses: custody.addresses,
+      catalogue: custody.catalogue,
+      settings: { fees: { ETH: '0.001', USDT_ETH: '1', USDC_ETH: '1' }, blockedAddresses: [], feeMarginBps: 2000 },
+    });
     hot = (await custody.chain.hotWalletAddress('ETHEREUM')) as Address;
     // The hot wallet's float: ETH for gas and payouts, USDT; no USDC until a test gives it some.
     await anvil.testClient.setBalance({ address: hot, value: parseEther('100') });
@@ -288,6 +300,44 @@ describe('Ethereum withdrawals on anvil', () => {
       expect(await anvil.publicClient.getBalance({ address: to })).toBe(parseEther('0.299'));
     } finally {
       await anvil.testClient.setAutomine(true);
+    }
+  });
+  it("charges a USDT withdrawal what its gas costs at a high base fee, above the 5 USDT floor, as the preliminary fee quoted it", async () => {
+    const accountId = await fundedUser({ USDT_ETH: 200_000_000n });
+    const to = stranger();
+    const usdt = custody.catalogue.coins.find((coin) => coin.currency === 'USDT_ETH');
+    if (!usdt) throw new Error('USDT_ETH is not in the catalogue');
+    const gasPriced = createWithdrawalService({
+      pool: database.pool,
+      chain: custody.chain,
+      rates: prices,
+      addresses: custody.addresses,
+      catalogue: custody.catalogue,
+      settings: { fees: { ETH: '0.001', USDT_ETH: '5', USDC_ETH: '5' }, blockedAddresses: [], feeMarginBps: 2000 },
+    });
+    const floorOnly = await gasPriced.preliminaryFee(accountId, { currency: 'USDT_ETH', amount: '100', depositAddress: to });
+    // At anvil's base fee of about a gwei a token transfer costs cents: the floor is the fee.
+    expect(floorOnly.fee).toBe('5');
+    await anvil.testClient.setNextBlockBaseFeePerGas({ baseFeePerGas: 50_000_000_000n });
+    await anvil.mine(1);
+    try {
+      // The estimate of a few seconds ago is cached per recipient: another one is asked anew.
+      const other = stranger();
+      const estimate = await custody.chain.estimateFee({ network: 'ETHEREUM', currency: 'USDT_ETH', toAddress: other, amount: 100_000_000n });
+      const expected = withdrawalFee({ floor: 5_000_000n, estimateInAsset: estimateInAsset(estimate, usdt, await prices.prices()), marginBps: 2000, coin: usdt });
+      expect(expected).toBeGreaterThan(5_000_000n);
+      const quoted = await gasPriced.preliminaryFee(accountId, { currency: 'USDT_ETH', amount: '100', depositAddress: other });
+      expect(quoted).toMatchObject({ fee: formatUnits(expected, 6), feeQuoteId: expect.any(String), expiresAt: expect.any(String) });
+      const w = await gasPriced.create(accountId, { currency: 'USDT_ETH', amount: '100', depositAddress: other, idempotencyKey: randomUUID(), feeQuoteId: quoted.feeQuoteId ?? undefined });
+      expect(w).toMatchObject({ fee: quoted.fee, receiveAmount: formatUnits(100_000_000n - expected, 6) });
+      await settled([w.id]);
+      expect((await row(w.id))?.state).toBe('COMPLETED');
+      expect(await anvil.balanceOf(tokens.USDT_ETH, other)).toBe(100_000_000n - expected);
+      expect(await balances(accountId)).toMatchObject({ USDT_ETH: { available: '100', onHold: '0' } });
+    } finally {
+      // Later cases price ETH withdrawals by gas too: back to anvil's usual base fee.
+      await anvil.testClient.setNextBlockBaseFeePerGas({ baseFeePerGas: 1_000_000_000n });
+      await anvil.mine(1);
     }
   });
 });

@@ -324,7 +324,7 @@ describe('the custody on TON', () => {
     expect((await database.pool.query(`SELECT 1 FROM chain_deposits WHERE network = 'TON'`)).rowCount).toBe(1);
 
     await standIn.fund(await custody.chain.hotWalletAddress('TON'), toNano('10'));
-    const service = createWithdrawalService({ pool: database.pool, chain: custody.chain, addresses: addressing, catalogue: custody.catalogue, settings: { fees: { TON: '0.05' }, blockedAddresses: [] } });
+    const service = createWithdrawalService({ pool: database.pool, chain: custody.chain, rates: custody.rates, addresses: addressing, catalogue: custody.catalogue, settings: { fees: { TON: '0.05' }, blockedAddresses: [], feeMarginBps: 2000 } });
     const recipient = await deriveAddress(OUTSIDE_SEED, 'TON', 7, 'mainnet');
     const withdrawal = await service.create(accountId, { currency: 'TON', amount: '2', depositAddress: recipient, idempotencyKey: randomUUID() });
     await signWithdrawals(database.pool, custody.chain, quietLog);
@@ -373,7 +373,7 @@ describe('TON recipients in the address book and the address check', () => {
     expect((await addAddress(database.pool, accountId, { name: 'Plain', blockchain: 'TON', address: uq }, addressing)).address).toBe(uq);
     expect((await addAddress(database.pool, accountId, { name: 'Raw', blockchain: 'TON', address: Address.parse(await deriveAddress(OUTSIDE_SEED, 'TON', 9, 'mainnet')).toRawString() }, addressing)).address).toMatch(/^EQ/);
 
-    const service = createWithdrawalService({ pool: database.pool, chain: custody.chain, addresses: addressing, catalogue: custody.catalogue, settings: { fees: {}, blockedAddresses: [] } });
+    const service = createWithdrawalService({ pool: database.pool, chain: custody.chain, rates: custody.rates, addresses: addressing, catalogue: custody.catalogue, settings: { fees: {}, blockedAddresses: [], feeMarginBps: 2000 } });
     expect(await service.checkAddress(accountId, 'TON', eq)).toMatchObject({ checkResult: 'VALID', warning: 'BOUNCEABLE_UNINITIALISED', saved: true, recipientName: 'Bounceable' });
     expect(await service.checkAddress(accountId, 'TON', Address.parse(eq).toRawString())).toMatchObject({ warning: 'BOUNCEABLE_UNINITIALISED' });
     expect((await service.checkAddress(accountId, 'TON', uq)).warning).toBeUndefined();

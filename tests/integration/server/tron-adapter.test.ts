@@ -16,6 +16,7 @@ import { chainAddressing, deriveAddress } from '../../../src/server/domain/addre
 import { addAssets, listAssets } from '../../../src/server/domain/assets.ts';
 import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposits.ts';
 import { createWithdrawalService } from '../../../src/server/domain/withdrawals/requests.ts';
+import { parseDecimal } from '../../../src/lib/amount.ts';
 
 const CHAIN_ADDRESSING = chainAddressing('mainnet');
 
@@ -337,7 +338,7 @@ describe('a worker killed with SIGKILL around sending a TRON withdrawal', () => 
     node.mine(3);
     await scanDeposits(database.pool, tron, 'TRON');
     await confirmDeposits(database.pool, tron, quietLog);
-    const service = createWithdrawalService({ pool: database.pool, chain: tron, addresses: CHAIN_ADDRESSING, catalogue: custody.catalogue, settings: { fees: { TRX: '1' }, blockedAddresses: [] } });
+    const service = createWithdrawalService({ pool: database.pool, chain: tron, rates: custody.rates, addresses: CHAIN_ADDRESSING, catalogue: custody.catalogue, settings: { fees: { TRX: '1' }, blockedAddresses: [], feeMarginBps: 2000 } });
     const withdraw = async (index: number) => service.create(accountId, { currency: 'TRX', amount: '6', depositAddress: await outside(index), idempotencyKey: randomUUID() });
 
     // 1. Dies once the transaction is signed and recorded, before it is sent (held at the node's status answer for a
@@ -369,14 +370,16 @@ describe('a worker killed with SIGKILL around sending a TRON withdrawal', () => 
     await waitFor('both withdrawals completed', async () => (await row(first.id))?.state === 'COMPLETED' && (await row(second.id))?.state === 'COMPLETED', 45_000);
     expect(output).toContain("reconciled by its hash");
     const hot = await tron.hotWalletAddress('TRON');
-    for (const [id, to] of [
-      [first.id, await outside(10)],
-      [second.id, await outside(11)],
+    for (const [sent, to] of [
+      [first, await outside(10)],
+      [second, await outside(11)],
     ] as const) {
-      const txHash = (await row(id))?.tx_hash ?? '';
+      const txHash = (await row(sent.id))?.tx_hash ?? '';
+      // The recipient gets the 6 TRX less the fee, which follows the network's (activating a new account costs TRX).
+      const received = TRX(6) - parseDecimal(sent.fee, 6);
       expect(node.received(txHash)).toBe(1);
-      expect(node.verified.filter((v) => v.txID === txHash)).toEqual([{ txID: txHash, type: 'TransferContract', owner: hot, to, amount: TRX(5) }]);
-      expect(node.trx(to)).toBe(TRX(5));
+      expect(node.verified.filter((v) => v.txID === txHash)).toEqual([{ txID: txHash, type: 'TransferContract', owner: hot, to, amount: received }]);
+      expect(node.trx(to)).toBe(received);
     }
     expect((await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === 'TRX')).toMatchObject({ totalAvailable: '18', onHold: '0' });
     expect(await auditFailures(database.pool)).toEqual([]);

@@ -100,7 +100,7 @@ describe('the withdrawal worker with one bad withdrawal', () => {
     warnings.length = 0;
     testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
     ({ database, custody } = await openTestCustody(testDatabase.url));
-    service = createWithdrawalService({ pool: database.pool, chain: custody.chain, addresses: custody.addresses, catalogue: custody.catalogue, settings: { fees: { BTC: '0.0001' }, blockedAddresses: [] } });
+    service = createWithdrawalService({ pool: database.pool, chain: custody.chain, rates: custody.rates, addresses: custody.addresses, catalogue: custody.catalogue, settings: { fees: { BTC: '0.0001' }, blockedAddresses: [], feeMarginBps: 2000 } });
   });
   afterEach(async () => {
     if (database) expect(await auditFailures(database.pool)).toEqual([]);

@@ -32,7 +32,7 @@ const { scanRegionOf } = await import('../../../src/wallet/ui/qr-scanner.tsx');
 
 const OUTSIDE = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
 const VALID = { checkResult: 'VALID', belongsToSameUser: false, accountType: 'B2C', internal: false, address: OUTSIDE, network: 'BITCOIN', recipientName: null, saved: false };
-const FEE = { currency: 'BTC', feeCurrency: 'BTC', fee: '0.0001', amount: '100', receiveAmount: '99.9999', internal: false };
+const FEE = { currency: 'BTC', feeCurrency: 'BTC', fee: '0.0001', amount: '100', receiveAmount: '99.9999', internal: false, feeQuoteId: null, expiresAt: null };
 
 describe('send rules', () => {
   const base = { address: OUTSIDE, network: 'BITCOIN', chainEnv: 'mainnet' as const, check: undefined, checkedAddress: '', amount: '0.01', balance: '0.05', fee: FEE, ticker: 'BTC' };
@@ -166,5 +166,92 @@ describe('the send form', () => {
     store.closeScanner(true);
     expect(store.$sendForm.get().scannerOpen).toBe(false);
     expect($activeToast.get()).toMatchObject({ kind: 'error', text: 'The camera is not available' });
+  });
+});
+
+describe('the fee quote of a send', () => {
+  const REVIEW = { currency: 'BTC', amount: '0.01', receiveAmount: '0.0099', fee: '0.0001', internal: false, address: OUTSIDE, network: 'Bitcoin', recipientName: null, accountType: 'B2C' as const, saved: false, idempotencyKey: 'key-quote-1', askingPasscode: false, busy: false };
+  const SENT = { id: 'w-2', account: 'acc-1', currency: 'BTC', amount: '0.01', fee: '0.0001', receiveAmount: '0.0099', depositAddress: OUTSIDE, state: 'IN_PROGRESS', internal: false };
+  const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
+  const sentWith = () => send.createWithdrawal.mock.lastCall?.[1] as Record<string, unknown> | undefined;
+
+  beforeEach(() => {
+    setPlatform(testPlatform({ now: () => Date.now() }));
+    vi.resetAllMocks();
+    for (const query of [balancesQuery, catalogueQuery]) query.clear();
+    hideToast();
+    wallet.getCoinCatalogue.mockResolvedValue(CATALOGUE);
+    wallet.getRatesMap.mockResolvedValue({ ratesMap: RATES });
+    wallet.getAssets.mockResolvedValue([balance('BTC', '0.05')]);
+    send.checkAddress.mockResolvedValue(VALID);
+    send.listAddressBook.mockResolvedValue({ result: [] });
+    send.getOpenWithdrawals.mockResolvedValue({ result: [] });
+    send.createWithdrawal.mockResolvedValue(SENT);
+    $profile.set({
+      data: { email: 'a@b.io', pinCodeActive: false, tgAuth: false, accounts: [{ id: 'acc-1', language: 'ENG', defaultFiatCurrency: 'USD', email: 'a@b.io' }] },
+      loading: false,
+      error: null,
+    });
+    $router.open('/home/asset/btc/send');
+  });
+  afterEach(() => {
+    $profile.set({ data: null, loading: false, error: null });
+  });
+
+  it('reviews the fee the form showed and sends the quote that fixed it', async () => {
+    send.getPreliminaryFee.mockResolvedValue({ ...FEE, feeQuoteId: 'q-1', expiresAt: inSeconds(300) });
+    const off = store.$canContinueSend.listen(() => {});
+    store.startSend('BTC');
+    store.typeSendAmount('0.01');
+    store.typeAddress(OUTSIDE);
+    await vi.waitFor(() => expect(store.$canContinueSend.get()).toBe(true));
+    store.continueToReview();
+    expect(store.$sendReview.get()).toMatchObject({ fee: '0.0001', feeQuoteId: 'q-1' });
+    await store.confirmSend();
+    expect(sentWith()).toMatchObject({ feeQuoteId: 'q-1', amount: '0.01', depositAddress: OUTSIDE });
+    expect(send.getPreliminaryFee).toHaveBeenCalledTimes(1);
+    off();
+  });
+
+  it('asks again for a lapsed quote: the same fee is sent with the new quote, a changed one is shown before anything is sent', async () => {
+    store.$sendReview.set({ ...REVIEW, feeQuoteId: 'q-old', feeQuoteExpiresAt: inSeconds(5), requested: false });
+    send.getPreliminaryFee.mockResolvedValueOnce({ ...FEE, feeQuoteId: 'q-same', expiresAt: inSeconds(300) });
+    await store.confirmSend();
+    expect(send.getPreliminaryFee).toHaveBeenLastCalledWith('acc-1', 'BTC', OUTSIDE);
+    expect(sentWith()).toMatchObject({ feeQuoteId: 'q-same', idempotencyKey: 'key-quote-1' });
+
+    send.createWithdrawal.mockClear();
+    store.$sendReview.set({ ...REVIEW, idempotencyKey: 'key-quote-2', feeQuoteId: 'q-old', feeQuoteExpiresAt: inSeconds(-60), requested: false });
+    send.getPreliminaryFee.mockResolvedValueOnce({ ...FEE, fee: '0.0002', receiveAmount: '99.9998', feeQuoteId: 'q-new', expiresAt: inSeconds(300) });
+    await store.confirmSend();
+    expect(send.createWithdrawal).not.toHaveBeenCalled();
+    expect(store.$sendReview.get()).toMatchObject({ fee: '0.0002', receiveAmount: '0.0098', feeQuoteId: 'q-new', busy: false, askingPasscode: false });
+    expect($activeToast.get()).toMatchObject({ kind: 'error', text: 'The network fee has changed. Check the new fee and confirm again.' });
+    // Confirmed again, knowing the fee: sent with the quote behind it.
+    await store.confirmSend();
+    expect(sentWith()).toMatchObject({ feeQuoteId: 'q-new', idempotencyKey: 'key-quote-2' });
+  });
+
+  it('never changes a request once asked for under its key, and renews after a plain refusal', async () => {
+    // The answer was lost: the retry must be the same request, quote included, or the key would be refused.
+    store.$sendReview.set({ ...REVIEW, feeQuoteId: 'q-kept', feeQuoteExpiresAt: inSeconds(-60), requested: true });
+    await store.confirmSend();
+    expect(send.getPreliminaryFee).not.toHaveBeenCalled();
+    expect(sentWith()).toMatchObject({ feeQuoteId: 'q-kept' });
+
+    store.$sendReview.set({ ...REVIEW, idempotencyKey: 'key-quote-3', feeQuoteId: 'q-a', feeQuoteExpiresAt: inSeconds(300), requested: false });
+    send.createWithdrawal.mockRejectedValueOnce(new WalletError('WITHDRAWAL_NOT_ENOUGH_FUNDS', 'Not enough funds', { status: 400, fromServer: true }));
+    await expect(store.confirmSend()).rejects.toThrow();
+    expect(store.$sendReview.get()?.requested).toBe(false);
+    send.createWithdrawal.mockRejectedValueOnce(new WalletError('FETCH_ERROR', 'offline'));
+    await expect(store.confirmSend()).rejects.toThrow();
+    expect(store.$sendReview.get()?.requested).toBe(true);
+  });
+
+  it('sends no quote for a review without one (another user of the wallet, or kept from before quotes)', async () => {
+    store.$sendReview.set({ ...REVIEW, fee: '0', receiveAmount: '0.01', internal: true });
+    await store.confirmSend();
+    expect(sentWith()).not.toHaveProperty('feeQuoteId');
+    expect(send.getPreliminaryFee).not.toHaveBeenCalled();
   });
 });

@@ -58,6 +58,33 @@ export const withdrawals = pgTable(
   ],
 );
 
+/**
+ * A withdrawal fee fixed for 300 s (SPEC §9 review validity) by the preliminary fee, for one account, currency and
+ * outside address: the withdrawal that names it, while it is live, pays `fee` whatever the network asks by then.
+ * `estimate` is the network's estimate it was made from (atomic units of `estimate_currency`, the network's coin).
+ * One withdrawal uses it (`withdrawal_id`); unused ones are purged an hour after they expire (market/quotes.ts).
+ */
+export const withdrawalFeeQuotes = pgTable(
+  'withdrawal_fee_quotes',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    walletAccountId: uuid('wallet_account_id')
+      .notNull()
+      .references(() => walletAccounts.id, { onDelete: 'cascade' }),
+    currency: text('currency').notNull(),
+    /** The recipient in the address book's spelling (rules.ts bookAddress): the estimate depends on it. */
+    toAddress: text('to_address').notNull(),
+    fee: units('fee').notNull(),
+    estimate: units('estimate').notNull(),
+    estimateCurrency: text('estimate_currency').notNull(),
+    marginBps: integer('margin_bps').notNull(),
+    withdrawalId: uuid('withdrawal_id').references(() => withdrawals.id, { onDelete: 'set null' }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('withdrawal_fee_quotes_expires').on(t.expiresAt), check('withdrawal_fee_quotes_amounts', sql`${t.fee} >= 0 AND ${t.estimate} >= 0`)],
+);
+
 /** SPEC §3 address book entry: a named address on one network (`blockchain` holds the network code). */
 export const addressBookEntries = pgTable(
   'address_book_entries',

@@ -1,29 +1,49 @@
 /**
- * Withdrawal requests (SPEC §7 withdrawal, check-address, preliminary fee): check an address, tell the fee, create a
- * withdrawal once per idempotency key, read one or the open ones. The worker carries it on (worker.ts).
+ * Withdrawal requests (SPEC §7 withdrawal, check-address, preliminary fee): check an address, tell the fee (and fix
+ * it for the review: fee-quotes.ts), create a withdrawal once per idempotency key, read one or the open ones. The
+ * fee follows the network (fees.ts). The worker carries a withdrawal on (worker.ts).
  */
 import type pg from 'pg';
 import { formatUnits } from '../../../lib/amount.ts';
 import type { CoinMeta } from '../../../lib/currencies.ts';
-import type { ChainAddressing, WithdrawalChainPort } from '../../adapters/chains/port.ts';
+import type { ChainAddressing, HotWalletFees, WithdrawalChainPort } from '../../adapters/chains/port.ts';
+import type { RatesPort } from '../../adapters/rates/port.ts';
 import type { Catalogue } from '../catalogue.ts';
 import { oncePerKey, requestHash } from '../orders/idempotency.ts';
 import { createAddressChecker } from './address-check.ts';
 import { openWithdrawal } from './open.ts';
+import { saveFeeQuote, takeFeeQuote, useFeeQuote } from './fee-quotes.ts';
+import { createFeeCalculator } from './fees.ts';
 import { refuseFrozenWithdrawals } from '../withdrawal-freeze.ts';
-import { canonicalAddress, WithdrawalError, withdrawalFees, withdrawalRequestFields, withdrawalUnits, type CheckedAddress } from './rules.ts';
+import { bookAddress, canonicalAddress, WithdrawalError, withdrawalFees, withdrawalRequestFields, withdrawalUnits, type CheckedAddress } from './rules.ts';
 import { findWithdrawal, findWithdrawalByKey, openWithdrawals, withdrawalView, type WithdrawalRow, type WithdrawalView } from './view.ts';
 import type { FeeView } from '../../../lib/wire/withdrawals.ts';
 export type { FeeView };
 
-export type WithdrawalSettings = { fees: Readonly<Record<string, string>>; blockedAddresses: readonly string[] };
+/** WITHDRAWAL_FEES (the floors), WITHDRAWAL_BLOCKED_ADDRESSES, WITHDRAWAL_FEE_MARGIN_BPS (config-withdrawals.ts). */
+export type WithdrawalSettings = { fees: Readonly<Record<string, string>>; blockedAddresses: readonly string[]; feeMarginBps: number };
 export type WithdrawalService = ReturnType<typeof createWithdrawalService>;
 
-/** `changed` hears of each account whose balances a request changed, once committed (this process's caches). */
-export function createWithdrawalService(deps: { pool: pg.Pool; chain: WithdrawalChainPort; addresses: ChainAddressing; catalogue: Catalogue; settings: WithdrawalSettings; changed?: (walletAccountId: string) => void }) {
+/**
+ * `chain` estimates the network's fee, `rates` prices a token's fee in the token. `changed` hears of each account
+ * whose balances a request changed, once committed (this process's caches).
+ */
+export function createWithdrawalService(deps: {
+  pool: pg.Pool;
+  chain: WithdrawalChainPort & Pick<HotWalletFees, 'estimateFee'>;
+  rates: RatesPort;
+  addresses: ChainAddressing;
+  catalogue: Catalogue;
+  settings: WithdrawalSettings;
+  changed?: (walletAccountId: string) => void;
+  /** How long a network's estimate is reused (fees.ts FEE_ESTIMATE_CACHE_MS); a test of rising fees sets 0. */
+  feeCacheMs?: number;
+  /** Counts each fee asked for against the user's quote allowance and refuses one over it (domain/limits.ts quotesPerUser). */
+  quoteLimit?: (account: string) => Promise<void>;
+}) {
   const { pool, catalogue, settings } = deps;
   const coins = new Map(catalogue.coins.map((coin) => [coin.currency, coin]));
-  const fees = withdrawalFees(catalogue.coins, settings.fees);
+  const fees = createFeeCalculator({ chain: deps.chain, rates: deps.rates, floors: withdrawalFees(catalogue.coins, settings.fees), marginBps: settings.feeMarginBps, cacheMs: deps.feeCacheMs });
   const check = createAddressChecker({ chain: deps.chain, addresses: deps.addresses, blockedAddresses: settings.blockedAddresses });
 
   const coinOf = (currency: string): CoinMeta => {
@@ -31,23 +51,36 @@ export function createWithdrawalService(deps: { pool: pg.Pool; chain: Withdrawal
     if (!coin || !coin.active) throw new WithdrawalError('UNKNOWN_CURRENCY', `${currency} is not a currency this wallet sends`);
     return coin;
   };
-  const feeOf = (coin: CoinMeta) => fees.get(coin.currency) ?? 0n;
-
   async function checkAddress(account: string, currency: string, rawAddress: string): Promise<CheckedAddress> {
     return check(pool, account, coinOf(currency), rawAddress);
   }
 
-  /** SPEC §7 preliminary fee: the fee for this currency and address (none to another user of this wallet). */
+  /**
+   * SPEC §7 preliminary fee: the fee for this currency and address (none to another user of this wallet). To an
+   * outside address a withdrawal may be sent to, the fee is fixed for the review (`feeQuoteId` until `expiresAt`);
+   * without an address it is only the network's fee now, as the form shows it before one is typed.
+   */
   async function preliminaryFee(account: string, input: { currency: string; amount?: string | undefined; depositAddress?: string | undefined }): Promise<FeeView> {
     const coin = coinOf(input.currency);
-    let internal = false;
-    if (input.depositAddress !== undefined && input.depositAddress.trim() !== '') {
-      const checked = await check(pool, account, coin, input.depositAddress);
-      if (checked.checkResult === 'INVALID') throw new WithdrawalError('WITHDRAWAL_WRONG_ADDRESS', 'The withdrawal address format is wrong.');
-      internal = checked.internal;
-    }
-    const fee = internal ? 0n : feeOf(coin);
     const amount = withdrawalUnits(input.amount ?? '100', coin);
+    const typed = input.depositAddress?.trim() ?? '';
+    let checked: CheckedAddress | undefined;
+    if (typed !== '') {
+      checked = await check(pool, account, coin, typed);
+      if (checked.checkResult === 'INVALID') throw new WithdrawalError('WITHDRAWAL_WRONG_ADDRESS', 'The withdrawal address format is wrong.');
+    }
+    const internal = checked?.internal ?? false;
+    let fee = 0n;
+    let quote: { id: string; expiresAt: Date } | undefined;
+    if (!internal) {
+      const sendable = checked?.checkResult === 'VALID' && !checked.belongsToSameUser;
+      const toAddress = sendable ? bookAddress(coin.network, typed) : undefined;
+      // Each fee with an address keeps a quote (and asks the node): a flood of them is bounded like swap quotes.
+      if (toAddress !== undefined) await deps.quoteLimit?.(account);
+      const current = await fees.current(coin, toAddress, amount);
+      fee = current.fee;
+      if (toAddress !== undefined) quote = await saveFeeQuote(pool, { account, currency: coin.currency, toAddress, fee, estimate: current.estimate, marginBps: settings.feeMarginBps });
+    }
     return {
       currency: coin.currency,
       feeCurrency: coin.currency,
@@ -55,18 +88,22 @@ export function createWithdrawalService(deps: { pool: pg.Pool; chain: Withdrawal
       amount: formatUnits(amount, coin.decimals),
       receiveAmount: formatUnits(amount > fee ? amount - fee : 0n, coin.decimals),
       internal,
+      feeQuoteId: quote?.id ?? null,
+      expiresAt: quote?.expiresAt.toISOString() ?? null,
     };
   }
 
   /**
    * SPEC §7 POST withdrawal, once per idempotency key (orders/idempotency.ts). The hold (or the internal transfer)
-   * commits together with the withdrawal and its history items.
+   * commits together with the withdrawal and its history items. An outside one pays the fee of `feeQuoteId` when
+   * that quote applies (fee-quotes.ts), else the current fee.
    */
-  async function create(account: string, input: { currency: string; amount: string; depositAddress: string; idempotencyKey: string }): Promise<WithdrawalView> {
+  async function create(account: string, input: { currency: string; amount: string; depositAddress: string; idempotencyKey: string; feeQuoteId?: string | undefined }): Promise<WithdrawalView> {
     const coin = coinOf(input.currency);
     const units = withdrawalUnits(input.amount, coin);
     const typed = input.depositAddress.trim();
-    const request = { scope: 'withdrawal', account, key: input.idempotencyKey, hash: requestHash(withdrawalRequestFields(coin, units, typed)) };
+    // The quote counts only when given, so retries of requests from before quotes keep their hash.
+    const request = { scope: 'withdrawal', account, key: input.idempotencyKey, hash: requestHash({ ...withdrawalRequestFields(coin, units, typed), feeQuoteId: input.feeQuoteId }) };
     let opened: { recipient: string | null } | undefined;
     const id = await oncePerKey(pool, request, {
       find: (db) => findWithdrawalByKey(db, account, input.idempotencyKey),
@@ -79,10 +116,18 @@ export function createWithdrawalService(deps: { pool: pg.Pool; chain: Withdrawal
         if (checked.checkResult === 'INVALID') throw new WithdrawalError('WITHDRAWAL_WRONG_ADDRESS', 'The withdrawal address format is wrong.');
         if (checked.checkResult === 'BLOCKED' || checked.checkResult === 'NOT_USED') throw new WithdrawalError('WITHDRAWAL_ADDRESS_NOT_USED', 'Address not used');
         if (checked.belongsToSameUser) throw new WithdrawalError('WITHDRAWAL_SAME_USER', "You can't make a transfer to yourself");
-        const fee = checked.internal ? 0n : feeOf(coin);
+        let fee = 0n;
+        let quote: { id: string; fee: bigint } | undefined;
+        if (!checked.internal) {
+          const toAddress = bookAddress(coin.network, typed);
+          quote = input.feeQuoteId === undefined ? undefined : await takeFeeQuote(db, { id: input.feeQuoteId, account, currency: coin.currency, toAddress });
+          fee = quote ? quote.fee : (await fees.current(coin, toAddress, units)).fee;
+        }
         if (units <= fee) throw new WithdrawalError('WITHDRAWAL_AMOUNT_TOO_SMALL', `The amount must be above the fee of ${formatUnits(fee, coin.decimals)} ${coin.baseCurrency}`);
         opened = { recipient: checked.recipientAccountId };
-        return openWithdrawal(db, { account, coin, units, fee, check: checked, idempotencyKey: input.idempotencyKey, requestHash: request.hash });
+        const id = await openWithdrawal(db, { account, coin, units, fee, check: checked, idempotencyKey: input.idempotencyKey, requestHash: request.hash });
+        if (quote) await useFeeQuote(db, quote.id, id);
+        return id;
       },
     });
     if (opened) deps.changed?.(account);
@@ -101,5 +146,5 @@ export function createWithdrawalService(deps: { pool: pg.Pool; chain: Withdrawal
     return (await openWithdrawals(pool, account)).map((row) => withdrawalView(row, coins.get(row.currency)));
   }
 
-  return { checkAddress, preliminaryFee, create, get, listOpen, feeOf: (currency: string) => formatUnits(feeOf(coinOf(currency)), coinOf(currency).decimals) };
+  return { checkAddress, preliminaryFee, create, get, listOpen };
 }

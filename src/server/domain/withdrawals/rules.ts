@@ -24,6 +24,8 @@ export type WithdrawalCode =
   | 'WITHDRAWAL_AMOUNT_PRECISION'
   | 'WITHDRAWAL_AMOUNT_TOO_SMALL'
   | 'WITHDRAWAL_NOT_FOUND'
+  /** The network's fee could not be estimated (its node is down): nothing is sent at a fee that may not cover it (503). */
+  | 'WITHDRAWAL_FEE_UNAVAILABLE'
   /** A credited deposit left the chain and the balance could not give it back (domain/withdrawal-freeze.ts). */
   | 'WITHDRAWALS_FROZEN';
 
