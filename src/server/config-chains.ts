@@ -25,7 +25,8 @@ const rpcUrl = z.url({ protocol: /^https?$/ });
 
 export const chainsSchema = {
   CHAINS: z.enum(['devnet', 'off']).optional(),
-  CHAIN_ENV: z.enum(['mainnet', 'testnet', 'regtest']).default('mainnet'),
+  /** testnet4 and signet are Bitcoin Core's other test chains: testnet's address formats, their own chain name. */
+  CHAIN_ENV: z.enum(['mainnet', 'testnet', 'testnet4', 'signet', 'regtest']).default('mainnet'),
   DEVNET_BLOCK_MS: z.coerce.number().int().min(20).max(600_000).default(2000),
   CONFIRMATIONS: z.string().regex(networkList('\\d{1,3}'), 'must look like LITECOIN:6,BITCOIN:2,ETHEREUM:12').optional(),
   /** Renamed to CONFIRMATIONS: refused with a message that says so rather than silently ignored. */
@@ -39,6 +40,7 @@ export const chainsSchema = {
   DOGECOIN_RPC_URL: rpcUrl.optional(),
   FEE_RATE_FALLBACK: z.string().regex(/^(?:BITCOIN|LITECOIN|DOGECOIN):\d{1,9}(?:,(?:BITCOIN|LITECOIN|DOGECOIN):\d{1,9})*$/, 'must look like BITCOIN:20,LITECOIN:10,DOGECOIN:1000 (sat/vB)').optional(),
   RBF_AFTER_BLOCKS: z.coerce.number().int().min(1).max(1000).default(6),
+  MAX_FEE_RATE: z.string().regex(/^(?:BITCOIN|LITECOIN|DOGECOIN):[1-9]\d{0,8}(?:,(?:BITCOIN|LITECOIN|DOGECOIN):[1-9]\d{0,8})*$/, 'must look like BITCOIN:500,LITECOIN:200 (sat/vB)').optional(),
   ETHEREUM_RPC_URL: z.url({ protocol: /^(?:https?|wss?)$/ }).optional(),
   ETHEREUM_TOKENS: jsonSetting(z.record(z.string().regex(/^[A-Z0-9_]+_ETH$/), z.string().regex(/^0x[0-9a-fA-F]{40}$/)), 'must be JSON like {"USDT_ETH":"0xdAC1…"}').optional(),
   REPLACE_AFTER_BLOCKS: z.coerce.number().int().min(1).max(1000).default(12),
@@ -53,9 +55,11 @@ type Parsed = { [K in keyof typeof chainsSchema]?: z.infer<(typeof chainsSchema)
 
 export function chainsConfig(e: Parsed, mode: 'devnet' | 'off'): ChainsConfig {
   if (e.DEVNET_CONFIRMATIONS !== undefined) throw new ConfigError('DEVNET_CONFIRMATIONS was renamed CONFIRMATIONS (it applies to every adapter): set CONFIRMATIONS instead');
+  const chainEnv = e.CHAIN_ENV ?? 'mainnet';
+  const bitcoinTest = chainEnv === 'testnet4' || chainEnv === 'signet' ? chainEnv : undefined;
   return Object.freeze({
     mode,
-    env: e.CHAIN_ENV ?? 'mainnet',
+    env: chainEnv === 'testnet4' || chainEnv === 'signet' ? 'testnet' : chainEnv,
     blockMs: e.DEVNET_BLOCK_MS ?? 2000,
     confirmations: Object.freeze(pairs(e.CONFIRMATIONS, Number) as Partial<Record<Network, number>>),
     minDeposit: Object.freeze(parseMinDeposit(e.MIN_DEPOSIT)),
@@ -63,6 +67,8 @@ export function chainsConfig(e: Parsed, mode: 'devnet' | 'off'): ChainsConfig {
       nodes: Object.freeze({ BITCOIN: e.BITCOIN_RPC_URL, LITECOIN: e.LITECOIN_RPC_URL, DOGECOIN: e.DOGECOIN_RPC_URL }),
       feeRateFallback: Object.freeze(pairs(e.FEE_RATE_FALLBACK, BigInt)),
       rbfAfterBlocks: e.RBF_AFTER_BLOCKS ?? 6,
+      maxFeeRate: Object.freeze(pairs(e.MAX_FEE_RATE, BigInt)),
+      testChain: bitcoinTest ?? 'test',
     }),
     evm: Object.freeze({ rpcUrl: e.ETHEREUM_RPC_URL, tokens: Object.freeze({ ...DEFAULT_ETHEREUM_TOKENS, ...e.ETHEREUM_TOKENS }), replaceAfterBlocks: e.REPLACE_AFTER_BLOCKS ?? 12 }),
     ton: Object.freeze({ apiUrl: e.TON_API_URL, apiKey: e.TON_API_KEY }),

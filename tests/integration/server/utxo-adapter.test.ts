@@ -14,7 +14,8 @@ import { join } from 'node:path';
 /**
  * The UTXO adapter on its own against Litecoin Core -regtest: blocks walked into the custody's output index,
  * Pending from the mempool, status by hash, a signed P2WPKH withdrawal the node accepts (exact amount, change back
- * to the custody), the same reference signing the same transaction, RBF replacing it, and a reorganisation unwound.
+ * to the custody), the same reference signing the same transaction, RBF replacing it (offered to the node before it
+ * is handed back), and a reorganisation unwound.
  */
 const seed = mnemonicToSeedSync(TEST_MNEMONIC);
 const addressing = chainAddressing('regtest');
@@ -170,5 +171,30 @@ describe('the UTXO adapter on Litecoin Core regtest', () => {
     expect(await chain.broadcast('LITECOIN', next.rawTx)).toEqual({ txHash: next.txHash });
     await node.mine(1);
     expect(await node.received(to)).toBe(2_000_000n);
+  });
+
+  it('never calls a paid withdrawal DROPPED when its replacement was taken by the node but not recorded by the caller', async () => {
+    await node.send(deposit, '0.5');
+    await node.mine(2);
+    await scan();
+    const to = await node.newAddress();
+    const order = { reference: 'w-unrecorded', network: 'LITECOIN' as const, currency: 'LTC', toAddress: to, amount: 5_000_000n };
+    const first = await chain.signWithdrawal(order);
+    await chain.broadcast('LITECOIN', first.rawTx);
+    const estimate = await chain.estimateFee(order);
+    // The adapter offers the replacement to the node itself; the caller dies before recording it.
+    const second = await chain.replaceByFee({ order, signed: first, fee: estimate }, estimate);
+    expect(await node.rpc.call<string[]>('getrawmempool')).toContain(second.txHash);
+    await node.mine(2);
+    await scan();
+    const ref = { txHash: first.txHash, outputIndex: 0 };
+    // Asked alone (the caller knows only the first hash): unmined, not DROPPED, so the withdrawal is not failed and paid again.
+    expect((await chain.status('LITECOIN', [ref])).get(transferKey(ref))).toEqual({ state: 'SEEN', blockHeight: null, confirmations: 0 });
+    // The next bump hands the mined replacement over; asked with it, the first is DROPPED and the replacement mined.
+    expect(await chain.replaceByFee({ order, signed: first, fee: estimate }, estimate)).toEqual(second);
+    const both = await chain.status('LITECOIN', [ref, { txHash: second.txHash, outputIndex: 0 }]);
+    expect(both.get(transferKey(ref))).toEqual({ state: 'DROPPED' });
+    expect(both.get(`${second.txHash}:0`)).toMatchObject({ state: 'SEEN', confirmations: 2 });
+    expect(await node.received(to)).toBe(5_000_000n);
   });
 });

@@ -194,7 +194,8 @@ describe('the custody on Litecoin Core regtest', () => {
     // The operator's command says the same.
     const cli = await runCli(['balances']);
     expect(cli.code).toBe(0);
-    expect(cli.stdout).toMatch(/LITECOIN\tLTC\t[\d.]+\t[\d.]+\t[\d.]+\t0\t0\t0\tok/);
+    // USERS DESK FEES OTHER (network fees paid: negative) POSITION HOLDINGS UNCREDITED COLD IN_FLIGHT STATUS
+    expect(cli.stdout).toMatch(/LITECOIN\tLTC\t[\d.]+\t0\t[\d.]+\t-[\d.]+\t[\d.]+\t[\d.]+\t0\t0\t0\tok/);
   });
 
   it('sends a withdrawal once when the worker is killed between signing and sending, and when killed after sending', async () => {
@@ -235,6 +236,13 @@ describe('the custody on Litecoin Core regtest', () => {
     expect(replaced?.replaced_tx_hashes).toEqual([first?.tx_hash]);
     expect(replaced?.tx_hash).not.toBe(first?.tx_hash);
     expect(await node.rpc.call('getmempoolentry', replaced?.tx_hash)).toBeTruthy();
+    // This node relays replacements (-mempoolreplacement=1): the replacement was taken, so no CPFP child was needed.
+    // (Litecoin Core's default refuses it: utxo-litecoin-cpfp.test.ts.)
+    const attempts = await database.pool.query('SELECT attempt, parent_tx, released_at IS NOT NULL AS released FROM utxo_transactions WHERE reference = $1 ORDER BY attempt', [sent.body.id]);
+    expect(attempts.rows).toEqual([
+      { attempt: 0, parent_tx: null, released: false },
+      { attempt: 1, parent_tx: null, released: false },
+    ]);
     expect((await history(user))[0]).toMatchObject({ state: 'IN_PROGRESS', hash: replaced?.tx_hash });
     await completed(sent.body.id);
     const done = await row(sent.body.id);

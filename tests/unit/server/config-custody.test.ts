@@ -33,7 +33,7 @@ describe('custody configuration', () => {
     expect(config.chains.minDeposit).toEqual({ LTC: 10_000n, ETH: 1n });
     expect(config.chains.utxo.nodes.LITECOIN).toBe('http://u:p@127.0.0.1:19443');
     expect(config.chains.utxo.feeRateFallback).toEqual({ LITECOIN: 12n });
-    expect(() => loadConfig({ CHAIN_ENV: 'signet' })).toThrow(/CHAIN_ENV is invalid/);
+    expect(() => loadConfig({ CHAIN_ENV: 'liquid' })).toThrow(/CHAIN_ENV is invalid/);
     expect(() => loadConfig({ MIN_DEPOSIT: 'XYZ:1' })).toThrow(/MIN_DEPOSIT names XYZ/);
     expect(() => loadConfig({ MIN_DEPOSIT: 'BTC:0.000000001' })).toThrow(/MIN_DEPOSIT for BTC/);
     expect(() => loadConfig({ LITECOIN_RPC_URL: 'ftp://u:secret@host' })).toThrow(/LITECOIN_RPC_URL is invalid \(got "ftp:\/\/u:\*\*\*@host/);

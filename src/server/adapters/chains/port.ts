@@ -95,6 +95,12 @@ export type SignedWithdrawal = { rawTx: string; txHash: string; fromAddress: str
 export class BroadcastRejectedError extends Error {}
 
 /**
+ * A stuck transaction needs a fee bump above the network's MAX_FEE_RATE (or has nothing to pay one from): nothing
+ * was signed or sent. Thrown once per withdrawal (later calls answer the stuck transaction), so the caller alerts once.
+ */
+export class FeeBumpBlockedError extends Error {}
+
+/**
  * What withdrawals need from a chain besides reading it. `broadcast` is idempotent: the same raw transaction sent
  * again has the same hash and changes nothing, so a worker that is unsure whether it was sent may send it again;
  * the withdrawal job still asks `status` by hash first and only sends what the chain does not know.
@@ -138,6 +144,13 @@ export type ChainSettings = Readonly<{
     feeRateFallback: Partial<Record<'BITCOIN' | 'LITECOIN' | 'DOGECOIN', bigint>>;
     /** RBF_AFTER_BLOCKS: blocks a withdrawal may wait unmined before it is replaced by fee (BIP125). */
     rbfAfterBlocks: number;
+    /** MAX_FEE_RATE: sat/vB (DOGECOIN: koinu/vB) that no transaction of the custody, replacement or CPFP pays above. */
+    maxFeeRate: Partial<Record<'BITCOIN' | 'LITECOIN' | 'DOGECOIN', bigint>>;
+    /**
+     * The test chain the nodes run under CHAIN_ENV=testnet4 or signet (`env` is then `testnet`: same address formats):
+     * Bitcoin Core's `testnet4` or `signet`; `test` (testnet3) for CHAIN_ENV=testnet.
+     */
+    testChain: 'test' | 'testnet4' | 'signet';
   }>;
   /** An Ethereum JSON-RPC node (http or ws) and the ERC-20 contracts per currency. */
   evm: Readonly<{ rpcUrl: string | undefined; tokens: Readonly<Record<string, string>>; replaceAfterBlocks: number }>;
@@ -194,7 +207,9 @@ export type HotWalletFees = {
    * A new transaction for the same withdrawal paying `fee` (above the stuck one's), spending the same inputs or
    * nonce so at most one of the two confirms; its hash is known before sending, like `signWithdrawal`'s. The
    * caller keeps both hashes and asks `status` for each. Throws ChainUnsupportedError where the network has no
-   * replacement (TON, TRON).
+   * replacement (TON, TRON). It may answer the stuck transaction itself (same hash: nothing to record) where the
+   * node refused the replacement (a UTXO adapter then bumps it by CPFP, whose fee `status` adds to the stuck one's)
+   * or no bump is due; FeeBumpBlockedError once when the bump would pay above MAX_FEE_RATE.
    */
   replaceByFee(stuck: StuckWithdrawal, fee: FeeEstimate): Promise<SignedWithdrawal>;
   /**

@@ -47,7 +47,8 @@ export const utxoChangeAddresses = pgTable(
 
 /**
  * Every transaction the custody signed on a UTXO network, per reference (a withdrawal's id, a cold sweep's) and
- * attempt (0, then each replacement by fee): the same reference always gives back the stored transaction.
+ * attempt (0, then each replacement by fee or CPFP child): the same reference always gives back the stored
+ * transaction. A replacement or child the node refused, never having taken it, is released (`released_at`).
  */
 export const utxoTransactions = pgTable(
   'utxo_transactions',
@@ -66,9 +67,25 @@ export const utxoTransactions = pgTable(
     /** Outpoints `hash:vout` it spends. */
     inputs: text('inputs').array().notNull(),
     changeIndex: integer('change_index'),
+    /**
+     * A CPFP child's (it spends the change of a stuck transaction of ours to a fresh change address): the hash of the
+     * transaction it pays for. Its fee is booked with the withdrawal's network fee once both are mined.
+     */
+    parentTx: text('parent_tx'),
+    /** When a fee bump of this reference was refused by MAX_FEE_RATE and alerted (once per reference). */
+    feeAlertedAt: timestamp('fee_alerted_at', { withTimezone: true }),
+    /**
+     * When the node first took it (or was found holding or having mined it): a replacement or child with it set is
+     * never released, since peers may have it and mine it.
+     */
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }),
     /** Set when the node refused it for good and its inputs were freed: it no longer reserves them. */
     releasedAt: timestamp('released_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.reference, t.attempt] }), unique('utxo_transactions_hash').on(t.network, t.txHash)],
+  (t) => [
+    primaryKey({ columns: [t.reference, t.attempt] }),
+    unique('utxo_transactions_hash').on(t.network, t.txHash),
+    index('utxo_transactions_cpfp').on(t.network, t.parentTx).where(sql`${t.parentTx} IS NOT NULL`),
+  ],
 );

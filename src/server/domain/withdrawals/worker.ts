@@ -10,7 +10,7 @@
  * its hash: if the chain has it, it is only marked broadcast, never sent again.
  */
 import type pg from 'pg';
-import { BroadcastRejectedError, transferKey, type HotWalletFees, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
+import { BroadcastRejectedError, FeeBumpBlockedError, transferKey, type HotWalletFees, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
 import { selectColumns } from '../../db/columns.ts';
 import { withdrawals } from '../../db/schema/withdrawals.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -184,7 +184,8 @@ async function replaceStuck(pool: pg.Pool, chain: WithdrawalChainPort & Partial<
       const order = { reference: w.id, network: w.network, currency: w.currency, toAddress: w.toAddress, amount: BigInt(w.amount) - BigInt(w.fee) };
       const fee = await chain.estimateFee!(order);
       const signed = await chain.replaceByFee!({ order, signed: { rawTx: w.rawTx, txHash: w.txHash, fromAddress: '' }, fee }, fee);
-      if (signed.txHash === w.txHash) return;
+      // The same transaction (the node refused a replacement and it was bumped by CPFP, or no bump is due): its hash and bytes stay; the next try waits the blocks again.
+      if (signed.txHash === w.txHash) return void (await client.query(`UPDATE withdrawals SET broadcast_height = $2 WHERE id = $1 AND state = 'BROADCAST'`, [w.id, tip]));
       await client.query(
         `UPDATE withdrawals SET replaced_tx_hashes = replaced_tx_hashes || tx_hash, tx_hash = $2, raw_tx = $3, broadcast_height = $4 WHERE id = $1 AND state = 'BROADCAST'`,
         [w.id, signed.txHash, signed.rawTx, tip],
@@ -193,7 +194,9 @@ async function replaceStuck(pool: pg.Pool, chain: WithdrawalChainPort & Partial<
       replacement = { rawTx: signed.rawTx, txHash: signed.txHash, network: w.network };
     });
   } catch (error) {
-    log.warn({ err: error, withdrawal: id }, 'replacing a stuck withdrawal by fee failed; it will be tried again');
+    // Above MAX_FEE_RATE: the adapter says so once per withdrawal, and it is an operator's call.
+    if (error instanceof FeeBumpBlockedError) log.error({ err: error, withdrawal: id }, 'stuck withdrawal needs a fee above MAX_FEE_RATE; not bumped');
+    else log.warn({ err: error, withdrawal: id }, 'replacing a stuck withdrawal by fee failed; it will be tried again');
     return;
   }
   if (!replacement) return;

@@ -7,11 +7,12 @@ import { HDKey } from '@scure/bip32';
 import type { Network } from '../../../../lib/currencies.ts';
 import { scanBlocks } from '../block-scan.ts';
 import { ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type ChainEnv, type ChainTransfer } from '../port.ts';
-import { isUtxoNetwork, utxoProfile, type UtxoNetwork } from './networks.ts';
+import { bumpFee } from './bump.ts';
+import { isUtxoNetwork, utxoProfile, type TestChain, type UtxoNetwork, type UtxoProfile } from './networks.ts';
 import { heldUnits } from './outputs.ts';
 import { blockSource, transferStatus } from './reader.ts';
 import { createRpc, RpcError, type Rpc } from './rpc.ts';
-import { broadcastRaw, changeAddress, estimate, replaceOrder, signOrder, type WalletContext } from './wallet.ts';
+import { broadcastRaw, changeAddress, estimate, signOrder, type WalletContext } from './wallet.ts';
 
 export type UtxoOptions = {
   env: ChainEnv;
@@ -21,6 +22,10 @@ export type UtxoOptions = {
   confirmations: Partial<Record<Network, number>>;
   feeRateFallback: Partial<Record<UtxoNetwork, bigint>>;
   rbfAfterBlocks: number;
+  /** MAX_FEE_RATE per network; unset ones keep the profile's default. */
+  maxFeeRate?: Partial<Record<UtxoNetwork, bigint>>;
+  /** CHAIN_ENV=testnet4 or signet: the chain Bitcoin's node runs under testnet's address formats (default `test`). */
+  testChain?: TestChain;
 };
 
 /** Confirmations when CONFIRMATIONS does not say. */
@@ -37,7 +42,7 @@ export function createUtxoAdapter(pool: pg.Pool, options: UtxoOptions): ChainAda
   for (const network of networks) {
     const url = options.nodes[network];
     if (!url) continue;
-    const profile = utxoProfile(network, options.env, options.addresses.utxoParams(network));
+    const profile = utxoProfile(network, options.env, options.addresses.utxoParams(network), options.testChain);
     contexts.set(network, {
       pool,
       rpc: createRpc(url),
@@ -46,6 +51,8 @@ export function createUtxoAdapter(pool: pg.Pool, options: UtxoOptions): ChainAda
       path: (index) => options.addresses.path(network, index),
       master,
       fallbackRate: options.feeRateFallback[network] ?? profile.defaultFallbackRate,
+      maxFeeRate: options.maxFeeRate?.[network] ?? profile.defaultMaxFeeRate,
+      rbfAfterBlocks: options.rbfAfterBlocks,
       confirmations: options.confirmations[network] ?? DEFAULT_CONFIRMATIONS[network],
       mempool: new Map(),
     });
@@ -55,7 +62,7 @@ export function createUtxoAdapter(pool: pg.Pool, options: UtxoOptions): ChainAda
   const ready = async (network: Network) => {
     const ctx = contexts.get(network);
     if (!ctx) throw new ChainUnsupportedError(`${network} is not on a UTXO node`);
-    ctx.ready ??= checkNode(ctx.rpc, network, ctx.profile.nodeChain).catch((error: unknown) => {
+    ctx.ready ??= checkNode(ctx.rpc, network, ctx.profile).catch((error: unknown) => {
       ctx.ready = undefined;
       throw error;
     });
@@ -106,7 +113,7 @@ export function createUtxoAdapter(pool: pg.Pool, options: UtxoOptions): ChainAda
       return estimate(await ready(query.network), query.toAddress);
     },
     async replaceByFee(stuck, fee) {
-      return replaceOrder(await ready(stuck.order.network), stuck, fee);
+      return bumpFee(await ready(stuck.order.network), stuck, fee);
     },
     replaceAfterBlocks: (network) => (contexts.has(network) ? options.rbfAfterBlocks : undefined),
     async tipHeight(network) {
@@ -126,12 +133,16 @@ export function createUtxoAdapter(pool: pg.Pool, options: UtxoOptions): ChainAda
   };
 }
 
-/** The node must be on the chain CHAIN_ENV names and keep a transaction index (status by hash of any transaction). */
-async function checkNode(rpc: Rpc, network: Network, chain: string): Promise<void> {
+/**
+ * The node must be on a chain CHAIN_ENV names (Bitcoin Core 27/28 report `testnet4` and `signet` too) and keep a
+ * transaction index (status by hash of any transaction); `getblock` is asked in the node's dialect (a boolean for
+ * Dogecoin Core 1.14, whose `getblock <hash> 1` is a type error).
+ */
+export async function checkNode(rpc: Rpc, network: Network, profile: Pick<UtxoProfile, 'nodeChains' | 'booleanGetblock'>): Promise<void> {
   const info = await rpc.call<{ chain: string; blocks: number }>('getblockchaininfo');
-  if (info.chain !== chain) throw new Error(`the ${network} node is on chain "${info.chain}" but CHAIN_ENV wants "${chain}"`);
+  if (!profile.nodeChains.includes(info.chain)) throw new Error(`the ${network} node is on chain "${info.chain}" but CHAIN_ENV wants "${profile.nodeChains.join('" or "')}"`);
   const best = await rpc.call<string>('getblockhash', info.blocks);
-  const block = await rpc.call<{ tx: string[] }>('getblock', best, 1);
+  const block = await rpc.call<{ tx: string[] }>('getblock', best, profile.booleanGetblock ? true : 1);
   const coinbase = block.tx[0];
   if (info.blocks === 0 || coinbase === undefined) return;
   try {

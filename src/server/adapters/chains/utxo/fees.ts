@@ -1,6 +1,7 @@
 /**
  * Fee rates in atomic units per virtual byte: the node's `estimatesmartfee`, never below what it relays
- * (`relayfee`, `mempoolminfee`), and FEE_RATE_FALLBACK when it estimates nothing (regtest, a fresh node).
+ * (`relayfee`, `mempoolminfee`), FEE_RATE_FALLBACK when it estimates nothing (regtest, a fresh node, Dogecoin Core
+ * before 1.14.7), and never above MAX_FEE_RATE.
  */
 import { coinsToUnits, RpcError, type Rpc } from './rpc.ts';
 
@@ -13,9 +14,28 @@ export function perVbyte(coinsPerKvB: string): bigint {
   return (units + 999n) / 1000n;
 }
 
-export type FeeRates = { rate: bigint; floor: bigint; incremental: bigint; estimated: boolean };
+export type FeeRates = {
+  /** What a new transaction pays: the estimate (or fallback) over the floor, at most `ceiling`. */
+  rate: bigint;
+  /** The estimate (or fallback) over the floor, before the ceiling. */
+  wanted: bigint;
+  floor: bigint;
+  incremental: bigint;
+  estimated: boolean;
+  ceiling: bigint;
+};
 
-export async function feeRates(rpc: Rpc, fallback: bigint): Promise<FeeRates> {
+export type FeePolicy = {
+  fallback: bigint;
+  /** MAX_FEE_RATE. */
+  ceiling: bigint;
+  /** `getnetworkinfo().version` below which the node's estimates are ignored (UtxoProfile.estimatesFromVersion). */
+  estimatesFromVersion?: number;
+};
+
+const max = (...values: bigint[]) => values.reduce((a, b) => (a > b ? a : b));
+
+export async function feeRates(rpc: Rpc, policy: FeePolicy): Promise<FeeRates> {
   const [estimate, network, mempool] = await rpc.batch<Record<string, unknown>>([
     { method: 'estimatesmartfee', params: [TARGET_BLOCKS] },
     { method: 'getnetworkinfo' },
@@ -25,10 +45,11 @@ export async function feeRates(rpc: Rpc, fallback: bigint): Promise<FeeRates> {
   const relay = perVbyte(String(network?.relayfee ?? '0'));
   const incremental = network?.incrementalfee !== undefined ? perVbyte(String(network.incrementalfee)) : relay;
   const mempoolMin = mempool instanceof RpcError || mempool?.mempoolminfee === undefined ? 0n : perVbyte(String(mempool.mempoolminfee));
-  const floor = [relay, mempoolMin, 1n].reduce((a, b) => (a > b ? a : b));
+  const floor = max(relay, mempoolMin, 1n);
+  const trusted = typeof network?.version !== 'number' || network.version >= (policy.estimatesFromVersion ?? 0);
   // No estimate: an `errors` list (Bitcoin Core 0.17+), or a feerate of -1 (older nodes, Dogecoin Core 1.14).
-  const estimateRate = !(estimate instanceof RpcError) && typeof estimate?.feerate === 'string' && !estimate.feerate.startsWith('-') ? perVbyte(estimate.feerate) : 0n;
+  const estimateRate = trusted && !(estimate instanceof RpcError) && typeof estimate?.feerate === 'string' && !estimate.feerate.startsWith('-') ? perVbyte(estimate.feerate) : 0n;
   const estimated = estimateRate > 0n;
-  const wanted = estimated ? estimateRate : fallback;
-  return { rate: wanted > floor ? wanted : floor, floor, incremental: incremental > 0n ? incremental : 1n, estimated };
+  const wanted = max(estimated ? estimateRate : policy.fallback, floor);
+  return { rate: wanted > policy.ceiling ? policy.ceiling : wanted, wanted, floor, incremental: incremental > 0n ? incremental : 1n, estimated, ceiling: policy.ceiling };
 }

@@ -1,7 +1,8 @@
 /**
  * The custody's index of its outputs on one UTXO network, in PostgreSQL (utxo_outputs, utxo_change_addresses,
  * utxo_transactions): recording a block (its outputs to our addresses, its spends of our outputs), unwinding from a
- * height (a reorganisation, or a block read again), and what is spendable or held.
+ * height (a reorganisation, or a block read again), what is spendable or held, and the transactions we signed
+ * (withdrawals, their replacements and CPFP children).
  */
 import type pg from 'pg';
 import type { Coin } from './builder.ts';
@@ -110,16 +111,109 @@ export type SignedRecord = {
   feeRate: bigint;
   inputs: string[];
   changeIndex: number | null;
+  /** A CPFP child's: the unconfirmed transaction of ours it pays for (the reference's or the previous child); else null. */
+  parentTx: string | null;
+  /** Read back only: the node took it once (`accepted_at`), so peers may mine it; it is never released. */
+  accepted?: boolean;
+  /** Read back only: released (`released_at`). */
+  released?: boolean;
 };
 
-const SIGNED_COLUMNS = `reference, attempt, tx_hash AS "txHash", raw_tx AS "rawTx", to_address AS "toAddress", amount::text, fee::text, fee_rate::text AS "feeRate", inputs, change_index AS "changeIndex"`;
+const SIGNED_COLUMNS = `reference, attempt, tx_hash AS "txHash", raw_tx AS "rawTx", to_address AS "toAddress", amount::text, fee::text, fee_rate::text AS "feeRate", inputs, change_index AS "changeIndex", parent_tx AS "parentTx", accepted_at IS NOT NULL AS accepted, released_at IS NOT NULL AS released`;
 type SignedRow = Omit<SignedRecord, 'amount' | 'fee' | 'feeRate'> & { amount: string; fee: string; feeRate: string };
 const fromRow = (r: SignedRow): SignedRecord => ({ ...r, amount: BigInt(r.amount), fee: BigInt(r.fee), feeRate: BigInt(r.feeRate) });
 
-/** The newest transaction signed for `reference`, if any. */
+/** The newest transaction signed for `reference` (the first or a replacement the node took; not a CPFP child), if any. */
 export async function latestSigned(db: Db, reference: string): Promise<SignedRecord | undefined> {
-  const rows = await db.query<SignedRow>(`SELECT ${SIGNED_COLUMNS} FROM utxo_transactions WHERE reference = $1 ORDER BY attempt DESC LIMIT 1`, [reference]);
+  const rows = await db.query<SignedRow>(
+    `SELECT ${SIGNED_COLUMNS} FROM utxo_transactions WHERE reference = $1 AND parent_tx IS NULL AND (attempt = 0 OR released_at IS NULL) ORDER BY attempt DESC LIMIT 1`,
+    [reference],
+  );
   return rows.rows[0] && fromRow(rows.rows[0]);
+}
+
+/** The next free attempt number of `reference` (replacements and CPFP children share the sequence). */
+export async function nextAttempt(db: Db, reference: string): Promise<number> {
+  const next = await db.query<{ next: number }>('SELECT coalesce(max(attempt) + 1, 0) AS next FROM utxo_transactions WHERE reference = $1', [reference]);
+  return next.rows[0]?.next ?? 0;
+}
+
+/** Replacements of `reference` signed after `attempt` (not CPFP children), oldest first; `refused` too: those the node refused. */
+export async function laterAttempts(db: Db, reference: string, attempt: number, options: { refused?: boolean } = {}): Promise<SignedRecord[]> {
+  const rows = await db.query<SignedRow>(
+    `SELECT ${SIGNED_COLUMNS} FROM utxo_transactions WHERE reference = $1 AND attempt > $2 AND parent_tx IS NULL AND ($3 OR released_at IS NULL) ORDER BY attempt`,
+    [reference, attempt, options.refused ?? false],
+  );
+  return rows.rows.map(fromRow);
+}
+
+/**
+ * The CPFP children paying for each of `hashes`, transitively (a child of a child), each with the hash it
+ * ultimately pays for (`root`), in the order they were made.
+ */
+export async function cpfpChildren(db: Db, network: string, hashes: readonly string[], options: { released?: boolean } = {}): Promise<(SignedRecord & { root: string })[]> {
+  if (hashes.length === 0) return [];
+  const live = options.released ? '' : ' AND t.released_at IS NULL';
+  const rows = await db.query<SignedRow & { root: string }>(
+    `WITH RECURSIVE chain AS (
+       SELECT t.*, t.parent_tx AS root FROM utxo_transactions t WHERE t.network = $1 AND t.parent_tx = ANY($2::text[])${live}
+       UNION ALL
+       SELECT t.*, c.root FROM utxo_transactions t JOIN chain c ON t.network = c.network AND t.parent_tx = c.tx_hash${live}
+     )
+     SELECT ${SIGNED_COLUMNS}, root FROM chain ORDER BY attempt`,
+    [network, [...hashes]],
+  );
+  return rows.rows.map((r) => ({ ...fromRow(r), root: r.root }));
+}
+
+/**
+ * Marks a replacement or CPFP child the node refused as released: it reserves nothing (a replacement's inputs stay
+ * reserved by the transaction it would have replaced), is never offered again, and is never handed to the caller.
+ * One the node ever took (`accepted_at`) is never released: peers may still mine it. True when it was released.
+ */
+export async function releaseBump(db: Db, network: string, txHash: string): Promise<boolean> {
+  const released = await db.query('UPDATE utxo_transactions SET released_at = coalesce(released_at, now()) WHERE network = $1 AND tx_hash = $2 AND attempt > 0 AND accepted_at IS NULL', [network, txHash]);
+  return (released.rowCount ?? 0) > 0;
+}
+
+/** A CPFP child released after its parent was mined: the parent's change it would have spent is free again. */
+export async function freeInputs(db: Db, network: string, record: Pick<SignedRecord, 'reference' | 'inputs'>): Promise<void> {
+  await db.query('UPDATE utxo_outputs SET reserved_by = NULL WHERE network = $1 AND reserved_by = $2 AND tx_hash || \':\' || vout = ANY($3::text[])', [network, record.reference, record.inputs]);
+}
+
+/**
+ * Records that the node took (or holds, or mined) a transaction of ours: it is never released from now on; one
+ * released earlier is live again and reserves its inputs again.
+ */
+export async function markAccepted(db: Db, network: string, record: Pick<SignedRecord, 'txHash' | 'reference' | 'inputs'>): Promise<void> {
+  const updated = await db.query(
+    'UPDATE utxo_transactions SET accepted_at = coalesce(accepted_at, now()), released_at = NULL WHERE network = $1 AND tx_hash = $2 AND (accepted_at IS NULL OR released_at IS NOT NULL)',
+    [network, record.txHash],
+  );
+  if ((updated.rowCount ?? 0) === 0) return;
+  await db.query('UPDATE utxo_outputs SET reserved_by = $2 WHERE network = $1 AND reserved_by IS NULL AND tx_hash || \':\' || vout = ANY($3::text[])', [network, record.reference, record.inputs]);
+}
+
+/** The change index of a CPFP child of `parentTx` the node refused (never took): a retry pays the same address. */
+export async function refusedChildChangeIndex(db: Db, network: string, parentTx: string): Promise<number | undefined> {
+  const rows = await db.query<{ change_index: number }>(
+    `SELECT change_index FROM utxo_transactions WHERE network = $1 AND parent_tx = $2 AND released_at IS NOT NULL AND accepted_at IS NULL AND change_index IS NOT NULL ORDER BY attempt DESC LIMIT 1`,
+    [network, parentTx],
+  );
+  return rows.rows[0]?.change_index;
+}
+
+/**
+ * Marks `reference`'s fee-bump alert as raised (on its transaction `txHash`); true only the first time for the
+ * reference, so the alert is logged once per withdrawal whatever its later attempts.
+ */
+export async function claimFeeAlert(db: Db, network: string, reference: string, txHash: string): Promise<boolean> {
+  const claimed = await db.query(
+    `UPDATE utxo_transactions SET fee_alerted_at = now() WHERE network = $1 AND tx_hash = $2
+        AND NOT EXISTS (SELECT 1 FROM utxo_transactions WHERE reference = $3 AND fee_alerted_at IS NOT NULL)`,
+    [network, txHash, reference],
+  );
+  return (claimed.rowCount ?? 0) > 0;
 }
 
 export async function signedByHash(db: Db, network: string, hashes: readonly string[]): Promise<Map<string, SignedRecord>> {
@@ -130,9 +224,9 @@ export async function signedByHash(db: Db, network: string, hashes: readonly str
 /** Stores a signed transaction and reserves its inputs for its reference. */
 export async function storeSigned(db: Db, network: string, record: SignedRecord): Promise<void> {
   await db.query(
-    `INSERT INTO utxo_transactions (reference, attempt, network, tx_hash, raw_tx, to_address, amount, fee, fee_rate, inputs, change_index)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-    [record.reference, record.attempt, network, record.txHash, record.rawTx, record.toAddress, record.amount.toString(), record.fee.toString(), record.feeRate.toString(), record.inputs, record.changeIndex],
+    `INSERT INTO utxo_transactions (reference, attempt, network, tx_hash, raw_tx, to_address, amount, fee, fee_rate, inputs, change_index, parent_tx)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    [record.reference, record.attempt, network, record.txHash, record.rawTx, record.toAddress, record.amount.toString(), record.fee.toString(), record.feeRate.toString(), record.inputs, record.changeIndex, record.parentTx],
   );
   await db.query(
     `UPDATE utxo_outputs SET reserved_by = $2 WHERE network = $1 AND tx_hash || ':' || vout = ANY($3::text[])`,

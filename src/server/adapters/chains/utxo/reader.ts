@@ -1,14 +1,14 @@
 /**
- * Reading the chain: blocks (getblock verbosity 2) recorded into the custody's output index and turned into
- * transfers to deposit addresses, the mempool's transfers to them (Pending), and the status of transactions by
- * hash (the node's -txindex answers for any transaction).
+ * Reading the chain: blocks (getblock verbosity 2; Dogecoin Core 1.14: verbose `true` and each transaction by hash)
+ * recorded into the custody's output index and turned into transfers to deposit addresses, the mempool's transfers
+ * to them (Pending), and the status of transactions by hash (the node's -txindex answers for any transaction).
  */
 import type pg from 'pg';
 import type { Network } from '../../../../lib/currencies.ts';
 import type { BlockSource } from '../block-scan.ts';
 import { transferKey, type ChainTransfer, type TransferRef, type TransferStatus } from '../port.ts';
 import type { UtxoProfile } from './networks.ts';
-import { ownedAddresses, recordBlock, signedByHash, type BlockOutput, type BlockSpend } from './outputs.ts';
+import { cpfpChildren, freeInputs, laterAttempts, markAccepted, ownedAddresses, recordBlock, releaseBump, signedByHash, type BlockOutput, type BlockSpend } from './outputs.ts';
 import { coinsToUnits, RpcError, type Rpc } from './rpc.ts';
 
 type RawOutput = { value?: string; n: number; scriptPubKey?: { address?: string; addresses?: string[] } };
@@ -49,7 +49,7 @@ export function blockSource(pool: pg.Pool, rpc: Rpc, network: Network, profile: 
     },
     async blockAt(height) {
       const hash = await rpc.call<string>('getblockhash', height);
-      const block = await readBlock(rpc, hash);
+      const block = await readBlock(rpc, hash, profile);
       const outputs = block.tx.flatMap(outputsOf);
       const spends: BlockSpend[] = block.tx.flatMap((tx) =>
         tx.vin.flatMap((input) => (input.txid !== undefined && input.vout !== undefined ? [{ txHash: input.txid, vout: input.vout, spentBy: tx.txid }] : [])),
@@ -94,16 +94,22 @@ export function blockSource(pool: pg.Pool, rpc: Rpc, network: Network, profile: 
 }
 
 /**
- * A block with its transactions: `getblock` verbosity 2 (Bitcoin Core 0.15+, Litecoin Core); Dogecoin Core 1.14 knows
- * only verbose true (transaction ids), whose transactions are then read by hash (-txindex), in batches.
+ * A block with its transactions: `getblock` verbosity 2 (Bitcoin Core 0.15+, Litecoin Core). Dogecoin Core 1.14
+ * before 1.14.7 takes only a boolean (an integer is "JSON value is not a boolean as expected") and gives
+ * transaction ids with `true`; they are then read by hash (-txindex, required anyway), in batches, rather than
+ * decoding `getblock <hash> false`, whose merged-mining (AuxPoW) header @scure/btc-signer does not parse.
  */
-export async function readBlock(rpc: Rpc, hash: string): Promise<RawBlock> {
+export async function readBlock(rpc: Rpc, hash: string, profile: Pick<UtxoProfile, 'booleanGetblock'> = { booleanGetblock: false }): Promise<RawBlock> {
   let block: { hash: string; height: number; tx: (RawTx | string)[] };
-  try {
-    block = await rpc.call('getblock', hash, 2);
-  } catch (error) {
-    if (!(error instanceof RpcError) || error.code === NOT_FOUND) throw error;
-    block = await rpc.call('getblock', hash, true);
+  if (profile.booleanGetblock) block = await rpc.call('getblock', hash, true);
+  else {
+    try {
+      block = await rpc.call('getblock', hash, 2);
+    } catch (error) {
+      // A node older than verbosity levels (Bitcoin Core before 0.15) answers a type error: its boolean then.
+      if (!(error instanceof RpcError) || error.code === NOT_FOUND) throw error;
+      block = await rpc.call('getblock', hash, true);
+    }
   }
   const ids = block.tx.filter((tx): tx is string => typeof tx === 'string');
   if (ids.length === 0) return block as RawBlock;
@@ -154,19 +160,84 @@ export async function transferStatus(pool: pg.Pool, rpc: Rpc, network: Network, 
   // node's minimum) leaves it waiting for the replacement step.
   for (const [hash, own] of ours) {
     if (byHash.get(hash)?.state !== 'DROPPED') continue;
-    try {
-      await rpc.call('sendrawtransaction', own.rawTx);
-      byHash.set(hash, { state: 'SEEN', blockHeight: null, confirmations: 0 });
-    } catch (error) {
-      if (!(error instanceof RpcError)) throw error;
-      if (error.code !== INPUTS_MISSING_OR_SPENT) byHash.set(hash, { state: 'SEEN', blockHeight: null, confirmations: 0 });
-    }
+    if (!(await sentAgain(rpc, own.rawTx)) && !(await replacedUnrecorded(pool, rpc, own, hashes))) continue;
+    byHash.set(hash, { state: 'SEEN', blockHeight: null, confirmations: 0 });
   }
+  const bumped = await withChildren(pool, rpc, network, byHash, ours);
   const statuses = new Map<string, TransferStatus>();
   for (const ref of refs) {
-    const status = byHash.get(ref.txHash) ?? { state: 'DROPPED' };
+    const status = bumped.get(ref.txHash) ?? byHash.get(ref.txHash) ?? { state: 'DROPPED' };
     const fee = ours.get(ref.txHash)?.fee;
-    statuses.set(transferKey(ref), status.state === 'SEEN' && status.blockHeight !== null && fee !== undefined ? { ...status, fee } : status);
+    statuses.set(transferKey(ref), status.state === 'SEEN' && status.blockHeight !== null && fee !== undefined && status.fee === undefined ? { ...status, fee } : status);
   }
   return statuses;
+}
+
+/** Sends a transaction of ours again: false only when the node says its inputs are missing or spent. */
+async function sentAgain(rpc: Rpc, rawTx: string): Promise<boolean> {
+  try {
+    await rpc.call('sendrawtransaction', rawTx);
+    return true;
+  } catch (error) {
+    if (!(error instanceof RpcError)) throw error;
+    return error.code !== INPUTS_MISSING_OR_SPENT;
+  }
+}
+
+/**
+ * Whether `own`'s inputs went to a replacement of the same reference that the node knows and the caller did not ask
+ * about: a worker died between the replacement's acceptance and recording it. Until replaceByFee hands it over again
+ * the old hash stays SEEN (unmined), never DROPPED, so a paid withdrawal is not failed and paid twice.
+ */
+async function replacedUnrecorded(pool: pg.Pool, rpc: Rpc, own: { reference: string; attempt: number; parentTx: string | null }, asked: readonly string[]): Promise<boolean> {
+  if (own.parentTx !== null) return false;
+  const later = (await laterAttempts(pool, own.reference, own.attempt, { refused: true })).filter((t) => !asked.includes(t.txHash));
+  if (later.length === 0) return false;
+  const answers = await rpc.batch<RawTx>(later.map((t) => ({ method: 'getrawtransaction', params: [t.txHash, true] })));
+  return answers.some((a) => !(a instanceof RpcError));
+}
+
+/**
+ * Our mined transactions that CPFP children paid for: their fee is the transaction's plus its children's (the
+ * network charged both for the withdrawal), and their confirmations are the least of theirs, so the withdrawal
+ * completes (and books the fee) only once the children are as deep. Any child the node has (mined or held) counts,
+ * released or not. A child the node lost that it once took is sent again (one it refuses for good, its input gone,
+ * is left out); one it never took (never sent: the worker died between storing and sending it) is released once its
+ * parent is mined and the change it would have spent is free again: it is never sent after its parent.
+ */
+async function withChildren(pool: pg.Pool, rpc: Rpc, network: Network, byHash: Map<string, TransferStatus>, ours: Map<string, { fee: bigint }>): Promise<Map<string, TransferStatus>> {
+  const mined = [...ours.keys()].filter((hash) => {
+    const status = byHash.get(hash);
+    return status?.state === 'SEEN' && status.blockHeight !== null;
+  });
+  const children = await cpfpChildren(pool, network, mined, { released: true });
+  const result = new Map<string, TransferStatus>();
+  if (children.length === 0) return result;
+  const answers = await rpc.batch<RawTx>(children.map((c) => ({ method: 'getrawtransaction', params: [c.txHash, true] })));
+  const blocks = answers.map((a) => (a instanceof RpcError ? undefined : a?.blockhash));
+  const headers = await rpc.batch<{ confirmations: number }>(blocks.flatMap((b) => (b ? [{ method: 'getblockheader', params: [b] }] : [])));
+  const headerOf = new Map<number, number>();
+  blocks.forEach((b, i) => b && headerOf.set(i, headerOf.size));
+  for (const [i, child] of children.entries()) {
+    const parent = result.get(child.root) ?? byHash.get(child.root);
+    if (parent?.state !== 'SEEN' || parent.blockHeight === null) continue;
+    const answer = answers[i];
+    let confirmations = 0;
+    if (answer instanceof RpcError) {
+      if (answer.code !== NOT_FOUND) throw answer;
+      if (!child.accepted) {
+        if (!child.released && await releaseBump(pool, network, child.txHash)) await freeInputs(pool, network, child);
+        continue;
+      }
+      if (!(await sentAgain(rpc, child.rawTx))) continue;
+    } else if (child.released || !child.accepted) await markAccepted(pool, network, child);
+    if (blocks[i]) {
+      const found = headers[headerOf.get(i) ?? -1];
+      if (found instanceof RpcError) throw found;
+      confirmations = Math.max(0, found?.confirmations ?? 0);
+    }
+    const fee = (parent.fee ?? ours.get(child.root)?.fee ?? 0n) + child.fee;
+    result.set(child.root, { ...parent, confirmations: Math.min(parent.confirmations, confirmations), fee });
+  }
+  return result;
 }

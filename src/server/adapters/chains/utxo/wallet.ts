@@ -1,14 +1,14 @@
 /**
  * The hot wallet on a UTXO network: signing a withdrawal (or a cold sweep) once per reference, from the custody's
- * confirmed outputs, with change to a fresh internal address; replacing a stuck one by fee; broadcasting.
+ * confirmed outputs, with change to a fresh internal address; broadcasting (bumping a stuck one: bump.ts).
  * Signing holds a per-network advisory lock in its transaction: two transactions of ours never pick one output, and
  * the inputs are reserved (utxo_outputs.reserved_by) in the same transaction that stores the signed transaction.
  */
 import type pg from 'pg';
 import type { HDKey } from '@scure/bip32';
-import { BroadcastRejectedError, type FeeEstimate, type SignedWithdrawal, type StuckWithdrawal, type WithdrawalOrder } from '../port.ts';
+import { BroadcastRejectedError, type FeeEstimate, type SignedWithdrawal, type WithdrawalOrder } from '../port.ts';
 import { keyAddress, outputScript, selectCoins, signTransaction, virtualSize, type Coin, type Payment } from './builder.ts';
-import { feeRates } from './fees.ts';
+import { feeRates, type FeePolicy } from './fees.ts';
 import { changePath, type UtxoNetwork, type UtxoProfile } from './networks.ts';
 import { latestSigned, nextChangeIndex, recordChangeAddress, signedByHash, spendable, storeSigned, type SignedRecord } from './outputs.ts';
 import { RpcError, type Rpc } from './rpc.ts';
@@ -22,8 +22,14 @@ export type WalletContext = {
   path: (index: number) => string;
   master: HDKey;
   fallbackRate: bigint;
+  /** MAX_FEE_RATE (units per vB): no transaction of ours, replacement or CPFP, pays above it. */
+  maxFeeRate: bigint;
+  /** RBF_AFTER_BLOCKS: a CPFP child is followed by another only after this many blocks. */
+  rbfAfterBlocks: number;
   confirmations: number;
 };
+
+export const feePolicy = (ctx: WalletContext): FeePolicy => ({ fallback: ctx.fallbackRate, ceiling: ctx.maxFeeRate, estimatesFromVersion: ctx.profile.estimatesFromVersion });
 
 /** Not enough confirmed outputs to pay it: it waits (the worker signs it again later). */
 export class InsufficientFundsError extends Error {}
@@ -39,7 +45,7 @@ export function changeAddress(ctx: WalletContext, index: number): string {
   return keyAddress(ctx.profile, key.publicKey);
 }
 
-async function inSigningLock<T>(ctx: WalletContext, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+export async function inSigningLock<T>(ctx: WalletContext, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await ctx.pool.connect();
   try {
     await client.query('BEGIN');
@@ -55,7 +61,7 @@ async function inSigningLock<T>(ctx: WalletContext, work: (client: pg.PoolClient
   }
 }
 
-function sign(ctx: WalletContext, coins: readonly Coin[], payments: readonly Payment[]): { rawTx: string; txHash: string } {
+export function sign(ctx: WalletContext, coins: readonly Coin[], payments: readonly Payment[]): { rawTx: string; txHash: string } {
   const keyed = coins.map((coin) => {
     const key = keyOf(ctx, coin.keyChain, coin.keyIndex);
     if (!key.privateKey || !key.publicKey) throw new Error('no private key');
@@ -64,7 +70,7 @@ function sign(ctx: WalletContext, coins: readonly Coin[], payments: readonly Pay
   return signTransaction(ctx.profile, keyed, payments);
 }
 
-const toSigned = (ctx: WalletContext, record: SignedRecord): SignedWithdrawal => ({ rawTx: record.rawTx, txHash: record.txHash, fromAddress: changeAddress(ctx, 0) });
+export const toSigned = (ctx: WalletContext, record: SignedRecord): SignedWithdrawal => ({ rawTx: record.rawTx, txHash: record.txHash, fromAddress: changeAddress(ctx, 0) });
 
 /** The transaction of `order.reference`: the stored one if it was signed before (a retry after a crash), else a new one. */
 export async function signOrder(ctx: WalletContext, order: Pick<WithdrawalOrder, 'reference' | 'toAddress' | 'amount'>): Promise<SignedWithdrawal> {
@@ -77,7 +83,7 @@ export async function signOrder(ctx: WalletContext, order: Pick<WithdrawalOrder,
     const changeIndex = await nextChangeIndex(client, ctx.network);
     const change = changeAddress(ctx, changeIndex);
     const tip = await ctx.rpc.call<number>('getblockcount');
-    const { rate } = await feeRates(ctx.rpc, ctx.fallbackRate);
+    const { rate } = await feeRates(ctx.rpc, feePolicy(ctx));
     const candidates = await spendable(client, ctx.network, tip, ctx.confirmations);
     const selection = selectCoins(ctx.profile, candidates, order.amount, rate, recipient, outputScript(ctx.profile, change).length);
     if (!selection) throw new InsufficientFundsError(`the custody's confirmed outputs on ${ctx.network} cannot pay ${order.amount} and its fee`);
@@ -95,55 +101,7 @@ export async function signOrder(ctx: WalletContext, order: Pick<WithdrawalOrder,
       feeRate: rate,
       inputs: selection.coins.map((c) => `${c.txHash}:${c.vout}`),
       changeIndex: selection.change > 0n ? changeIndex : null,
-    };
-    await storeSigned(client, ctx.network, record);
-    return record;
-  });
-  return toSigned(ctx, signed);
-}
-
-/**
- * A replacement (BIP125) of a stuck transaction of ours: the same inputs and payment, a higher fee taken from the
- * change (no change left below dust), at least the old fee plus the node's incremental relay fee. Idempotent: a
- * replacement already made of this transaction is returned again.
- */
-export async function replaceOrder(ctx: WalletContext, stuck: StuckWithdrawal, fee: FeeEstimate): Promise<SignedWithdrawal> {
-  const signed = await inSigningLock(ctx, async (client) => {
-    const old = (await signedByHash(client, ctx.network, [stuck.signed.txHash])).get(stuck.signed.txHash);
-    if (!old) throw new Error(`${stuck.signed.txHash} is not a transaction of the custody on ${ctx.network}`);
-    const latest = await latestSigned(client, old.reference);
-    if (latest && latest.attempt > old.attempt) return latest;
-    const rates = await feeRates(ctx.rpc, ctx.fallbackRate);
-    const coins = await client.query<{ tx_hash: string; vout: number; amount: string; key_chain: number; key_index: number }>(
-      `SELECT tx_hash, vout, amount::text, key_chain, key_index FROM utxo_outputs WHERE network = $1 AND tx_hash || ':' || vout = ANY($2::text[])`,
-      [ctx.network, old.inputs],
-    );
-    if (coins.rows.length !== old.inputs.length) throw new Error(`the inputs of ${old.txHash} are no longer in the custody's index`);
-    const inputs: Coin[] = coins.rows.map((r) => ({ txHash: r.tx_hash, vout: r.vout, amount: BigInt(r.amount), keyChain: r.key_chain, keyIndex: r.key_index }));
-    const total = inputs.reduce((sum, c) => sum + c.amount, 0n);
-    const recipient = outputScript(ctx.profile, old.toAddress).length;
-    const change = old.changeIndex === null ? undefined : changeAddress(ctx, old.changeIndex);
-    const scripts = change === undefined ? [recipient] : [recipient, outputScript(ctx.profile, change).length];
-    const size = virtualSize(ctx.profile, inputs.length, scripts);
-    const wanted = [fee.rate ?? 0n, rates.rate, old.feeRate + rates.incremental, (old.feeRate * 5n + 3n) / 4n].reduce((a, b) => (a > b ? a : b));
-    let newFee = wanted * size;
-    if (newFee < old.fee + rates.incremental * size) newFee = old.fee + rates.incremental * size;
-    let changeAmount = total - old.amount - newFee;
-    if (changeAmount < ctx.profile.dust) {
-      if (total - old.amount <= old.fee) throw new Error(`${old.txHash} has no change to pay a higher fee`);
-      newFee = total - old.amount;
-      changeAmount = 0n;
-    }
-    const payments: Payment[] = [{ address: old.toAddress, amount: old.amount }];
-    if (change !== undefined && changeAmount > 0n) payments.push({ address: change, amount: changeAmount });
-    const tx = sign(ctx, inputs, payments);
-    const record: SignedRecord = {
-      ...old,
-      ...tx,
-      attempt: old.attempt + 1,
-      fee: newFee,
-      feeRate: (newFee + size - 1n) / size,
-      changeIndex: changeAmount > 0n ? old.changeIndex : null,
+      parentTx: null,
     };
     await storeSigned(client, ctx.network, record);
     return record;
@@ -153,7 +111,7 @@ export async function replaceOrder(ctx: WalletContext, stuck: StuckWithdrawal, f
 
 /** What a transfer of `amount` costs now: two inputs and change at the current rate. */
 export async function estimate(ctx: WalletContext, toAddress: string): Promise<FeeEstimate> {
-  const { rate } = await feeRates(ctx.rpc, ctx.fallbackRate);
+  const { rate } = await feeRates(ctx.rpc, feePolicy(ctx));
   let recipient = 22;
   try {
     recipient = outputScript(ctx.profile, toAddress).length;
@@ -164,7 +122,7 @@ export async function estimate(ctx: WalletContext, toAddress: string): Promise<F
 }
 
 /** Messages of an already-known transaction: sending it again changed nothing. */
-const ALREADY = /already in (block ?chain|the mempool)|txn-already-(in-mempool|known)|transaction already/i;
+export const ALREADY = /already in (block ?chain|the mempool)|txn-already-(in-mempool|known)|transaction already/i;
 /** Refusals that may pass later (a full mempool, fees rising): the worker tries again. */
 const TRANSIENT = /mempool min fee not met|min relay fee not met|insufficient fee|mempool full|too-long-mempool-chain/i;
 

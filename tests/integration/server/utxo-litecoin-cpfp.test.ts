@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
+import { gatewayClient } from '../../support/http.ts';
+import { auditFailures, quietLog, TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
+import { startInProcess, type InProcessServer } from '../../support/in-process.ts';
+import { startLitecoind, type Litecoind } from '../../support/litecoind.ts';
+import { loadConfig } from '../../../src/server/config.ts';
+import { openCustody, type Custody } from '../../../src/server/custody.ts';
+import { openDatabase, type Database } from '../../../src/server/db/database.ts';
+import type { AssetItem } from '../../../src/server/domain/assets.ts';
+import { custodyBalances } from '../../../src/server/domain/custody-balances.ts';
+import type { TransactionItem } from '../../../src/server/domain/history.ts';
+import type { WithdrawalView } from '../../../src/server/domain/withdrawals/view.ts';
+
+/**
+ * Litecoin Core on its default relay policy (`-mempoolreplacement=0`: no BIP125 replacement is relayed). A stuck
+ * withdrawal's replacement is refused by the node: it is never recorded on the withdrawal nor shown to the user;
+ * the custody bumps it by CPFP instead (a child spending its change), both are mined, the withdrawal completes under
+ * its original hash with both fees booked, and `custody balances` matches. A bump that would pass MAX_FEE_RATE is
+ * not sent and logged once at error level. (Replacement with `-mempoolreplacement=1`: utxo-litecoin.test.ts.)
+ */
+const PASSWORD = 'a long enough passphrase 42';
+type Line = { level: number; msg: string; withdrawal?: string };
+
+describe("the custody on Litecoin Core's default relay policy (replacement refused)", () => {
+  let node: Litecoind;
+  let testDatabase: TestDatabase;
+  let server: InProcessServer;
+  let database: Database;
+  let custody: Custody;
+  /** A second worker whose MAX_FEE_RATE (5 litoshi/vB) is what the first withdrawal already pays. */
+  let lowCeiling: Custody;
+  const lowCeilingLines: Line[] = [];
+  const call = gatewayClient(() => server.url);
+  const at = (user: SignedInUser, path: string) => `/api/${user.accountId}${path}`;
+  const chainJobs = async (of: Custody) => {
+    for (const job of of.jobs) if (job.name.startsWith('chain.')) await job.run();
+  };
+  const mine = async (blocks: number) => {
+    await node.mine(blocks);
+    await chainJobs(custody);
+  };
+  const ltc = async (user: SignedInUser) => (await call<AssetItem[]>(user, 'GET', at(user, '/asset'))).body.find((a) => a.currency === 'LTC');
+  const history = async (user: SignedInUser) =>
+    (await call<{ result: TransactionItem[] }>(user, 'POST', at(user, '/asset/transactions'), { currency: 'LTC', sort: 'DESC', properties: ['createdDate'], pageSize: 100, pageNumber: 1 })).body.result;
+  const row = async (id: string) =>
+    (
+      await database.pool.query<{ state: string; tx_hash: string; raw_tx: string; replaced_tx_hashes: string[]; network_fee: string | null }>(
+        'SELECT state, tx_hash, raw_tx, replaced_tx_hashes, network_fee FROM withdrawals WHERE id = $1',
+        [id],
+      )
+    ).rows[0];
+  const signedOf = async (reference: string) =>
+    (
+      await database.pool.query<{ attempt: number; tx_hash: string; fee: string; parent_tx: string | null; released: boolean }>(
+        'SELECT attempt, tx_hash, fee::text, parent_tx, released_at IS NOT NULL AS released FROM utxo_transactions WHERE reference = $1 ORDER BY attempt',
+        [reference],
+      )
+    ).rows;
+  const matching = async () => (await custodyBalances(database.pool, custody.chain)).find((r) => r.network === 'LITECOIN' && r.currency === 'LTC');
+
+  beforeAll(async () => {
+    // Litecoin Core's own default, stated: the support's `-mempoolreplacement=1` comes first and this one wins.
+    node = await startLitecoind(['-mempoolreplacement=0']);
+    testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
+    const env = {
+      DATABASE_URL: testDatabase.url,
+      WALLET_SEED: TEST_MNEMONIC,
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      WORKERS: 'off',
+      RATES_WALK_MS: '0',
+      PUBLIC_RATE_LIMIT: '0',
+      CHAIN_ENV: 'regtest',
+      LITECOIN_RPC_URL: node.url,
+      CONFIRMATIONS: 'LITECOIN:2',
+      FEE_RATE_FALLBACK: 'LITECOIN:5',
+      RBF_AFTER_BLOCKS: '2',
+      WITHDRAWAL_FEES: JSON.stringify({ LTC: '0.001' }),
+    };
+    server = await startInProcess(env);
+    const config = loadConfig({ ...env, DATA_DIR: await mkdtemp(join(tmpdir(), 'utxo-cpfp-')) }, '0.0.0-test');
+    database = await openDatabase(config, quietLog);
+    custody = await openCustody(config, quietLog, database.pool, { owner: false });
+    const low = loadConfig({ ...env, MAX_FEE_RATE: 'LITECOIN:5', DATA_DIR: await mkdtemp(join(tmpdir(), 'utxo-cpfp-low-')) }, '0.0.0-test');
+    const lowLog = pino({ level: 'warn' }, { write: (line: string) => void lowCeilingLines.push(JSON.parse(line) as Line) });
+    lowCeiling = await openCustody(low, lowLog, database.pool, { owner: false });
+  }, 120_000);
+  afterAll(async () => {
+    if (database) expect(await auditFailures(database.pool)).toEqual([]);
+    await lowCeiling?.close();
+    await custody?.close();
+    await database?.close();
+    await server?.close();
+    await testDatabase?.drop();
+    await node?.stop();
+  });
+
+  it('bumps a stuck withdrawal by CPFP when the replacement is refused, keeps its hash, books both fees, balances matching', async () => {
+    const user = await signUpAndSignIn(server.url, { email: `ltc-cpfp-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: testDatabase.url });
+    await call(user, 'POST', at(user, '/account/currency'), { currency: 'LTC' });
+    await node.send((await ltc(user))?.depositAddress ?? '', '1');
+    await chainJobs(custody);
+    await mine(2);
+    expect((await ltc(user))?.totalAvailable).toBe('1');
+    const before = (await matching())?.holdings ?? 0n;
+
+    const to = await node.newAddress();
+    const sent = await call<WithdrawalView>(user, 'POST', at(user, '/withdrawal'), { currency: 'LTC', amount: '0.3', depositAddress: to, idempotencyKey: randomUUID() });
+    expect(sent.status).toBe(200);
+    const id = sent.body.id;
+    await chainJobs(custody);
+    const first = await row(id);
+    expect(first).toMatchObject({ state: 'BROADCAST', replaced_tx_hashes: [] });
+    const original = { tx_hash: first?.tx_hash, raw_tx: first?.raw_tx };
+    const [signed] = await signedOf(id);
+    // Miners leave it out: its fee counts as nothing to them (a CPFP child can still pay for it).
+    await node.rpc.call('prioritisetransaction', original.tx_hash, 0, -Number(signed?.fee));
+
+    // Two blocks later a bump is due. The worker whose MAX_FEE_RATE is the rate it already pays sends nothing and
+    // says so once at error level, however often it looks.
+    await node.mine(2);
+    await chainJobs(lowCeiling);
+    await chainJobs(lowCeiling);
+    const errors = lowCeilingLines.filter((l) => l.level >= 50);
+    expect(errors).toEqual([expect.objectContaining({ msg: 'stuck withdrawal needs a fee above MAX_FEE_RATE; not bumped', withdrawal: id })]);
+    expect(await node.rpc.call<string[]>('getrawmempool')).toEqual([original.tx_hash]);
+    expect(await signedOf(id)).toHaveLength(1);
+
+    // The custody's own worker, RBF_AFTER_BLOCKS later: the node refuses the replacement (txn-mempool-conflict), so
+    // the withdrawal keeps its hash and bytes; a CPFP child spending the change pays for both.
+    await mine(1);
+    await mine(1);
+    expect(await row(id)).toMatchObject({ state: 'BROADCAST', ...original, replaced_tx_hashes: [] });
+    const attempts = await signedOf(id);
+    expect(attempts).toEqual([
+      expect.objectContaining({ attempt: 0, tx_hash: original.tx_hash, parent_tx: null, released: false }),
+      expect.objectContaining({ attempt: 1, parent_tx: null, released: true }),
+      expect.objectContaining({ attempt: 2, parent_tx: original.tx_hash, released: false }),
+    ]);
+    const refused = attempts[1]?.tx_hash;
+    const child = attempts[2];
+    expect(await node.rpc.call('getmempoolentry', refused).catch(() => 'unknown')).toBe('unknown');
+    const entry = await node.rpc.call<{ depends: string[] }>('getmempoolentry', child?.tx_hash);
+    expect(entry.depends).toEqual([original.tx_hash]);
+    expect((await history(user))[0]).toMatchObject({ transactionType: 'WITHDRAWAL', state: 'IN_PROGRESS', hash: original.tx_hash });
+    expect(JSON.stringify(await history(user))).not.toContain(refused);
+
+    // Both are mined in the next block; the withdrawal completes under its own hash with both fees booked.
+    await waitFor(`withdrawal ${id} completed`, async () => {
+      await mine(1);
+      return (await row(id))?.state === 'COMPLETED';
+    }, 30_000);
+    const done = await row(id);
+    expect(done).toMatchObject({ tx_hash: original.tx_hash, replaced_tx_hashes: [] });
+    const networkFee = BigInt(signed?.fee ?? '0') + BigInt(child?.fee ?? '0');
+    expect(BigInt(done?.network_fee ?? '0')).toBe(networkFee);
+    const mined = await node.rpc.call<{ blockhash: string }>('getrawtransaction', child?.tx_hash, true);
+    expect(mined.blockhash).toBe((await node.rpc.call<{ blockhash: string }>('getrawtransaction', original.tx_hash, true)).blockhash);
+    expect((await history(user))[0]).toMatchObject({ state: 'COMPLETED', hash: original.tx_hash });
+    expect(await node.received(to)).toBe(29_900_000n);
+    expect((await ltc(user))?.totalAvailable).toBe('0.7');
+    // The chain shows what the ledger says: the amount sent less the custody's fee income, and both network fees.
+    await mine(2);
+    const now = await matching();
+    expect(now).toMatchObject({ matches: true, inFlight: 0 });
+    expect(now?.holdings).toBe(before - 29_900_000n - networkFee);
+    expect(lowCeilingLines.filter((l) => l.level >= 50)).toHaveLength(1);
+    expect(await auditFailures(database.pool)).toEqual([]);
+  });
+});
