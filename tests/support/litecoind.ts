@@ -23,6 +23,10 @@ export type Litecoind = {
   send(address: string, amount: string): Promise<string>;
   /** Litoshi an address of the node's wallet received with at least `minConf` confirmations. */
   received(address: string, minConf?: number): Promise<bigint>;
+  /** Stops the node and keeps its data directory and port, as a node that went down would (`restart` brings it back). */
+  halt(): Promise<void>;
+  /** Starts the halted node again on the same port and data directory, with its chain and wallet as they were. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -39,10 +43,14 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startLitecoind(extraArgs: string[] = []): Promise<Litecoind> {
-  const datadir = await mkdtemp(join(tmpdir(), 'litecoind-'));
-  const port = await freePort();
-  const url = `http://test:test@127.0.0.1:${port}`;
+/** Whether a process has ended, by an exit or a signal. */
+const ended = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
+/** A running litecoind process: `exited` settles when it ends. */
+type NodeProcess = { child: ChildProcess; exited: Promise<void> };
+
+/** Spawns litecoind on `datadir` and `port` and waits until its RPC answers. */
+async function launch(datadir: string, port: number, extraArgs: string[], rpc: Rpc): Promise<NodeProcess> {
   const child: ChildProcess = spawn(
     'litecoind',
     [
@@ -65,18 +73,38 @@ export async function startLitecoind(extraArgs: string[] = []): Promise<Litecoin
     { stdio: 'ignore' },
   );
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const rpc = createRpc(url);
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
       await rpc.call('getblockchaininfo');
-      break;
+      return { child, exited };
     } catch (error) {
       if (child.exitCode !== null) throw new Error(`litecoind exited with ${child.exitCode}`);
       if (Date.now() > deadline) throw error;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
+}
+
+/** Asks the node to stop (killed if it does not within 10 s) and waits for the process to end. */
+async function shutDown(node: NodeProcess, rpc: Rpc): Promise<void> {
+  if (ended(node.child)) return;
+  try {
+    await rpc.call('stop');
+  } catch (error) {
+    if (!(error instanceof RpcError)) node.child.kill('SIGKILL');
+  }
+  const timeout = setTimeout(() => node.child.kill('SIGKILL'), 10_000);
+  await node.exited;
+  clearTimeout(timeout);
+}
+
+export async function startLitecoind(extraArgs: string[] = []): Promise<Litecoind> {
+  const datadir = await mkdtemp(join(tmpdir(), 'litecoind-'));
+  const port = await freePort();
+  const url = `http://test:test@127.0.0.1:${port}`;
+  const rpc = createRpc(url);
+  let running = await launch(datadir, port, extraArgs, rpc);
   await rpc.call('createwallet', 'funder');
   const wallet = createRpc(`${url}/wallet/funder`);
   const newAddress = async (type: 'bech32' | 'legacy' = 'bech32') => wallet.call<string>('getnewaddress', '', type);
@@ -94,15 +122,17 @@ export async function startLitecoind(extraArgs: string[] = []): Promise<Litecoin
     mine,
     send: (address, amount) => wallet.call<string>('sendtoaddress', address, amount),
     received: async (address, minConf = 1) => coinsToUnits(await wallet.call<string>('getreceivedbyaddress', address, minConf)),
+    async halt() {
+      await shutDown(running, rpc);
+    },
+    async restart() {
+      if (!ended(running.child)) return;
+      running = await launch(datadir, port, extraArgs, rpc);
+      // A wallet created at runtime is not loaded at the next start by itself.
+      await rpc.call('loadwallet', 'funder');
+    },
     async stop() {
-      try {
-        await rpc.call('stop');
-      } catch (error) {
-        if (!(error instanceof RpcError)) child.kill('SIGKILL');
-      }
-      const timeout = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
-      clearTimeout(timeout);
+      await shutDown(running, rpc);
       await rm(datadir, { recursive: true, force: true });
     },
   };

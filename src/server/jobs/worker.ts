@@ -9,8 +9,11 @@ import type { JobHandler } from './port.ts';
 
 export type Worker = { start: () => void; stop: () => Promise<void>; runOnce: () => Promise<number> };
 
-export function createWorker(options: { pool: pg.Pool; log: Logger; handlers: readonly JobHandler[]; pollMs: number }): Worker {
-  const { pool, log, handlers, pollMs } = options;
+/** One run of a job as this process saw it (the metrics count runs, failures and durations by job). */
+export type JobRun = { job: string; ok: boolean; seconds: number };
+
+export function createWorker(options: { pool: pg.Pool; log: Logger; handlers: readonly JobHandler[]; pollMs: number; observe?: ((run: JobRun) => void) | undefined }): Worker {
+  const { pool, log, handlers, pollMs, observe } = options;
   let running = false;
   let loop: Promise<void> | undefined;
   let wake: (() => void) | undefined;
@@ -51,6 +54,7 @@ export function createWorker(options: { pool: pg.Pool; log: Logger; handlers: re
         failure = error instanceof Error ? error.message : String(error);
         log.error({ err: error, job: handler.name }, 'job failed');
       }
+      observe?.({ job: handler.name, ok: failure === null, seconds: (Date.now() - started) / 1000 });
       // A failed job waits a little longer, so a persistent fault does not spin.
       const delay = failure ? Math.max(handler.everyMs, 5_000) : handler.everyMs;
       await client.query(
