@@ -1,7 +1,10 @@
-import type { BuyConfirmRequest, BuyConfirmView, BuyOrderRequest, BuyOrderView, BuyQuote, BuyRequestParams, FiatAvailability, MethodsRequest, PaymentMethodItem } from '../lib/wire/buy.ts';
+import type { BuyConfirmRequest, BuyConfirmView, BuyCurrencies, BuyOrderRequest, BuyOrderView, BuyQuote, BuyRequestParams, FiatAvailability, MethodsRequest, PaymentMethodItem } from '../lib/wire/buy.ts';
 import { apiCall } from './client.ts';
 
-export type { BuyOrderRequest, BuyOrderView, BuyQuote, BuyRequestParams, FiatAvailability, MethodsRequest, PaymentMethodItem };
+export type { BuyCurrencies, BuyOrderRequest, BuyOrderView, BuyQuote, BuyRequestParams, FiatAvailability, MethodsRequest, PaymentMethodItem };
+
+/** The coins a card buys here (/buy/get); a refusal says why buying is unavailable right now (the provider down...). */
+export const getBuyCurrencies = () => apiCall<BuyCurrencies>('/b2c/currencies', { public: true });
 
 /** SPEC §6: availability, methods and order are public; the confirmation carries the bearer token. */
 export const getFiatAvailability = (depositAddress?: string) =>

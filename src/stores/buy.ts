@@ -14,7 +14,8 @@ import { platform } from '../platform/platform.ts';
 import { $accountId } from './account.ts';
 import { $balances, addCurrencies } from './balances.ts';
 import { $activeCoins } from './catalogue.ts';
-import { showErrorToast } from './errors.ts';
+import { $buyCurrencies } from './buy-sell.ts';
+import { errorText, showErrorToast } from './errors.ts';
 import { createCountdown } from './primitives/countdown.ts';
 import { createDebouncedRequest } from './primitives/debounced-request.ts';
 import { createFlow } from './primitives/flow.ts';
@@ -33,11 +34,11 @@ export const BUY_REVIEW_SECONDS = 300;
 /** SPEC §2 /buy/get: only active crypto currencies whose name contains this are offered. */
 export const BUY_CURRENCY_MARK = 'USDC';
 
-/** /buy/get: the active coins on sale. */
-export function buyableCoins(coins: readonly CoinMeta[]): CoinMeta[] {
-  return coins.filter((coin) => coin.active && coin.currency.includes(BUY_CURRENCY_MARK));
+/** /buy/get: the active coins on sale; of those, the ones the gateway's provider sells when it has said which. */
+export function buyableCoins(coins: readonly CoinMeta[], offered?: readonly string[]): CoinMeta[] {
+  return coins.filter((coin) => coin.active && coin.currency.includes(BUY_CURRENCY_MARK) && (!offered || offered.includes(coin.currency)));
 }
-export const $buyCoins = computed($activeCoins, buyableCoins);
+export const $buyCoins = computed([$activeCoins, $buyCurrencies], (coins, offered) => buyableCoins(coins, offered.data?.currencies ?? []));
 
 export type BuySide = 'from' | 'to';
 
@@ -56,6 +57,8 @@ export type BuyState = {
   typed: BuySide | null;
   quoting: boolean;
   quoteFailed: boolean;
+  /** Why the last quote failed, in the user's words (no current price...). */
+  quoteError?: string | undefined;
   /** The fiat chooser was opened from the order screen: it is then never skipped. */
   backFromOrder: boolean;
   choosing: string | null;
@@ -169,14 +172,15 @@ export const buyFlow = createFlow(['buyGet', 'buyPay', 'buyMethod', 'buyOrder', 
     delayMs: BUY_DEBOUNCE_MS,
     load: (input: { side: BuySide; request: MethodsRequest }, signal) => getPaymentMethods(input.request, signal),
     onResult: (quote, { side }) => $buy.set(applyQuote($buy.get(), side, quote)),
-    onError: () => $buy.set({ ...$buy.get(), methods: [], rateId: null, quoting: false, quoteFailed: true }),
+    onError: (error) => $buy.set({ ...$buy.get(), methods: [], rateId: null, quoting: false, quoteFailed: true, quoteError: errorText(error, { fallback: 'common_something_went_wrong' }) }),
   });
 
   function quoteRequest(side: BuySide, amount: string) {
-    const { to, geoId } = $buy.get();
+    const { to, geoId, from } = $buy.get();
     const account = $accountId.get();
     if (!to || !geoId || !account) return undefined;
-    return side === 'from' ? { currency: to, geoId, account, fiatAmount: normalTypedAmount(amount) } : { currency: to, geoId, account, cryptoAmount: normalTypedAmount(amount) };
+    const fiat = from ? { fiatCurrency: from } : {};
+    return side === 'from' ? { currency: to, geoId, account, ...fiat, fiatAmount: normalTypedAmount(amount) } : { currency: to, geoId, account, ...fiat, cryptoAmount: normalTypedAmount(amount) };
   }
 
   /** Asks for the methods 300 ms after the last change, by the side typed; only the newest answer counts. */
@@ -369,7 +373,8 @@ export const buyFlow = createFlow(['buyGet', 'buyPay', 'buyMethod', 'buyOrder', 
         openPage($router, 'asset', { currency: order.currency });
         return;
       }
-      showToast($t.get()('buy_payment_cancelled'));
+      // An on-ramp still working on the payment (its checks, a bank transfer) keeps the order: nothing was cancelled.
+      if (order.state !== 'PENDING') showToast($t.get()('buy_payment_cancelled'));
     } catch (error) {
       showErrorToast(error, { fallback: 'common_something_went_wrong' });
     }

@@ -70,6 +70,17 @@ const FAILURE_KEYS: Partial<Record<string, MessageKey>> = {
   REJECTED: 'tx_failure_rejected',
   FAILED_ON_CHAIN: 'tx_failure_failed_on_chain',
   DROPPED: 'tx_failure_dropped',
+  // MoonPay's failed step of a purchase (issue 32: the reason shown in the buyer's language).
+  payment_authorization_declined: 'tx_failure_buy_declined',
+  rejected_card: 'tx_failure_buy_declined',
+  card_not_supported: 'tx_failure_buy_card_not_supported',
+  daily_purchase_limit_exceeded: 'tx_failure_buy_limit',
+  timeout_3d_secure: 'tx_failure_buy_timeout',
+  timeout_bank_transfer: 'tx_failure_buy_timeout',
+  timeout_card_verification: 'tx_failure_buy_timeout',
+  timeout_kyc_verification: 'tx_failure_buy_timeout',
+  rejected_kyc: 'tx_failure_buy_identity',
+  cancelled: 'tx_failure_buy_cancelled',
 };
 
 /** What a failed transaction's type says when its reason has no code of its own. */

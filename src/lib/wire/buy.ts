@@ -13,10 +13,17 @@ export type PaymentMethodItem = {
   itemId: string;
   /** Fiat per one coin at this method, the fee included. */
   rate: string;
+  /** An on-ramp's quote: the crypto amount is its estimate, fixed only when the buyer pays on its page. */
+  estimate?: boolean;
+  /** The on-ramp's fees inside `fiatAmount`, in the fiat: its own, the network's and the wallet's. */
+  fees?: { provider: string; network: string; partner: string };
 };
 
-/** POST /api/b2c/fiat/method: one of the two amounts. */
-export type MethodsRequest = { currency: string; geoId: string; account: string; cryptoAmount?: string; fiatAmount?: string };
+/** GET /api/b2c/currencies: the coins a card buys here, and who sells them. */
+export type BuyCurrencies = { provider: string; currencies: string[] };
+
+/** POST /api/b2c/fiat/method: one of the two amounts; the fiat chosen on /buy/pay (an on-ramp's geoId is a country with several). */
+export type MethodsRequest = { currency: string; geoId: string; account: string; fiatCurrency?: string; cryptoAmount?: string; fiatAmount?: string };
 
 /** SPEC §3 rate quote (buy). */
 export type BuyQuote = { methods: PaymentMethodItem[]; fixedRateId: string; currency: string; fiatCurrency: string; expiresInSeconds: number; expiresAt: string };
@@ -28,6 +35,8 @@ export type BuyOrderState = 'NEW' | 'PENDING' | 'COMPLETED' | 'FAILED' | 'EXPIRE
 export type BuyOrderView = {
   id: string;
   state: BuyOrderState;
+  /** LEDGER: credited by the wallet when paid; CHAIN: the provider sends the coins on chain, the deposit credits them. */
+  delivery: 'LEDGER' | 'CHAIN';
   currency: string;
   cryptoAmount: string;
   fiatCurrency: string;

@@ -16,6 +16,7 @@ import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId, transfer } f
 import type { Logger } from '../log.ts';
 import { notifyAccountChanged } from './account-changes.ts';
 import { recheckDoubtfulDeposits } from './deposit-reversals.ts';
+import { buyItemOfDeposit, settleBuyOfDeposit } from './buy/onramp-deposits.ts';
 import { depositEntryKey } from './orders/entry-keys.ts';
 import { recordHistory } from './orders/history.ts';
 import { NOW } from './orders/sql-set.ts';
@@ -137,7 +138,9 @@ export async function recordTransfers(
       recorded++;
       continue;
     }
-    const shown = await recordHistory(db, {
+    // Coins an on-ramp sent for a purchase (issue 32) show as that purchase: the deposit shares its history item.
+    const bought = below ? undefined : await buyItemOfDeposit(db, { id: row.id, walletAccountId: account, network, currency: transfer.currency, txHash: transfer.txHash, toAddress: transfer.toAddress, fromAddress: transfer.fromAddress, amount: transfer.amount });
+    const shown = bought ?? await recordHistory(db, {
       walletAccountId: account,
       transactionType: 'DEPOSIT',
       direction: 'DEPOSIT',
@@ -244,6 +247,8 @@ export async function creditDeposit(pool: pg.Pool, depositId: string, confirmati
       set: { ledger_entry_id: entry.entryId, confirmations, credited_at: NOW, ...(blockHeight === null ? {} : { block_height: blockHeight }) },
       history: { state: 'COMPLETED' },
     });
+    // The on-ramp purchase these coins bring (issue 32) completes with their credit.
+    await settleBuyOfDeposit(client, depositId);
     await notifyAccountChanged(client, deposit.walletAccountId);
     return !entry.replayed;
   });

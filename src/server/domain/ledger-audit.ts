@@ -131,19 +131,31 @@ export const LEDGER_CHECKS: AuditCheck[] = [
   ...SWEEP_CHECKS,
   ...CUSTODY_CHECKS,
   {
-    name: "each buy order is credited once when paid, from card settlement, its fixed amount, and never otherwise",
-    sql: `SELECT o.id AS buy_order, o.state, e.id AS credit_entry
+    name: "each buy order is credited once when paid, from card settlement, its fixed amount, and never otherwise (an on-ramp's never)",
+    sql: `SELECT o.id AS buy_order, o.state, o.delivery, e.id AS credit_entry
             FROM buy_orders o LEFT JOIN ledger_entries e ON e.idempotency_key = ${orderEntryKeySql('buy', 'credit', 'o.id')}
-           WHERE (o.state = 'COMPLETED') <> (e.id IS NOT NULL)
+           WHERE (o.state = 'COMPLETED' AND o.delivery = 'LEDGER') <> (e.id IS NOT NULL)
               OR (e.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id AND p.ledger_account_id = o.wallet_account_id
                                                     AND p.currency = o.currency AND p.bucket = 'AVAILABLE' AND p.amount = o.amount))`,
   },
   {
-    name: "each confirmed buy order's history item has the order's state",
+    name: "each confirmed buy order's history item has the order's state (one whose coins came on chain shares its deposit's)",
     sql: `SELECT o.id AS buy_order, o.state, t.state AS shown
             FROM buy_orders o LEFT JOIN wallet_transactions t ON t.id = o.wallet_transaction_id
-           WHERE o.state IN ('PENDING', 'COMPLETED', 'FAILED')
+           WHERE o.state IN ('PENDING', 'COMPLETED', 'FAILED') AND o.chain_deposit_id IS NULL
              AND (t.id IS NULL OR t.state <> CASE o.state WHEN 'PENDING' THEN 'IN_PROGRESS' ELSE o.state END)`,
+  },
+  {
+    name: "each on-ramp purchase is completed by exactly its deposit's credit: its amount, its history item, one item for both",
+    sql: `SELECT o.id AS buy_order, o.state, d.id AS deposit, d.state AS deposit_state, o.amount::text, d.amount::text AS deposit_amount
+            FROM buy_orders o LEFT JOIN chain_deposits d ON d.id = o.chain_deposit_id
+           WHERE o.chain_deposit_id IS NOT NULL
+             AND (d.id IS NULL OR o.delivery <> 'CHAIN' OR d.wallet_account_id <> o.wallet_account_id OR d.currency <> o.currency OR d.amount <> o.amount
+                  OR d.wallet_transaction_id IS DISTINCT FROM o.wallet_transaction_id
+                  OR (o.state = 'COMPLETED') <> (d.state IN ('CREDITED', 'REVERSAL_DUE', 'REVERSED'))
+                  OR o.state NOT IN ('PENDING', 'COMPLETED'))
+          UNION ALL
+          SELECT o.id, o.state, NULL, NULL, o.amount::text, NULL FROM buy_orders o WHERE o.delivery = 'CHAIN' AND o.state = 'COMPLETED' AND o.chain_deposit_id IS NULL`,
   },
 ];
 

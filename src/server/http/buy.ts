@@ -1,16 +1,17 @@
 /**
  * The buy area (SPEC §7 Buy and sell): /b2c/fiat/availability, /b2c/fiat/method, /b2c/rate, /b2c/order and its
- * confirmation, the older /fiatDeposit/* family on the same desk, and the card provider's signed webhook at
- * /webhooks/card. SPEC §6 makes availability, methods, rate and order public (getAvailability, getGeo,
+ * confirmation, the older /fiatDeposit/* family on the same desk, /b2c/currencies (what a card buys here), and the
+ * providers' signed webhooks: the card sandbox's at /webhooks/card, MoonPay's at /webhooks/moonpay. SPEC §6 makes availability, methods, rate and order public (getAvailability, getGeo,
  * getMethods, getFiatRate, order): they take the account from the request; a bearer token, when sent, must own it.
  * Confirming, which starts a payment and shows it in the history, and cancelling are for the account's owner only.
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { CardProvider } from '../adapters/card/port.ts';
+import type { OnRampProvider } from '../adapters/onramp/port.ts';
 import type { BuyDesk } from '../domain/buy/desk.ts';
 import type { Logger } from '../log.ts';
-import { rateLimit } from './rate-limit.ts';
+import { rateLimit, requestAddress } from './rate-limit.ts';
 import type { Limit } from '../domain/limits.ts';
 import type { TrustProxy } from '../net/client-address.ts';
 import { requireAuth, UnauthorizedError, type AccessTokenVerifier } from './auth-middleware.ts';
@@ -72,12 +73,22 @@ const webhookBody = z.object({
   occurredAt: z.string().max(40),
 });
 
-export function createBuyApi(deps: { desk: BuyDesk; owners: AccountOwners; provider: CardProvider | undefined; auth: AccessTokenVerifier; log: Logger; limit: { limit: Limit | undefined; trustProxy: TrustProxy } }): Hono<ApiEnv> {
+export function createBuyApi(deps: {
+  desk: BuyDesk;
+  owners: AccountOwners;
+  provider: CardProvider | undefined;
+  onRamp?: OnRampProvider | undefined;
+  auth: AccessTokenVerifier;
+  log: Logger;
+  limit: { limit: Limit | undefined; trustProxy: TrustProxy };
+}): Hono<ApiEnv> {
   const { desk, owners } = deps;
   const app = new Hono<ApiEnv>();
   const auth = requireAuth(deps.auth);
   // Quotes and orders are public (SPEC §6) and each writes a row: one caller may not flood them.
   const limited = rateLimit(deps.limit);
+  // An on-ramp's IP check is a request to it: counted per client like the quotes, so nobody floods it through us.
+  const asksProvider = rateLimit({ ...deps.limit, limit: deps.onRamp ? deps.limit.limit : undefined });
 
   /** Owner only: the signed-in caller's account. */
   const requireOwner = (c: Context<ApiEnv>, accountId: string) => owners.ensure(accountId, c.get('principal').userId);
@@ -103,6 +114,11 @@ export function createBuyApi(deps: { desk: BuyDesk; owners: AccountOwners; provi
 
   // The older family names the account in the query; the b2c family in the body.
   const inQuery = { account: queryAccount };
+  /** The caller's address for an on-ramp's IP check; none when the request did not come over a socket (tests). */
+  const clientOf = (c: Context<ApiEnv>) => {
+    const address = requestAddress(c, deps.limit.trustProxy);
+    return address === 'unknown' ? undefined : address;
+  };
 
   const methods = async (c: Context<ApiEnv>, body: z.output<typeof methodBody>) => {
     await optionalOwner(c, body.account);
@@ -121,11 +137,14 @@ export function createBuyApi(deps: { desk: BuyDesk; owners: AccountOwners; provi
   };
 
   // SPEC §7, b2c family.
-  app.get('/b2c/fiat/availability', async (c) => {
+  app.get('/b2c/fiat/availability', asksProvider, async (c) => {
     const address = c.req.query('depositAddress');
     if (address !== undefined && (address.length > 200 || !/^[\w:.-]*$/.test(address))) throw new DomainError('VALIDATION', 'depositAddress is not an address');
-    return c.json(desk.availability());
+    // An on-ramp places the buyer by the address the request came from (its IP check).
+    return c.json(await desk.availability(clientOf(c)));
   });
+  // What /buy/get offers: the coins the provider sells on our networks (public, like the methods).
+  app.get('/b2c/currencies', asksProvider, async (c) => c.json(await desk.currencies(clientOf(c))));
   app.post('/b2c/fiat/method', limited, jsonInput(methodBody), (c) => methods(c, c.req.valid('json')));
   app.post('/b2c/rate', jsonInput(rateBody), async (c) => {
     const body = c.req.valid('json');
@@ -149,9 +168,9 @@ export function createBuyApi(deps: { desk: BuyDesk; owners: AccountOwners; provi
   });
 
   // SPEC §7, the older fiatDeposit family: the account comes as ?account=.
-  app.get('/fiatDeposit/geo', (c) => {
+  app.get('/fiatDeposit/geo', asksProvider, async (c) => {
     queryAccount(c);
-    return c.json(desk.availability());
+    return c.json(await desk.availability(clientOf(c)));
   });
   app.post('/fiatDeposit/methods', limited, jsonInput(methodBody, inQuery), (c) => methods(c, c.req.valid('json')));
   app.post('/fiatDeposit/order', limited, jsonInput(orderBody, { idempotencyKey: true, ...inQuery }), (c) => order(c, c.req.valid('json')));
@@ -163,6 +182,20 @@ export function createBuyApi(deps: { desk: BuyDesk; owners: AccountOwners; provi
     const outcome = await desk.applyPaymentEvent(event);
     if (outcome === 'unknown') throw new ApiError(404, 'B2C_ORDER_NOT_FOUND', 'No open order has this reference');
     deps.log.info({ reference: event.reference, status: event.status, eventId: event.eventId, outcome }, 'card payment event');
+    return c.json({ received: true, outcome });
+  });
+
+  // MoonPay's transaction events: public, believed only when Moonpay-Signature-V2 signs the raw body with the webhook key within 300 s.
+  app.post('/webhooks/moonpay', async (c) => {
+    const onRamp = deps.onRamp;
+    if (!onRamp) throw new DomainError('NOT_FOUND', 'No MoonPay provider is configured on this wallet');
+    const raw = await c.req.text();
+    const read = onRamp.readWebhook(c.req.header(onRamp.signatureHeader), raw, Math.floor(Date.now() / 1000));
+    if (!read.ok && read.problem === 'BODY') throw new DomainError('VALIDATION', 'The body is not a MoonPay transaction event');
+    if (!read.ok) throw new DomainError('WEBHOOK_SIGNATURE', `The webhook signature is not valid (${read.problem.toLowerCase()})`);
+    const outcome = await desk.applyOnRampEvent(read.event, raw);
+    const { transaction } = read.event;
+    deps.log.info({ type: read.event.type, transaction: transaction.id, reference: transaction.reference, status: transaction.status, outcome }, 'on-ramp transaction event');
     return c.json({ received: true, outcome });
   });
 

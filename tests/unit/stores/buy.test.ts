@@ -26,6 +26,9 @@ describe('the buy flow store', () => {
   it('offers only active coins whose currency contains USDC', () => {
     expect(buyableCoins(COINS).map((c) => c.currency)).toEqual(['USDC_ETH']);
     expect(buyableCoins(COINS.map((c) => ({ ...c, active: false })))).toEqual([]);
+    // Of those, the ones the gateway's provider sells once it has said which (issue 32: MoonPay's list).
+    expect(buyableCoins(COINS, ['USDC_ETH', 'USDT_ETH']).map((c) => c.currency)).toEqual(['USDC_ETH']);
+    expect(buyableCoins(COINS, [])).toEqual([]);
   });
 
   it('skips the fiat chooser only for a single option when not coming back from the order', () => {

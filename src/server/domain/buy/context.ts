@@ -7,7 +7,8 @@ import type { CoinMeta } from '../../../lib/currencies.ts';
 import type { Logger } from '../../log.ts';
 import type { PriceTable, RatesPort } from '../../adapters/rates/port.ts';
 import type { CardProvider } from '../../adapters/card/port.ts';
-import { priceIn } from '../rates.ts';
+import type { OnRampProvider } from '../../adapters/onramp/port.ts';
+import { requirePrice } from '../rates.ts';
 import { honoursFixedRate } from '../slippage.ts';
 import { BuyError } from './errors.ts';
 import { BUYING_OFF_MESSAGE, withFee, type BuySettings } from './rules.ts';
@@ -16,12 +17,24 @@ export type BuyDeps = {
   pool: pg.Pool;
   rates: RatesPort;
   coins: () => readonly CoinMeta[];
-  /** Undefined when buying is off (no card provider): every call but reading an order is refused as unavailable. */
+  /** The acquirer whose payment the desk credits from card settlement; undefined with an on-ramp or with buying off. */
   provider: CardProvider | undefined;
+  /**
+   * The on-ramp (MoonPay) that sends the coins on chain itself; undefined with an acquirer. With neither, buying is
+   * off: every call but reading an order is refused as unavailable.
+   */
+  onRamp?: OnRampProvider | undefined;
+  /** The token contracts the chain adapters watch, on mainnet only: an on-ramp's coin must be the same token. */
+  tokenContracts?: Readonly<Record<string, string>> | undefined;
   settings: BuySettings;
   publicUrl: string;
   log: Logger;
 };
+
+/** Buying is on (an acquirer or an on-ramp), or the refusal. */
+export function buyingOn(deps: Pick<BuyDeps, 'provider' | 'onRamp'>): void {
+  if (!deps.provider && !deps.onRamp) throw new BuyError('B2C_UNAVAILABLE', BUYING_OFF_MESSAGE);
+}
 
 /** The card provider, or the refusal when buying is off. */
 export function paymentsOn(deps: Pick<BuyDeps, 'provider'>): CardProvider {
@@ -46,11 +59,9 @@ export async function prices(deps: Pick<BuyDeps, 'rates'>): Promise<PriceTable> 
   });
 }
 
-/** Fiat per coin, 8 decimals, the fee included. */
+/** Fiat per coin, 8 decimals, the fee included; no current price of the coin or the fiat refuses (PRICE_UNAVAILABLE). */
 export async function rateOf(deps: Pick<BuyDeps, 'rates' | 'settings'>, coin: CoinMeta, fiat: string, table?: PriceTable): Promise<bigint> {
-  const price = priceIn(table ?? (await prices(deps)), coin, fiat);
-  if (price === undefined || price <= 0n) throw new BuyError('B2C_UNAVAILABLE', `No rate for ${coin.currency} in ${fiat} right now`);
-  return withFee(price, deps.settings.feeBps);
+  return withFee(requirePrice(table ?? (await prices(deps)), coin, fiat), deps.settings.feeBps);
 }
 
 /**

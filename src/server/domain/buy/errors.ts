@@ -15,6 +15,11 @@ export type BuyCode =
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'B2C_ORDER_NOT_FOUND'
   | 'B2C_ORDER_EXPIRED'
-  | 'B2C_UNAVAILABLE';
+  | 'B2C_UNAVAILABLE'
+  // The on-ramp: it did not answer, it refused (its words), it does not sell in the buyer's country; no deposit address yet.
+  | 'B2C_PROVIDER_DOWN'
+  | 'B2C_PROVIDER_REFUSED'
+  | 'B2C_REGION'
+  | 'B2C_NO_ADDRESS';
 
 export class BuyError extends DomainError<BuyCode> {}

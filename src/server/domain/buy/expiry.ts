@@ -8,6 +8,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import { paymentsOn, type BuyDeps } from './context.ts';
+import { cancelOnRampOrder, expireOnRampOrders } from './onramp-orders.ts';
 import { settleBuyOrder } from './payments.ts';
 import { CANCELLED_BY_USER, NOT_PAID_IN_TIME } from './rules.ts';
 import { loadBuyOrder, lockBuyOrder } from './store.ts';
@@ -56,7 +57,8 @@ export async function cancelOrder(deps: BuyDeps, account: string, id: string): P
     await moveOrder(deps.pool, ORDER_TABLES.buy, id, { from: 'NEW', to: 'EXPIRED', set: { updated_at: NOW }, ifMoved: 'skip' });
   }
   const now = await loadBuyOrder(deps.pool, account, id);
-  if (now.state === 'PENDING' && deps.provider) await cancelPending(deps, now, CANCELLED_BY_USER);
+  if (now.state === 'PENDING' && now.delivery === 'CHAIN') await cancelOnRampOrder(deps, now);
+  else if (now.state === 'PENDING' && deps.provider) await cancelPending(deps, now, CANCELLED_BY_USER);
   return buyOrderView(await loadBuyOrder(deps.pool, account, id));
 }
 
@@ -66,7 +68,7 @@ export async function expireOrders(deps: BuyDeps): Promise<number> {
   // Unpaid orders are cancelled at the provider; with buying off there is none to ask, so they wait.
   const due = deps.provider
     ? await pool.query<Due>(
-        `SELECT id, provider_payment_id AS "providerPaymentId" FROM buy_orders WHERE state = 'PENDING' AND expires_at <= now() ORDER BY expires_at LIMIT $1`,
+        `SELECT id, provider_payment_id AS "providerPaymentId" FROM buy_orders WHERE state = 'PENDING' AND delivery = 'LEDGER' AND expires_at <= now() ORDER BY expires_at LIMIT $1`,
         [CANCEL_BATCH],
       )
     : { rows: [] };
@@ -78,6 +80,8 @@ export async function expireOrders(deps: BuyDeps): Promise<number> {
       log.warn({ err: error, order: row.id }, 'an unpaid buy order could not be cancelled yet; will retry');
     }
   }
+  // An on-ramp's purchases are looked up at the provider, which has no payment of ours to cancel.
+  ended += await expireOnRampOrders(deps);
   await pool.query(`DELETE FROM buy_rate_quotes WHERE expires_at < now() - interval '1 day'`);
   return ended;
 }

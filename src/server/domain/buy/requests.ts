@@ -17,7 +17,8 @@ import { fieldOrderHash, oncePerKey } from '../orders/idempotency.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import { BuyError } from './errors.ts';
-import { coinOf, fixedRateHolds, paymentsOn, type BuyDeps } from './context.ts';
+import { buyingOn, coinOf, fixedRateHolds, paymentsOn, type BuyDeps } from './context.ts';
+import { confirmOnRampOrder } from './onramp-orders.ts';
 import { checkReturnUrl, cryptoFor, FIAT_DECIMALS, limitMessage, parseFiat } from './rules.ts';
 import { BUY_ORDER_COLUMNS, buyOrderByKey, loadBuyOrder, type BuyOrderRow } from './store.ts';
 import { buyOrderView, type BuyOrderView } from './view.ts';
@@ -42,13 +43,15 @@ async function openOrder(deps: BuyDeps, db: pg.PoolClient, input: OrderInput, ce
   const max = BigInt(item.maxLimit);
   if (cents < min || cents > max) throw new BuyError('B2C_LIMIT', limitMessage(formatUnits(min, FIAT_DECIMALS), formatUnits(max, FIAT_DECIMALS), fixed.fiatCurrency));
   const coin = coinOf(deps, fixed.currency);
-  if (!(await fixedRateHolds(deps, coin, fixed.fiatCurrency, BigInt(item.rate)))) throw new BuyError('B2C_RATE_EXPIRED', 'The rate has changed. Please request a new one.');
-  const amount = cryptoFor(cents, BigInt(item.rate), coin.decimals);
+  // An on-ramp's quote is its estimate (item.estimate): it fixes its own price when the buyer pays, so there is no rate of ours to hold.
+  const onRamp = item.estimate !== undefined;
+  if (!onRamp && !(await fixedRateHolds(deps, coin, fixed.fiatCurrency, BigInt(item.rate)))) throw new BuyError('B2C_RATE_EXPIRED', 'The rate has changed. Please request a new one.');
+  const amount = onRamp && item.fiatCents === cents.toString() ? BigInt(item.estimate ?? '0') : cryptoFor(cents, BigInt(item.rate), coin.decimals);
   if (amount <= 0n) throw new BuyError('B2C_LIMIT', 'The amount is too small');
   const inserted = await db.query<BuyOrderRow>(
     `INSERT INTO buy_orders AS o (wallet_account_id, idempotency_key, request_hash, rate_id, item_id, method_code, currency, amount, fiat_currency, fiat_amount,
-                                  rate, description, return_url, expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now() + $14 * interval '1 second') RETURNING ${BUY_ORDER_COLUMNS}`,
+                                  rate, description, return_url, expires_at, delivery)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, now() + $14 * interval '1 second', $15) RETURNING ${BUY_ORDER_COLUMNS}`,
     [
       input.account,
       input.idempotencyKey,
@@ -64,6 +67,7 @@ async function openOrder(deps: BuyDeps, db: pg.PoolClient, input: OrderInput, ce
       input.description,
       returnUrl,
       deps.settings.orderTtlS,
+      onRamp ? 'CHAIN' : 'LEDGER',
     ],
   );
   const order = inserted.rows[0];
@@ -73,7 +77,7 @@ async function openOrder(deps: BuyDeps, db: pg.PoolClient, input: OrderInput, ce
 
 /** SPEC §3 buy order request: the crypto amount the fiat buys at the quote's fixed rate, once per idempotency key. */
 export async function createOrder(deps: BuyDeps, input: OrderInput): Promise<BuyOrderView> {
-  paymentsOn(deps);
+  buyingOn(deps);
   const cents = parseFiat(input.fiatAmount);
   // The fields and their order are those of the request_hash stored since buying began, so old rows still replay.
   const hash = fieldOrderHash({ rateId: input.rateId, itemId: input.itemId, description: input.description, returnUrl: input.returnUrl, fiatCents: cents.toString() });
@@ -128,8 +132,10 @@ async function markPending(deps: BuyDeps, order: BuyOrderRow, payment: { payment
  * the purchase in the history as Pending; answers the provider's page to send the browser to.
  */
 export async function confirmOrder(deps: BuyDeps, account: string, id: string, payer: PayerDetails): Promise<{ redirectUrl: string }> {
-  const cards = paymentsOn(deps);
+  buyingOn(deps);
   const order = await loadBuyOrder(deps.pool, account, id);
+  if (order.delivery === 'CHAIN') return confirmOnRampOrder(deps, order, payer);
+  const cards = paymentsOn(deps);
   if (order.redirectUrl && order.state !== 'NEW') return { redirectUrl: order.redirectUrl };
   if (order.state === 'EXPIRED' || order.expiresAt.getTime() <= Date.now()) throw orderExpired();
   // The last moment before the card can be charged: an order left waiting is no option on a rising price either.

@@ -5,18 +5,27 @@
 import { divideUnits, parseDecimal } from '../../../lib/amount.ts';
 import { PRICE_SCALE, type PriceTable } from '../../adapters/rates/port.ts';
 import { BuyError } from './errors.ts';
+import { PriceUnavailableError } from '../rates.ts';
 
 export const FIAT_DECIMALS = 2;
 const FIAT_SCALE = 10n ** BigInt(FIAT_DECIMALS);
 /** Coins are bought in steps of at most 8 decimals, whatever the coin's own precision. */
 const MAX_BUY_DECIMALS = 8;
 
+/** SPEC §2 /buy/get: only active crypto currencies whose name contains this are sold. */
+export const BUY_CURRENCY_MARK = 'USDC';
 /** The payment methods the provider offers; each has its own limits (BUY_LIMITS). */
 export const BUY_METHODS: readonly { code: string; name: string }[] = [{ code: 'CARD', name: 'Bank card' }];
 /** A method's limits when BUY_LIMITS names none, in USD, converted to the fiat at the reference rate. */
 export const DEFAULT_LIMITS_USD = { min: '10', max: '5000' } as const;
 /** SPEC §3 fiat availability: the region (geoId) each fiat currency is sold in. */
 export const GEO_OF_FIAT: Readonly<Record<string, string>> = { USD: 'US', EUR: 'EU', KZT: 'KZ', UAH: 'UA', AZN: 'AZ', CAD: 'CA' };
+
+/**
+ * How far an on-ramp's delivered coins may be from its estimate to still be taken as that purchase while it has
+ * reported neither hash nor amount (its price moves between quote and payment; its network fee too).
+ */
+export const ON_RAMP_AMOUNT_TOLERANCE_BPS = 500;
 
 export const NOT_PAID_IN_TIME = 'The order was not paid in time';
 export const CANCELLED_BY_USER = 'The payment was cancelled';
@@ -36,6 +45,8 @@ export type BuySettings = Readonly<{
   orderTtlS: number;
   /** How far the coin's price may have risen since the rate was fixed for an order and its confirmation to take it. */
   maxSlippageBps: number;
+  /** The on-ramp's payment methods on offer (MOONPAY_PAYMENT_METHODS), in the order /buy/method lists them. */
+  paymentMethods?: readonly string[];
 }>;
 
 const stepOf = (decimals: number): bigint => (decimals > MAX_BUY_DECIMALS ? 10n ** BigInt(decimals - MAX_BUY_DECIMALS) : 1n);
@@ -101,7 +112,9 @@ export function limitsOf(limits: BuySettings['limits'], code: string, fiat: stri
   const own = limits[`${code}/${fiat}`];
   if (own) return { min: parseDecimal(own.min, FIAT_DECIMALS), max: parseDecimal(own.max, FIAT_DECIMALS) };
   const usd = limits[code] ?? DEFAULT_LIMITS_USD;
-  const perUsd = table.fiatPerUsd[fiat] ?? PRICE_SCALE;
+  const perUsd = table.fiatPerUsd[fiat];
+  // Limits in USD need the fiat's rate: without one there is no quote to limit (rateOf refuses it first).
+  if (perUsd === undefined) throw new PriceUnavailableError('PRICE_UNAVAILABLE', `There is no current rate for ${fiat}`);
   // Whole units of the fiat: the minimum rounded up, the maximum down.
   const min = divideUnits(parseDecimal(usd.min, FIAT_DECIMALS) * perUsd, PRICE_SCALE * FIAT_SCALE, 'up');
   const max = (parseDecimal(usd.max, FIAT_DECIMALS) * perUsd) / (PRICE_SCALE * FIAT_SCALE);

@@ -7,6 +7,7 @@ import { BuyError } from './errors.ts';
 const FIELDS = [
   'id', 'walletAccountId', 'requestHash', 'methodCode', 'currency', 'amount', 'fiatCurrency', 'fiatAmount', 'rate', 'description',
   'returnUrl', 'state', 'providerPaymentId', 'redirectUrl', 'failureReason', 'walletTransactionId', 'expiresAt', 'createdAt', 'completedAt',
+  'delivery', 'walletAddress', 'providerStatus', 'providerTxHash', 'providerAmount', 'chainDepositId',
 ] as const;
 
 export type BuyOrderRow = Pick<typeof buyOrders.$inferSelect, (typeof FIELDS)[number]>;

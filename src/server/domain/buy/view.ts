@@ -12,6 +12,7 @@ export function buyOrderView(row: BuyOrderRow): BuyOrderView {
   return {
     id: row.id,
     state: row.state,
+    delivery: row.delivery,
     currency: row.currency,
     cryptoAmount: formatMoney(crypto),
     fiatCurrency: row.fiatCurrency,

@@ -1,11 +1,13 @@
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
 import type { ReactNode } from 'react';
+import { compareDecimals } from '../../../lib/amount.ts';
 import { formatCrypto, formatCryptoWithCode, formatFiat, tickerOf } from '../../../lib/format.ts';
 import { findFiat } from '../../../lib/currencies.ts';
 import { $buyCoins, buyFlow, type BuyVisit } from '../../../stores/buy.ts';
 import { formatCountdown } from '../../../stores/primitives/countdown.ts';
-import { $buyEnabled, $sellEnabled } from '../../../stores/buy-sell.ts';
+import { $buyCurrencies, $buyEnabled, $buyUnavailableReason, $sellEnabled } from '../../../stores/buy-sell.ts';
+import { errorText } from '../../../stores/errors.ts';
 import { $catalogue, $coins } from '../../../stores/catalogue.ts';
 import { $t, type Translate } from '../../../stores/i18n.ts';
 import type { MessageKey } from '../../../lib/text.ts';
@@ -36,8 +38,16 @@ function fiatName(currency: string): string {
   return findFiat(currency)?.name ?? currency;
 }
 
-/** A payment method in the user's language: the gateway names it in English (SPEC §3 paymentMethodName). */
-const METHOD_NAMES: Partial<Record<string, MessageKey>> = { CARD: 'buy_method_card' };
+/** A payment method in the user's language: the gateway names it in English (SPEC §3 paymentMethodName); MoonPay's codes too. */
+const METHOD_NAMES: Partial<Record<string, MessageKey>> = {
+  CARD: 'buy_method_card',
+  credit_debit_card: 'buy_method_card',
+  apple_pay: 'buy_method_apple_pay',
+  google_pay: 'buy_method_google_pay',
+  sepa_bank_transfer: 'buy_method_bank_transfer',
+  gbp_bank_transfer: 'buy_method_bank_transfer',
+  ach_bank_transfer: 'buy_method_bank_transfer',
+};
 function methodName(method: { paymentMethodCode: string; paymentMethodName: string }, t: Translate): string {
   const key = METHOD_NAMES[method.paymentMethodCode];
   return key ? t(key) : method.paymentMethodName;
@@ -71,10 +81,15 @@ function Entry({ title, hint, href, disabled, testId, badge }: { title: string; 
   );
 }
 
-/** /home/buy-sell: buy with a card (disabled when the gateway has no card provider); sell disabled unless SELL_ENABLED. */
+/**
+ * /home/buy-sell: buy with a card (disabled, with the reason, when the gateway has no card provider or the provider
+ * does not answer); sell disabled unless SELL_ENABLED.
+ */
 function BuySellScreen() {
   const t = useStore($t);
-  const buyEnabled = useStore($buyEnabled);
+  const buyOn = useStore($buyEnabled);
+  const reason = useStore($buyUnavailableReason);
+  const buyEnabled = buyOn && reason === null;
   const sellEnabled = useStore($sellEnabled);
   return (
     <div className="screen" data-testid="buy-sell">
@@ -82,7 +97,7 @@ function BuySellScreen() {
       <div className="list-card">
         <Entry
           title={t('buysell_buy')}
-          hint={t('buysell_buy_hint')}
+          hint={buyOn && reason ? reason : t('buysell_buy_hint')}
           href={getPagePath($router, 'buyGet')}
           disabled={!buyEnabled}
           badge={buyEnabled ? undefined : t('buysell_unavailable')}
@@ -107,6 +122,7 @@ function GetScreen({ flow }: { flow: BuyVisit }) {
   const catalogue = useStore($catalogue);
   const buyEnabled = useStore($buyEnabled);
   const available = useStore($buyCoins);
+  const offered = useStore($buyCurrencies);
   // With buying off (reached by its address) nothing is offered, as when no coin is on sale.
   const coins = buyEnabled ? available : [];
   const buy = useStore(flow.$buy);
@@ -114,7 +130,11 @@ function GetScreen({ flow }: { flow: BuyVisit }) {
     <div className="screen" data-testid="buy-get">
       <ScreenHeader title={t('buy_get_title')} back={getPagePath($router, 'buySell')} backLabel={t('common_back')} />
       <p className="m-0 text-sm text-muted">{t('buy_get_hint')}</p>
-      {!catalogue.data ? (
+      {buyEnabled && offered.error ? (
+        <p className="card m-0 text-danger text-center" role="alert" data-testid="buy-get-error">
+          {errorText(offered.error, { fallback: 'buy_provider_down' })}
+        </p>
+      ) : !catalogue.data || (buyEnabled && !offered.data) ? (
         <Spinner size={32} label={t('common_loading')} />
       ) : coins.length === 0 ? (
         <p className="card m-0 text-muted text-center">{t('buy_get_empty')}</p>
@@ -148,7 +168,9 @@ function PayScreen({ flow }: { flow: BuyVisit }) {
       <ScreenHeader title={t('buy_pay_title')} back={getPagePath($router, buy.backFromOrder ? 'buyOrder' : 'buyGet')} backLabel={t('common_back')} />
       <p className="m-0 text-sm text-muted">{t('buy_pay_hint')}</p>
       {options.error ? (
-        <p className="card m-0 text-danger">{t('common_something_went_wrong')}</p>
+        <p className="card m-0 text-danger" role="alert" data-testid="buy-pay-error">
+          {errorText(options.error, { fallback: 'common_something_went_wrong' })}
+        </p>
       ) : !options.data ? (
         <Spinner size={32} label={t('common_loading')} />
       ) : (
@@ -208,7 +230,12 @@ function MethodScreen({ flow }: { flow: BuyVisit }) {
               <span className="w-10 h-10 rounded-full bg-bg inline-flex items-center justify-center text-primary shrink-0">
                 <Glyph name="card" size={20} />
               </span>
-              <span className="flex-1 min-w-0 font-600">{methodName(method, t)}</span>
+              <span className="flex-1 min-w-0 flex flex-col">
+                <span className="font-600">{methodName(method, t)}</span>
+                <span className="text-sm text-muted" data-testid="buy-method-limits">
+                  {t('buy_limit_error', { min: formatCrypto(method.minLimit, 2, locale), max: formatCrypto(method.maxLimit, 2, locale), currency: method.fiatCurrency })}
+                </span>
+              </span>
               <span className="font-600 whitespace-nowrap">{money(method.fiatAmount, method.fiatCurrency, locale)}</span>
             </button>
           ))}
@@ -242,7 +269,7 @@ function OrderScreen({ flow }: { flow: BuyVisit }) {
   if (!buy.to || !buy.from) return null;
   if (!coin) return <Spinner label={t('common_loading')} />;
   const rate = (method ?? buy.methods[0])?.rate;
-  const message = problem ? t(problem.key, problem.params) : buy.quoteFailed ? t('common_something_went_wrong') : '';
+  const message = problem ? t(problem.key, problem.params) : buy.quoteFailed ? (buy.quoteError ?? t('common_something_went_wrong')) : '';
   return (
     <div className="screen" data-testid="buy-order">
       <ScreenHeader title={t('buy_order_title', { currency: tickerOf(coin.currency) })} back={getPagePath($router, 'buyGet')} backLabel={t('common_back')} />
@@ -299,7 +326,19 @@ function ReviewScreen({ flow }: { flow: BuyVisit }) {
       <ScreenHeader title={t('buy_review_title')} back={getPagePath($router, 'buyOrder')} backLabel={t('common_back')} />
       <div className={`card flex flex-col gap-3 transition-opacity ${expired ? 'opacity-40 pointer-events-none' : ''}`} aria-disabled={expired} data-testid="buy-review-list">
         <DetailLine label={t('buy_review_pay')} value={money(method.fiatAmount, method.fiatCurrency, locale)} testId="buy-review-pay" />
-        <DetailLine label={t('buy_review_get')} value={crypto(method.cryptoAmount)} testId="buy-review-get" />
+        <DetailLine label={t(method.estimate ? 'buy_review_get_estimate' : 'buy_review_get')} value={method.estimate ? `≈ ${crypto(method.cryptoAmount)}` : crypto(method.cryptoAmount)} testId="buy-review-get" />
+        {method.fees && (
+          <DetailLine
+            label={t('buy_review_fees')}
+            value={[
+              t('buy_review_fee_provider', { amount: money(method.fees.provider, method.fiatCurrency, locale) }),
+              t('buy_review_fee_network', { amount: money(method.fees.network, method.fiatCurrency, locale) }),
+              // The wallet's own fee is named only where it takes one.
+              ...(compareDecimals(method.fees.partner, '0') > 0 ? [t('buy_review_fee_wallet', { amount: money(method.fees.partner, method.fiatCurrency, locale) })] : []),
+            ].join(', ')}
+            testId="buy-review-fees"
+          />
+        )}
         {method.rate && <DetailLine label={t('buy_review_rate')} value={`1 ${tickerOf(review.currency)} ≈ ${formatCrypto(method.rate, 2, locale)} ${method.fiatCurrency}`} testId="buy-review-rate" />}
         <DetailLine label={t('buy_review_method')} value={methodName(method, t)} testId="buy-review-method" />
         {coin && <DetailLine label={t('buy_review_network')} value={coin.blockchain} testId="buy-review-network" />}
@@ -313,7 +352,12 @@ function ReviewScreen({ flow }: { flow: BuyVisit }) {
           {t('buy_rate_valid', { time: formatCountdown(seconds) })}
         </p>
       )}
-      <p className="m-0 text-sm text-muted text-center">{t('buy_redirect_hint')}</p>
+      {method.estimate && (
+        <p className="m-0 text-sm text-muted" data-testid="buy-review-estimate">
+          {t('buy_review_estimate_note', { currency: tickerOf(review.currency) })}
+        </p>
+      )}
+      <p className="m-0 text-sm text-muted text-center">{t(method.estimate ? 'buy_redirect_hint_onramp' : 'buy_redirect_hint')}</p>
       <div className="mt-auto">
         {expired ? (
           <MainAction label={t('buy_update_rate')} onClick={() => void flow.updateBuyRate()} busy={review.busy} />
