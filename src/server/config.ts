@@ -5,6 +5,8 @@ import { chainsConfig, chainsSchema, type ChainsConfig } from './config-chains.t
 import { withdrawalConfig, withdrawalSchema, type WithdrawalConfig } from './config-withdrawals.ts';
 import { buyConfig, buySchema, type BuyConfig } from './config-buy.ts';
 import { analyticsConfig, analyticsSchema, type AnalyticsConfig } from './config-analytics.ts';
+import { marketConfig, marketSchema, type MarketConfig } from './config-market.ts';
+import { operatingConfig, operatingSchema, type OperatingConfig } from './config-operating.ts';
 import { MAX_SLIPPAGE_BPS } from '../lib/slippage.ts';
 import { ConfigError } from './config-error.ts';
 import { decimalLimits, jsonSetting } from './config-schema.ts';
@@ -85,6 +87,8 @@ const schema = z.object({
   SELL_ENABLED: z.enum(['on', 'off']).default('off'),
   ...buySchema,
   ...analyticsSchema,
+  ...marketSchema,
+  ...operatingSchema,
 });
 
 export type ChainsMode = 'devnet' | 'off';
@@ -114,6 +118,10 @@ export type Config = Readonly<{
   workerPollMs: number;
   /** How often the reference rates take a random-walk step; 0 keeps them fixed. */
   ratesWalkMs: number;
+  /** Where prices come from, when one is current, the swap desk's limits and its hedge account (config-market.ts). */
+  market: MarketConfig;
+  /** Metrics, the shutdown drain and the hot-wallet floors (config-operating.ts). */
+  operating: OperatingConfig;
   oidc: Readonly<{
     /** The issuer the gateway trusts; the embedded provider at `${publicUrl}/oidc` unless OIDC_ISSUER names another. */
     issuer: string;
@@ -195,6 +203,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     chains: chainsConfig(e, chainsMode),
     workerPollMs: e.WORKER_POLL_MS,
     ratesWalkMs: e.RATES_WALK_MS,
+    market: marketConfig(e, production),
+    operating: operatingConfig(e, e.PORT),
     oidc: Object.freeze({
       issuer,
       embedded: issuer === embeddedIssuer,
@@ -232,7 +242,8 @@ function standIn<S extends string>(name: string, value: S | 'off' | undefined, s
 }
 
 function redact(name: string, value: string | undefined): string | undefined {
-  if ((name === 'WALLET_SEED' || name === 'SECRETS_KEY' || name === 'PAYOUT_WEBHOOK_SECRET' || name === 'CARD_WEBHOOK_SECRET') && value !== undefined) return '***';
+  if ((name === 'WALLET_SEED' || name === 'SECRETS_KEY' || name === 'PAYOUT_WEBHOOK_SECRET' || name === 'CARD_WEBHOOK_SECRET' || name.startsWith('HEDGE_API_')) && value !== undefined) return '***';
+  if ((name === 'MOONPAY_SECRET_KEY' || name === 'MOONPAY_WEBHOOK_KEY') && value !== undefined) return '***';
   if ((name === 'TELEGRAM_BOT_TOKEN' || name === 'ANALYTICS_WRITE_KEY' || name === 'TELEGRAM_WEBHOOK_SECRET' || name.endsWith('_API_KEY')) && value !== undefined) return '***';
   if (value === undefined || (name !== 'DATABASE_URL' && name !== 'SMTP_URL' && !name.endsWith('_RPC_URL'))) return value;
   try {

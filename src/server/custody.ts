@@ -15,7 +15,17 @@ import { openChains } from './adapters/chains/open.ts';
 import type { ChainAdapter, ChainAddressing, ChainEnv } from './adapters/chains/port.ts';
 import { chainAddressing } from './domain/addresses.ts';
 import { ConfigError } from './config-error.ts';
-import { createReferenceRates, type ReferenceRates } from './adapters/rates/reference.ts';
+import { createReferenceRates, REFERENCE_USD, type ReferenceRates } from './adapters/rates/reference.ts';
+import type { HedgePort, MarketFeed, RatesPort } from './adapters/rates/port.ts';
+import type { HedgeSettings } from './domain/market/hedge.ts';
+import { centralBankFeed, exchangeFeed } from './adapters/rates/feeds.ts';
+import { createHedgeExchange } from './adapters/rates/exchanges.ts';
+import { hedgeExposure } from './domain/market/hedge.ts';
+import { createMarketRates } from './domain/market/prices.ts';
+import { fundDesk } from './domain/market/desk.ts';
+import { DEFAULT_MARKET_CONFIG, type MarketConfig } from './config-market.ts';
+import { COINS, FIATS } from '../lib/currencies.ts';
+import { parseDecimal, pow10 } from '../lib/amount.ts';
 import { buildCatalogue, type Catalogue } from './domain/catalogue.ts';
 import { ensureSystemAccounts, systemAccounts } from './domain/ledger.ts';
 import type { JobHandler } from './jobs/port.ts';
@@ -30,7 +40,18 @@ import { createBuyDesk, type BuyDesk } from './domain/buy/desk.ts';
 import { DEFAULT_BUY_CONFIG } from './config-buy.ts';
 
 export type CustodyConfig = Pick<Config, 'production' | 'publicUrl' | 'dataDir' | 'walletSeed' | 'chains' | 'workerPollMs' | 'ratesWalkMs'> &
-  Partial<Pick<Config, 'payout' | 'sell' | 'buy' | 'secretsKey' | 'analytics'>>;
+  Partial<Pick<Config, 'payout' | 'sell' | 'buy' | 'secretsKey' | 'analytics' | 'market'>>;
+
+/** Where prices come from, as the start line and the jobs see it. */
+export type Market = {
+  config: MarketConfig;
+  /** The development walk, while it is the source (never in production): its step and the sandbox's withholding. */
+  reference: ReferenceRates | undefined;
+  /** The real feeds the worker polls (exchanges, central banks); none on the walk or with prices off. */
+  feeds: readonly { feed: MarketFeed; everyMs: number }[];
+  /** The desk's exchange account, where HEDGE_EXCHANGE names one. */
+  hedge?: { port: HedgePort; settings: HedgeSettings; everyMs: number } | undefined;
+};
 
 export type Custody = {
   seed: WalletSeed;
@@ -42,7 +63,8 @@ export type Custody = {
   devnet: DevnetChain | undefined;
   /** What runs each network: an adapter's name, or off. */
   chainAdapters: Readonly<Record<Network, string>>;
-  rates: ReferenceRates;
+  rates: RatesPort;
+  market: Market;
   catalogue: Catalogue;
   /** Asset lists (balances, addresses) served from a cache kept exact by account-change notifications. */
   assets: AssetReader;
@@ -77,7 +99,9 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   const chain = chains.port;
   // Only a process that runs the worker keeps the block clock's settings; a CLI beside it must not move them.
   await chains.devnet?.init({ rebase: options.owner ?? true });
-  const rates = createReferenceRates(pool);
+  const market = openMarket(config.market ?? (config.production ? { ...DEFAULT_MARKET_CONFIG, source: 'off' } : DEFAULT_MARKET_CONFIG), pool);
+  const rates = market.rates;
+  const hedge = market.hedge;
   const catalogue = buildCatalogue({ production: config.production, explorerUrl: (network) => chain.explorerUrl(network), env: config.chains.env, networksOn: chain.networks });
   // The reader is built before its listener exists; the listener only ever calls it after both are set.
   const cache: { reader?: AssetReader } = {};
@@ -92,28 +116,73 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   const sell = createSellDesk({ pool, rates, coins: () => catalogue.coins, provider: payouts.provider, settings: config.sell ?? DEFAULT_SELL_SETTINGS, log });
   const buyConfig = config.buy ?? DEFAULT_BUY_CONFIG;
   const cards = await openCards(buyConfig, { pool, log, publicUrl: config.publicUrl, secrets });
-  const buy = createBuyDesk({ pool, rates, coins: () => catalogue.coins, provider: cards.provider, settings: buyConfig, publicUrl: config.publicUrl, log });
+  // An on-ramp's coin must be the very token the chain adapter watches: on mainnet its contract is checked too.
+  const tokenContracts = config.chains.env === 'mainnet' ? { ...config.chains.evm.tokens, ...config.chains.tron.tokens } : undefined;
+  const buy = createBuyDesk({ pool, rates, coins: () => catalogue.coins, provider: cards.provider, onRamp: cards.onRamp, tokenContracts, settings: buyConfig, publicUrl: config.publicUrl, log });
   const jobs = jobHandlers({
     pool,
     log,
     pollMs: config.workerPollMs,
     ratesWalkMs: config.ratesWalkMs,
+    market: {
+      reference: market.reference,
+      feeds: market.feeds,
+      hedge: hedge && { everyMs: hedge.everyMs, run: () => hedgeExposure(pool, { rates, exchange: hedge.port, settings: hedge.settings, log }) },
+    },
     chain,
     minDeposit: config.chains.minDeposit,
-    rates,
     // Selling and buying are off without their provider: their jobs too.
     sell: payouts.provider ? sell : undefined,
-    buy: cards.provider ? buy : undefined,
+    buy: cards.provider || cards.onRamp ? buy : undefined,
     payoutSandbox: payouts.payDue ? { payDue: payouts.payDue } : undefined,
     payoutWebhooks: payouts.webhooks,
     cardWebhooks: cards.webhooks,
     analyticsRetentionDays: config.analytics?.retentionDays,
   });
-  const close = () => {
+  // In development the desk starts with coins of every network the devnet runs, so swaps work out of the box.
+  if (chains.devnet && !config.production && (options.owner ?? true)) {
+    await fundDeskFromDevnet(pool, COINS.filter((coin) => chains.adapters[coin.network] === 'devnet'));
+  }
+  const close = async () => {
     stopLocal();
+    await Promise.all([...market.feeds.map(({ feed }) => feed.close?.()), market.hedge?.port.close()]);
     return listener.close();
   };
-  return { seed, addresses, chain, devnet: chains.devnet, chainAdapters: chains.adapters, rates, catalogue, assets, jobs, payouts, sell, cards, buy, close };
+  return { seed, addresses, chain, devnet: chains.devnet, chainAdapters: chains.adapters, rates, market: { config: market.config, reference: market.reference, feeds: market.feeds, hedge: market.hedge }, catalogue, assets, jobs, payouts, sell, cards, buy, close };
+}
+
+/** A million dollars' worth of each coin at the reference prices, once per database: the development desk's stock. */
+const DEVNET_DESK_USD = 1_000_000n;
+
+async function fundDeskFromDevnet(pool: pg.Pool, coins: readonly { currency: string; baseCurrency: string; decimals: number }[]): Promise<void> {
+  for (const coin of coins) {
+    const usd = REFERENCE_USD[coin.baseCurrency];
+    if (!usd) continue;
+    const price = parseDecimal(usd, 8);
+    const units = (DEVNET_DESK_USD * pow10(8) * pow10(coin.decimals)) / price;
+    await fundDesk(pool, { currency: coin.currency, units, key: `devnet:${coin.currency}` });
+  }
+}
+
+/** The price source the configuration names: the exchanges and central banks, the development walk, or none. */
+function openMarket(config: MarketConfig, pool: pg.Pool): Market & { rates: RatesPort } {
+  if (config.source === 'reference') {
+    const reference = createReferenceRates(pool);
+    return { config, reference, feeds: [], rates: reference };
+  }
+  if (config.source === 'off') return { config, reference: undefined, feeds: [], rates: createMarketRates(pool, { ...config, minSources: Number.MAX_SAFE_INTEGER }) };
+  const assets = [...new Set(COINS.map((coin) => coin.baseCurrency))];
+  const feeds = [
+    { feed: exchangeFeed({ sources: config.exchanges, assets, urls: config.exchangeUrls }), everyMs: config.pollMs },
+    // Every fiat but USD, the unit of every price, from its issuing central bank.
+    { feed: centralBankFeed({ urls: config.fiatUrls, fiats: FIATS.map((fiat) => fiat.currency).filter((fiat) => fiat !== 'USD') }), everyMs: config.fiatPollMs },
+  ];
+  const hedge = config.hedge && {
+    port: createHedgeExchange({ exchange: config.hedge.exchange, apiKey: config.hedge.apiKey, secret: config.hedge.secret, ...(config.hedge.password ? { password: config.hedge.password } : {}), ...(config.hedge.url ? { url: config.hedge.url } : {}) }),
+    settings: { exchange: config.hedge.exchange, thresholdUsd: config.hedge.thresholdUsd },
+    everyMs: config.hedge.everyMs,
+  };
+  return { config, reference: undefined, feeds, hedge, rates: createMarketRates(pool, config) };
 }
 
 /** Deposit addresses in the database were derived from one seed: starting with another would orphan them. */

@@ -31,11 +31,12 @@ import type { SecretsKey } from '../adapters/keys/port.ts';
 import type { Limits } from '../domain/limits.ts';
 import type { AnalyticsSource } from '../domain/analytics.ts';
 import { createAnalyticsApi } from './analytics.ts';
+import type { Readiness } from '../domain/readiness.ts';
 
 const ACCOUNT_URL = /^[a-z]+:\/\/[^/]+\/api\/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\//;
 
 /** `auth` is the bearer-token verifier: guard a route with `requireAuth(deps.auth)` from ./auth-middleware.ts. */
-export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody; mailer: Mailer; secrets: SecretsKey; limits: Limits; messenger?: Accounts['messenger']; analytics?: AnalyticsSource | undefined };
+export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody; mailer: Mailer; secrets: SecretsKey; limits: Limits; messenger?: Accounts['messenger']; analytics?: AnalyticsSource | undefined; readiness: Readiness };
 
 /** One endpoint of the gateway, as registered: `path` has Hono's parameters (`/api/:account/asset`). */
 export type ApiRoute = { method: string; path: string };
@@ -63,6 +64,11 @@ export function createApi(deps: ApiDeps): ApiHandler {
     const database = await databaseStatus(deps.pool);
     return c.json({ status: database === 'up' ? 'ok' : 'degraded', version: deps.config.version, database }, database === 'up' ? 200 : 503);
   });
+  // Readiness for load balancers (domain/readiness.ts): /health says the process answers, /ready that it should get traffic.
+  api.get('/ready', async (c) => {
+    const reasons = await deps.readiness.check();
+    return reasons.length === 0 ? c.json({ status: 'ready' }) : c.json({ status: 'not ready', reasons }, 503);
+  });
   // The one guard of every /{account}/… route (and of the purchase family's account): signed in, and the owner.
   const owners = createAccountOwners({ pool: deps.pool, auth: deps.auth });
   const feedback = createFeedbackService({ pool: deps.pool, mailer: deps.mailer, log: deps.log, supportEmail: deps.config.supportEmail });
@@ -75,11 +81,11 @@ export function createApi(deps: ApiDeps): ApiHandler {
   // Telegram: authTg/linkTg, /user/tg…, the bot's webhook (telegram.ts); its Bot API stand-in goes under /sandbox.
   const telegram = createTelegramArea({ config: deps.config, log: deps.log, auth: deps.auth, messenger: deps.messenger });
   api.route('/', telegram.api);
-  api.route('/', createCatalogueApi({ catalogue: deps.custody.catalogue, rates: deps.custody.rates }));
+  api.route('/', createCatalogueApi({ catalogue: deps.custody.catalogue, rates: deps.custody.rates, lastKnownMaxAgeMs: deps.config.market.lastKnownMaxAgeMs }));
   // /c2f/{account}/… starts with a fixed segment, so it stays on `api`.
   api.route('/', createSellApi({ pool: deps.pool, desk: deps.custody.sell, provider: deps.custody.payouts.provider, auth: deps.auth, owners, log: deps.log }));
   // /b2c/…, /fiatDeposit/… and the card provider's webhook: fixed first segments, so on `api` too.
-  api.route('/', createBuyApi({ desk: deps.custody.buy, owners, provider: deps.custody.cards.provider, auth: deps.auth, log: deps.log, limit: { limit: deps.limits.limit('public'), trustProxy: deps.config.trustProxy } }));
+  api.route('/', createBuyApi({ desk: deps.custody.buy, owners, provider: deps.custody.cards.provider, onRamp: deps.custody.cards.onRamp, auth: deps.auth, log: deps.log, limit: { limit: deps.limits.limit('public'), trustProxy: deps.config.trustProxy } }));
 
   // Routes of SPEC §7 under /api/{account}/… go on `accounts`, not `api`: a parameter first, beside /api/user and
   // the like, makes Hono give up its RegExpRouter for a slower trie on every route. Requests whose first segment
@@ -94,9 +100,24 @@ export function createApi(deps: ApiDeps): ApiHandler {
     return response;
   });
   accounts.route('/', createWalletApi({ pool: deps.pool, custody: deps.custody, owners }));
-  const swaps = createSwapService({ pool: deps.pool, catalogue: deps.custody.catalogue, rates: deps.custody.rates, settings: deps.config.swap });
+  const swaps = createSwapService({
+    pool: deps.pool,
+    catalogue: deps.custody.catalogue,
+    rates: deps.custody.rates,
+    settings: { ...deps.config.swap, inventoryLimits: deps.config.market.inventoryLimits },
+    quoteLimit: (account) => deps.limits.enforce(['quotesPerUser', account]),
+  });
   accounts.route('/', createSwapApi({ pool: deps.pool, swaps, owners }));
-  const withdrawals = createWithdrawalService({ pool: deps.pool, chain: deps.custody.chain, addresses: deps.custody.addresses, catalogue: deps.custody.catalogue, settings: deps.config.withdrawals, changed: (id) => deps.custody.assets.invalidate(id) });
+  const withdrawals = createWithdrawalService({
+    pool: deps.pool,
+    chain: deps.custody.chain,
+    rates: deps.custody.rates,
+    addresses: deps.custody.addresses,
+    catalogue: deps.custody.catalogue,
+    settings: deps.config.withdrawals,
+    changed: (id) => deps.custody.assets.invalidate(id),
+    quoteLimit: (account) => deps.limits.enforce(['quotesPerUser', account]),
+  });
   accounts.route('/', createWithdrawalApi({ pool: deps.pool, withdrawals, addresses: deps.custody.addresses, owners }));
 
   // /sandbox/* sits beside /api: the stand-ins for third parties, each on only where it stands in for one. Never in

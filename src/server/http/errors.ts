@@ -40,6 +40,8 @@ export const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   BUSY: 503,
   TOO_MANY_REQUESTS: 429,
   TOO_MANY_MAILS: 429,
+  // No current market price for what a quote needs (domain/rates.ts): nothing is quoted.
+  PRICE_UNAVAILABLE: 503,
   WEBHOOK_SIGNATURE: 401,
   TG_DISABLED: 404,
   // Telegram sign-in and linking (SPEC §8).
@@ -77,6 +79,8 @@ export const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   WITHDRAWAL_AMOUNT_TOO_SMALL: 400,
   WITHDRAWAL_NOT_FOUND: 404,
   WITHDRAWALS_FROZEN: 403,
+  // The network's fee could not be estimated (its node is down): refused rather than undercharged.
+  WITHDRAWAL_FEE_UNAVAILABLE: 503,
   ADDRESS_BOOK_WRONG_ADDRESS: 400,
   ADDRESS_BOOK_UNKNOWN_NETWORK: 400,
   ADDRESS_BOOK_DUPLICATE: 409,
@@ -89,7 +93,7 @@ export const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   SWAP_MAX_LIMIT: 400,
   SWAP_NOT_ENOUGH: 400,
   SWAP_QUOTE_MISMATCH: 400,
-  SWAP_NO_PRICE: 503,
+  SWAP_DESK_INVENTORY: 503,
   SWAP_QUOTE_NOT_FOUND: 404,
   SWAP_ORDER_NOT_FOUND: 404,
   SWAP_QUOTE_EXPIRED: 410,
@@ -107,6 +111,11 @@ export const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   B2C_ORDER_NOT_FOUND: 404,
   B2C_ORDER_EXPIRED: 400,
   B2C_UNAVAILABLE: 503,
+  // The on-ramp (MoonPay): not answering, refusing with its own words, not selling in the buyer's country.
+  B2C_PROVIDER_DOWN: 503,
+  B2C_PROVIDER_REFUSED: 400,
+  B2C_REGION: 403,
+  B2C_NO_ADDRESS: 409,
   // Sell to a card.
   C2F_FIAT_UNSUPPORTED: 400,
   C2F_BIN_NOT_FOUND: 404,

@@ -105,6 +105,14 @@ describe('production with no real adapter configured', () => {
     expect(line?.on).toContain('mail (SMTP_URL)');
   });
 
+  it('quotes at no price without RATES_SOURCES: the start line says so and no fiat value is invented', async () => {
+    const [line] = await startLines(server);
+    expect(line?.off).toContainEqual(expect.stringMatching(/^prices \(RATES_SOURCES unset/));
+    const rates = await call(server.url, 'POST', '/api/rate', { body: { currencies: ['BTC', 'ETH'], fiatCurrencies: ['USD', 'EUR'] } });
+    expect(rates).toMatchObject({ status: 200, body: { ratesMap: { BTC: {}, ETH: {} }, asOf: {} } });
+    expect(await call(server.url, 'POST', '/api/fiat/rate/invert', { body: { currencies: ['BTC'], fiatCurrencies: ['USD'] } })).toMatchObject({ status: 200, body: { ratesMap: { USD: {} } } });
+  });
+
   it('offers no active coin: the catalogue lists the coins, each inactive', async () => {
     const answer = await call(server.url, 'GET', '/api/b2c-wallet/meta-info/coin');
     expect(answer.status).toBe(200);
@@ -193,6 +201,7 @@ describe('development stand-ins', () => {
     // The sell flow takes orders whatever SELL_ENABLED says: the line must not call it off.
     expect(line?.on).toContain('selling (payout provider sandbox; its entry hidden by SELL_ENABLED=off)');
     expect(line?.on).toContain('analytics (embedded data plane /api/analytics)');
+    expect(line?.on).toContain('prices (reference table and its random walk: development only)');
     expect(line?.off).toEqual([]);
   });
 
