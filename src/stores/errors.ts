@@ -9,7 +9,8 @@ export type ErrorTextOptions = {
   /**
    * Which of the gateway's own messages the flow shows (SPEC §8): true, after the code's own text (send, swap
    * confirm, address book); 'first', before it (the passcode prompt: the gateway's text carries the wait);
-   * 'refusal', only a refusal's (4xx), and the fallback for anything else, transport failures included (sell).
+   * 'refusal', only a refusal's (4xx, or a code with a text of its own), and the fallback for anything else,
+   * transport failures included (sell).
    */
   serverMessage?: boolean | 'first' | 'refusal';
 };
@@ -24,9 +25,13 @@ export function errorText(error: unknown, options: ErrorTextOptions = {}): strin
   const wallet = toWalletError(error);
   const fromServer = wallet.fromServer && wallet.message !== '';
   const fallback = t(options.fallback ?? 'error_unknown');
-  if (options.serverMessage === 'refusal') return fromServer && (wallet.status ?? 500) < 500 ? wallet.message : fallback;
-  if (options.serverMessage === 'first' && fromServer) return wallet.message;
   const key = `error_${wallet.code}`;
+  if (options.serverMessage === 'refusal') {
+    // A refusal of the gateway's own with its own words (no current price: 503) says why; a transport failure does not.
+    if (fromServer && key in english) return t(key as MessageKey);
+    return fromServer && (wallet.status ?? 500) < 500 ? wallet.message : fallback;
+  }
+  if (options.serverMessage === 'first' && fromServer) return wallet.message;
   if (key in english) return t(key as MessageKey);
   if (options.serverMessage && fromServer) return wallet.message;
   return fallback;

@@ -203,6 +203,13 @@ describe('error texts (SPEC §8)', () => {
     expect(errorText(error)).toBe('Something went wrong. Please try again later.');
   });
 
+  it("shows a refusal's own words where only refusals are shown: a missing price says why, a transport failure does not", () => {
+    const noPrice = new WalletError('PRICE_UNAVAILABLE', 'There is no current market price for BTC', { status: 503, fromServer: true });
+    expect(errorText(noPrice, { serverMessage: 'refusal', fallback: 'sell_unavailable' })).toBe("Prices are unavailable right now, so this can't be quoted. Please try again in a few minutes.");
+    expect(errorText(new WalletError('C2F_PAYOUTS_UNAVAILABLE', 'x', { status: 503, fromServer: true }), { serverMessage: 'refusal', fallback: 'sell_unavailable' })).toBe('Payouts are temporarily unavailable. Please try again later.');
+    expect(errorText(new WalletError('FETCH_ERROR', 'x'), { serverMessage: 'refusal', fallback: 'sell_unavailable' })).toBe('Payouts are temporarily unavailable. Please try again later.');
+  });
+
   it('turns anything thrown into text', () => {
     expect(errorText(new Error('boom'))).toBe('Something went wrong. Please try again later.');
     expect(errorText('boom', { fallback: 'auth_login_error' })).toBe('Wrong address or password. Please check entered information');
