@@ -18,10 +18,9 @@ import { findCoin } from '../../lib/currencies.ts';
 import { openCustody } from '../custody.ts';
 import { custodyBalances } from '../domain/custody-balances.ts';
 import { CustodyMovementError, sweepToCold } from '../domain/custody-movements.ts';
-import { deskExposure, feeCoverage, formatAsset, formatUsd, usdValue, ASSET_DECIMALS } from '../domain/market/exposure.ts';
+import { deskExposure, feeCoverage, formatAsset, formatUsd, toAsset, usdValue } from '../domain/market/exposure.ts';
 import { fundDeskFromChain } from '../domain/market/desk-funding.ts';
 import { DeskFundingError } from '../domain/market/desk.ts';
-import { pow10 } from '../../lib/amount.ts';
 import { openTool, toolFail } from './tool.ts';
 
 const USAGE = `usage: npm run custody -- balances
@@ -62,7 +61,7 @@ try {
     for (const row of await feeCoverage(database.pool)) {
       const coin = findCoin(row.currency);
       const price = coin ? table.usd[coin.baseCurrency] : undefined;
-      const usd = (units: bigint) => (coin && price !== undefined ? usdValue(units * pow10(ASSET_DECIMALS - coin.decimals), price) : undefined);
+      const usd = (units: bigint) => (coin && price !== undefined ? usdValue(toAsset(units, coin.decimals), price) : undefined);
       const paid = usd(row.paid);
       const cost = usd(row.cost);
       const cells = [row.currency, shown(row.currency, row.paid), shown(row.currency, row.cost), paid === undefined ? 'no price' : formatUsd(paid), cost === undefined ? 'no price' : formatUsd(cost), paid === undefined || cost === undefined ? '' : formatUsd(paid - cost)];

@@ -5,7 +5,7 @@
  */
 import { formatUnits, roundUnits } from '../../lib/amount.ts';
 import type { CoinMeta } from '../../lib/currencies.ts';
-import { PRICE_DECIMALS, PRICE_SCALE, type PriceTable } from '../adapters/rates/port.ts';
+import { PRICE_DECIMALS, PRICE_SCALE, type PriceTable, type StalePrice } from '../adapters/rates/port.ts';
 import type { QuotePrices } from '../db/schema/market.ts';
 import { DomainError } from './errors.ts';
 
@@ -72,30 +72,25 @@ export function lastKnownRates(table: PriceTable, coins: readonly CoinMeta[], fi
   const map: RatesMap = {};
   const asOf: Record<string, string> = {};
   const oldest = table.at.getTime() - maxAgeMs;
-  const usdOf = (asset: string) => {
-    const current = table.usd[asset];
-    if (current !== undefined) return { price: current, at: undefined };
-    const stale = table.lastKnown.usd[asset];
-    return stale && stale.at.getTime() >= oldest ? stale : undefined;
-  };
-  const perUsdOf = (fiat: string) => {
-    const current = table.fiatPerUsd[fiat];
-    if (current !== undefined) return { price: current, at: undefined };
-    const stale = table.lastKnown.fiatPerUsd[fiat];
-    return stale && stale.at.getTime() >= oldest ? stale : undefined;
+  // The current value (no time: it is current), else a last known one young enough to show, else none.
+  const valueOf = (current: Readonly<Record<string, bigint>>, stale: Readonly<Record<string, StalePrice>>, code: string): { price: bigint; at?: Date } | undefined => {
+    const price = current[code];
+    if (price !== undefined) return { price };
+    const last = stale[code];
+    return last && last.at.getTime() >= oldest ? last : undefined;
   };
   for (const coin of coins) {
     if (table.usd[coin.baseCurrency] !== undefined && fiats.every((fiat) => table.fiatPerUsd[fiat] !== undefined)) continue;
-    const usd = usdOf(coin.baseCurrency);
+    const usd = valueOf(table.usd, table.lastKnown.usd, coin.baseCurrency);
     if (!usd) continue;
     const row: Record<string, string> = {};
-    let at: Date | undefined = usd.at;
+    let at = usd.at;
     for (const fiat of fiats) {
       if (priceIn(table, coin, fiat) !== undefined) continue;
-      const perUsd = perUsdOf(fiat);
+      const perUsd = valueOf(table.fiatPerUsd, table.lastKnown.fiatPerUsd, fiat);
       if (!perUsd) continue;
       row[fiat] = formatUnits((usd.price * perUsd.price + PRICE_SCALE / 2n) / PRICE_SCALE, PRICE_DECIMALS);
-      for (const time of [perUsd.at]) if (time && (!at || time < at)) at = time;
+      if (perUsd.at && (!at || perUsd.at < at)) at = perUsd.at;
     }
     if (Object.keys(row).length === 0 || !at) continue;
     map[coin.currency] = row;

@@ -23,3 +23,6 @@ export type BuyCode =
   | 'B2C_NO_ADDRESS';
 
 export class BuyError extends DomainError<BuyCode> {}
+
+/** The refusal of a purchase past its time (both the card page's and the on-ramp's confirm). */
+export const orderExpired = () => new BuyError('B2C_ORDER_EXPIRED', 'The order has expired. Please start again.');

@@ -13,15 +13,14 @@ import { ON_RAMP_STATUSES, type OnRampProvider, type OnRampStatus, type OnRampTr
 import { inTransaction } from '../../db/transaction.ts';
 import type { Logger } from '../../log.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
-import { orderReference } from '../orders/entry-keys.ts';
 import { recordHistory } from '../orders/history.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import { coinOf, type BuyDeps } from './context.ts';
-import { BuyError } from './errors.ts';
+import { BuyError, orderExpired } from './errors.ts';
 import { fromOnRamp, onRampCoinOf } from './onramp.ts';
 import { BUYING_OFF_MESSAGE, CANCELLED_BY_USER, FIAT_DECIMALS, NOT_PAID_IN_TIME } from './rules.ts';
-import { lockBuyOrder, type BuyOrderRow } from './store.ts';
+import { buyHistoryItem, lockBuyOrder, type BuyOrderRow } from './store.ts';
 
 const EXPIRY_BATCH = 20;
 
@@ -63,8 +62,7 @@ function languageOf(payer: PayerDetails): string | undefined {
 export async function confirmOnRampOrder(deps: BuyDeps, order: BuyOrderRow, payer: PayerDetails): Promise<{ redirectUrl: string }> {
   const onRamp = onRampOf(deps);
   if (order.redirectUrl && order.state !== 'NEW') return { redirectUrl: order.redirectUrl };
-  const expired = () => new BuyError('B2C_ORDER_EXPIRED', 'The order has expired. Please start again.');
-  if (order.state !== 'NEW' || order.expiresAt.getTime() <= Date.now()) throw expired();
+  if (order.state !== 'NEW' || order.expiresAt.getTime() <= Date.now()) throw orderExpired();
   const coin = coinOf(deps, order.currency);
   const { code } = await onRampCoinOf(deps, onRamp, order.currency);
   const address = await deps.pool.query<{ address: string }>('SELECT address FROM deposit_addresses WHERE wallet_account_id = $1 AND network = $2', [order.walletAccountId, coin.network]);
@@ -75,25 +73,7 @@ export async function confirmOnRampOrder(deps: BuyDeps, order: BuyOrderRow, paye
     if (!locked) throw new BuyError('B2C_ORDER_NOT_FOUND', 'No such order in this account');
     if (locked.state !== 'NEW') return locked.redirectUrl && locked.state !== 'EXPIRED' ? locked.redirectUrl : undefined;
     if (locked.expiresAt.getTime() <= Date.now()) return undefined;
-    const shown = await recordHistory(client, {
-      walletAccountId: order.walletAccountId,
-      transactionType: 'FIAT_DEPOSIT',
-      direction: 'DEPOSIT',
-      state: 'IN_PROGRESS',
-      currency: order.currency,
-      amount: order.amount,
-      network: coin.network,
-      toAddress: walletAddress,
-      accountToType: 'B2C',
-      fiatCurrency: order.fiatCurrency,
-      fiatAmount: order.fiatAmount,
-      exchangeRate: order.rate,
-      fromCurrency: order.fiatCurrency,
-      toCurrency: order.currency,
-      fromAmount: order.fiatAmount,
-      toAmount: order.amount,
-      reference: orderReference('buy', order.id),
-    });
+    const shown = await recordHistory(client, buyHistoryItem(order, { network: coin.network, toAddress: walletAddress }));
     const redirectUrl = onRamp.widgetUrl({
       code,
       walletAddress,
@@ -111,7 +91,7 @@ export async function confirmOnRampOrder(deps: BuyDeps, order: BuyOrderRow, paye
     await notifyAccountChanged(client, order.walletAccountId);
     return redirectUrl;
   });
-  if (!confirmed) throw expired();
+  if (!confirmed) throw orderExpired();
   return { redirectUrl: confirmed };
 }
 

@@ -16,11 +16,11 @@ import { recordHistory } from '../orders/history.ts';
 import { fieldOrderHash, oncePerKey } from '../orders/idempotency.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
-import { BuyError } from './errors.ts';
+import { BuyError, orderExpired } from './errors.ts';
 import { buyingOn, coinOf, fixedRateHolds, paymentsOn, type BuyDeps } from './context.ts';
 import { confirmOnRampOrder } from './onramp-orders.ts';
 import { checkReturnUrl, cryptoFor, FIAT_DECIMALS, limitMessage, parseFiat } from './rules.ts';
-import { BUY_ORDER_COLUMNS, buyOrderByKey, loadBuyOrder, type BuyOrderRow } from './store.ts';
+import { BUY_ORDER_COLUMNS, buyHistoryItem, buyOrderByKey, loadBuyOrder, type BuyOrderRow } from './store.ts';
 import { buyOrderView, type BuyOrderView } from './view.ts';
 
 export type OrderInput = { account: string; rateId: string; itemId: string; description: string; returnUrl: string; idempotencyKey: string; fiatAmount: string };
@@ -94,8 +94,6 @@ export async function findOrder(deps: BuyDeps, account: string, id: string): Pro
   return buyOrderView(await loadBuyOrder(deps.pool, account, id));
 }
 
-const orderExpired = () => new BuyError('B2C_ORDER_EXPIRED', 'The order has expired. Please start again.');
-
 /** NEW → PENDING with the provider's payment, and the purchase's history item; false when it expired or moved meanwhile. */
 async function markPending(deps: BuyDeps, order: BuyOrderRow, payment: { paymentId: string; redirectUrl: string }): Promise<boolean> {
   return inTransaction(deps.pool, async (client) => {
@@ -104,23 +102,7 @@ async function markPending(deps: BuyDeps, order: BuyOrderRow, payment: { payment
     if (!open.rows[0]?.open) return false;
     const set = { provider_payment_id: payment.paymentId, redirect_url: payment.redirectUrl, updated_at: NOW } as const;
     if (!(await moveOrder(client, ORDER_TABLES.buy, order.id, { from: 'NEW', to: 'PENDING', set, ifMoved: 'skip' }))) return false;
-    const shown = await recordHistory(client, {
-      walletAccountId: order.walletAccountId,
-      transactionType: 'FIAT_DEPOSIT',
-      direction: 'DEPOSIT',
-      state: 'IN_PROGRESS',
-      currency: order.currency,
-      amount: order.amount,
-      accountToType: 'B2C',
-      fiatCurrency: order.fiatCurrency,
-      fiatAmount: order.fiatAmount,
-      exchangeRate: order.rate,
-      fromCurrency: order.fiatCurrency,
-      toCurrency: order.currency,
-      fromAmount: order.fiatAmount,
-      toAmount: order.amount,
-      reference: orderReference('buy', order.id),
-    });
+    const shown = await recordHistory(client, buyHistoryItem(order));
     await client.query('UPDATE buy_orders SET wallet_transaction_id = $2 WHERE id = $1', [order.id, shown]);
     await notifyAccountChanged(client, order.walletAccountId);
     return true;

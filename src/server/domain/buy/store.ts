@@ -1,6 +1,8 @@
 /** Reading buy orders under the schema's names: by owner, by idempotency key, or locked for a change. */
 import { buyOrders } from '../../db/schema/buy.ts';
 import type { Queryable } from '../ledger.ts';
+import type { HistoryItem } from '../orders/history.ts';
+import { orderReference } from '../orders/entry-keys.ts';
 import { orderReader } from '../orders/reader.ts';
 import { BuyError } from './errors.ts';
 
@@ -25,3 +27,25 @@ export async function loadBuyOrder(db: Queryable, account: string, id: string): 
 
 export const buyOrderByKey = reader.byKey;
 export const lockBuyOrder = reader.lock;
+
+/** A purchase's history item (SPEC §3 Transaction, FIAT_DEPOSIT), Pending; `to` says where an on-ramp sends the coins. */
+export function buyHistoryItem(order: BuyOrderRow, to: Pick<HistoryItem, 'network' | 'toAddress'> = {}): HistoryItem {
+  return {
+    walletAccountId: order.walletAccountId,
+    transactionType: 'FIAT_DEPOSIT',
+    direction: 'DEPOSIT',
+    state: 'IN_PROGRESS',
+    currency: order.currency,
+    amount: order.amount,
+    ...to,
+    accountToType: 'B2C',
+    fiatCurrency: order.fiatCurrency,
+    fiatAmount: order.fiatAmount,
+    exchangeRate: order.rate,
+    fromCurrency: order.fiatCurrency,
+    toCurrency: order.currency,
+    fromAmount: order.fiatAmount,
+    toAmount: order.amount,
+    reference: orderReference('buy', order.id),
+  };
+}

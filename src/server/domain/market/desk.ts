@@ -32,14 +32,18 @@ export async function inventoryOf(db: Queryable, currency: string): Promise<bigi
   return BigInt(row.rows[0]?.available ?? '0');
 }
 
-const refusal = (currency: string) =>
-  new DeskInventoryError('SWAP_DESK_INVENTORY', `The wallet cannot sell that much ${currency} right now: try a smaller amount or later`, { details: { currency } });
+/** Refuses selling `units` when it would take `available` below the currency's floor. */
+function refuseBelowFloor(available: bigint, currency: string, units: bigint, limits: Readonly<Record<string, string>>): void {
+  const coin = findCoin(currency);
+  if (!coin) throw new Error(`unknown currency ${currency}`);
+  if (available - units < inventoryFloor(limits, currency, coin.decimals)) {
+    throw new DeskInventoryError('SWAP_DESK_INVENTORY', `The wallet cannot sell that much ${currency} right now: try a smaller amount or later`, { details: { currency } });
+  }
+}
 
 /** Whether the desk may sell `units` of a currency now by its last known inventory (a quote asks; the swap decides). */
 export async function refuseBeyondInventory(db: Queryable, currency: string, units: bigint, limits: Readonly<Record<string, string>>): Promise<void> {
-  const coin = findCoin(currency);
-  if (!coin) throw new Error(`unknown currency ${currency}`);
-  if ((await inventoryOf(db, currency)) - units < inventoryFloor(limits, currency, coin.decimals)) throw refusal(currency);
+  refuseBelowFloor(await inventoryOf(db, currency), currency, units, limits);
 }
 
 /**
@@ -48,16 +52,13 @@ export async function refuseBeyondInventory(db: Queryable, currency: string, uni
  * same row, so no other swap can pass the check on the same inventory meanwhile.
  */
 export async function reserveInventory(db: Queryable, currency: string, units: bigint, limits: Readonly<Record<string, string>>): Promise<void> {
-  const coin = findCoin(currency);
-  if (!coin) throw new Error(`unknown currency ${currency}`);
   await db.query(
     `INSERT INTO ledger_balances (ledger_account_id, currency, available, on_hold, allow_negative) VALUES ($1, $2, 0, 0, true)
      ON CONFLICT (ledger_account_id, currency) DO NOTHING`,
     [DESK_ACCOUNT, currency],
   );
   const row = await db.query<{ available: string }>('SELECT available::text AS available FROM ledger_balances WHERE ledger_account_id = $1 AND currency = $2 FOR UPDATE', [DESK_ACCOUNT, currency]);
-  const available = BigInt(row.rows[0]?.available ?? '0');
-  if (available - units < inventoryFloor(limits, currency, coin.decimals)) throw refusal(currency);
+  refuseBelowFloor(BigInt(row.rows[0]?.available ?? '0'), currency, units, limits);
 }
 
 /** Coins from outside that become the desk's inventory: WORLD:<network> → desk, once per key. */

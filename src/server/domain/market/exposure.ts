@@ -27,7 +27,8 @@ export type AssetExposure = {
   usd: bigint | undefined;
 };
 
-const toAsset = (units: bigint, decimals: number) => units * pow10(ASSET_DECIMALS - decimals);
+/** Atomic units of a coin as an amount of its asset at ASSET_DECIMALS. */
+export const toAsset = (units: bigint, decimals: number) => units * pow10(ASSET_DECIMALS - decimals);
 
 /** USD value of an amount at ASSET_DECIMALS, scaled by PRICE_SCALE, rounded toward zero. */
 export function usdValue(amount: bigint, price: bigint): bigint {

@@ -84,12 +84,7 @@ export function priceTable(stored: readonly StoredReading[], settings: MarketSet
   const fiatPerUsd: Record<string, bigint> = { USD: PRICE_SCALE };
   const basis: Record<string, PriceBasis> = {};
   const lastKnown = { usd: {} as Record<string, StalePrice>, fiatPerUsd: {} as Record<string, StalePrice> };
-  const grouped = new Map<string, StoredReading[]>();
-  for (const r of readings) {
-    const key = `${r.kind}:${r.asset}`;
-    grouped.set(key, [...(grouped.get(key) ?? []), r]);
-  }
-  for (const [key, group] of grouped) {
+  for (const [key, group] of Map.groupBy(readings, (r) => `${r.kind}:${r.asset}`)) {
     const fiat = key.startsWith('FIAT:');
     const asset = key.slice(key.indexOf(':') + 1);
     if (fiat && asset === 'USD') continue;
