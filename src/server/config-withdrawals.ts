@@ -44,12 +44,11 @@ export const DEFAULT_WITHDRAWAL_FEES: Readonly<Record<string, string>> = {
 
 const DECIMAL = /^\d{1,12}(?:\.\d{1,18})?$/;
 
-/** A USD amount: whole dollars and cents at most; empty or 0 turns the limit off. */
+/** A USD amount: whole dollars and cents at most; 0 turns the rule off (empty, as everywhere, means the default). */
 const usdSetting = z
   .string()
   .trim()
-  .regex(/^(?:\d{1,12}(?:\.\d{1,2})?)?$/, 'must be a USD amount like 10000 or 2500.50 (0 or empty: off)')
-  .transform((text) => (text === '' ? '0' : text))
+  .regex(/^\d{1,12}(?:\.\d{1,2})?$/, 'must be a USD amount like 10000 or 2500.50 (0: off)')
   .optional();
 
 export const withdrawalSchema = {
