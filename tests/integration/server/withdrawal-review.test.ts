@@ -12,6 +12,7 @@ import { startLitecoind, type Litecoind } from '../../support/litecoind.ts';
 import { loadConfig } from '../../../src/server/config.ts';
 import { openCustody, type Custody } from '../../../src/server/custody.ts';
 import { openDatabase, type Database } from '../../../src/server/db/database.ts';
+import { operatingFigures } from '../../../src/server/domain/operating-figures.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
 import type { WithdrawalView } from '../../../src/server/domain/withdrawals/view.ts';
@@ -134,6 +135,10 @@ describe('withdrawal limits and review on Litecoin Core regtest', () => {
     for (let i = 0; i < 3; i += 1) await mine(1);
     expect(await mempool()).toEqual([]);
     expect(await row(sent.body.id)).toMatchObject({ state: 'UNDER_REVIEW', tx_hash: null });
+    // The queue as the metrics read it (wallet_withdrawals_under_review), and not as a late open withdrawal.
+    const figures = await operatingFigures(database.pool, []);
+    expect(figures.reviewQueue).toEqual({ count: 1, oldestSeconds: expect.any(Number) });
+    expect(figures.openWithdrawals).toEqual([]);
     const [item] = await history(user).then((items) => items.filter((t) => t.transactionType === 'WITHDRAWAL'));
     expect(item).toMatchObject({ state: 'IN_PROGRESS', underReview: true, amount: '2' });
     const details = await call<TransactionItem>(user, 'GET', at(user, `/asset/transaction/${item?.id}`));
@@ -226,17 +231,17 @@ describe('withdrawal limits and review on Litecoin Core regtest', () => {
   });
 
   it('holds a transfer to another user above the threshold, and makes it on approval', async () => {
-    const sender = await funded('internal', '3');
+    const sender = await funded('internal', '6');
     const recipient = await signUp('recipient');
     const address = await addressOf(recipient);
     const sent = await withdraw(sender, '2', address);
     expect(sent.status).toBe(200);
     expect(sent.body).toMatchObject({ internal: true, state: 'IN_PROGRESS', underReview: true, fee: '0' });
-    expect(await balance(sender)).toEqual({ available: '1', onHold: '2' });
+    expect(await balance(sender)).toEqual({ available: '4', onHold: '2' });
     expect(await balance(recipient)).toEqual({ available: '0', onHold: '0' });
     expect(await history(recipient)).toEqual([]);
     expect(await approveWithdrawal(database.pool, { orderId: sent.body.id, operatorId: operator })).toBe('approved');
-    expect(await balance(sender)).toEqual({ available: '1', onHold: '0' });
+    expect(await balance(sender)).toEqual({ available: '4', onHold: '0' });
     expect(await balance(recipient)).toEqual({ available: '2', onHold: '0' });
     expect((await history(sender)).find((t) => t.transactionType === 'WITHDRAWAL')).toMatchObject({ state: 'COMPLETED', underReview: false, amount: '2' });
     expect(await history(recipient)).toEqual([expect.objectContaining({ transactionType: 'DEPOSIT', state: 'COMPLETED', amount: '2', fee: '0' })]);

@@ -8,7 +8,7 @@
 import type { CoinMeta } from '../../../lib/currencies.ts';
 import { parseDecimal } from '../../../lib/amount.ts';
 import { PRICE_DECIMALS, PRICE_SCALE, type RatesPort } from '../../adapters/rates/port.ts';
-import type { Queryable } from '../ledger.ts';
+import { balancesOf, type Queryable } from '../ledger.ts';
 import { WithdrawalError } from './rules.ts';
 
 /** USD amounts scaled by PRICE_SCALE; 0 turns a rule off. */
@@ -101,6 +101,9 @@ export async function checkWithdrawalLimits(
   }
   const verdict = judgeWithdrawal(limits, { usd, usedUsd, newAddress });
   if ('refused' in verdict) {
+    // A request the balance cannot cover says so first, as it did before there were limits.
+    const balance = (await balancesOf(db, input.account)).find((b) => b.currency === coin.currency);
+    if ((balance?.available ?? 0n) < input.units) throw new WithdrawalError('WITHDRAWAL_NOT_ENOUGH_FUNDS', 'Not enough funds');
     const { limitUsd, leftUsd } = verdict.refused;
     throw new WithdrawalError('WITHDRAWAL_DAILY_LIMIT', `This is over the daily withdrawal limit of ${usdText(limitUsd)} USD: ${usdText(leftUsd)} USD is left for the next 24 hours`, {
       details: { language: owner.language, limitUsd: usdText(limitUsd), leftUsd: usdText(leftUsd) },
