@@ -51,6 +51,8 @@ export type Transaction = {
   serviceFee?: string | null;
   exchangeRate?: string | null;
   failureReason?: string | null;
+  /** A withdrawal waiting for an operator's review: IN_PROGRESS, shown "Under review". */
+  underReview?: boolean;
   /** Details only: a chain deposit's depth and the depth at which it is credited. */
   confirmations?: number | null;
   requiredConfirmations?: number | null;

@@ -75,6 +75,8 @@ export type HistoryRow = {
   currency: string;
   time: string;
   state: Transaction['state'];
+  /** Pending and waiting for an operator's review: the badge says so. */
+  underReview: boolean;
 };
 
 /** The history grouped by day with 'Today' and 'Yesterday' (SPEC §9), each item titled by SPEC §4. */
@@ -85,7 +87,7 @@ export const $historyGroups = computed([$history, $assetCurrency, $locale, $t], 
     label: day.kind === 'today' ? t('asset_today') : day.kind === 'yesterday' ? t('asset_yesterday') : day.label,
     rows: group.map((tx): HistoryRow => {
       const movement = movementOf(tx, currency ?? tx.currency);
-      return { id: tx.id, type: tx.transactionType, title: t(titleKeyOf(tx)), ...movement, time: formatTime(tx.createdDate), state: tx.state };
+      return { id: tx.id, type: tx.transactionType, title: t(titleKeyOf(tx)), ...movement, time: formatTime(tx.createdDate), state: tx.state, underReview: tx.underReview === true };
     }),
   }));
 });

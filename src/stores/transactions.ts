@@ -70,6 +70,7 @@ const FAILURE_KEYS: Partial<Record<string, MessageKey>> = {
   REJECTED: 'tx_failure_rejected',
   FAILED_ON_CHAIN: 'tx_failure_failed_on_chain',
   DROPPED: 'tx_failure_dropped',
+  REVIEW_REJECTED: 'tx_failure_review_rejected',
   // MoonPay's failed step of a purchase (issue 32: the reason shown in the buyer's language).
   payment_authorization_declined: 'tx_failure_buy_declined',
   rejected_card: 'tx_failure_buy_declined',
@@ -113,7 +114,8 @@ export function detailRows(tx: Transaction, coins: Record<string, CoinMeta>, loc
   const onChain = ON_CHAIN.includes(tx.transactionType);
   const failed = tx.state === 'FAILED';
   const rows: DetailRow[] = [{ label: 'tx_detail_date', value: formatDetailDate(tx.createdDate, locale) }];
-  rows.push({ label: 'tx_detail_status', value: t(STATUS_KEYS[tx.state]), tone: failed ? 'error' : tx.state === 'IN_PROGRESS' ? 'pending' : undefined });
+  const status = tx.state === 'IN_PROGRESS' && tx.underReview ? t('tx_status_under_review') : t(STATUS_KEYS[tx.state]);
+  rows.push({ label: 'tx_detail_status', value: status, tone: failed ? 'error' : tx.state === 'IN_PROGRESS' ? 'pending' : undefined });
   if (tx.state === 'IN_PROGRESS' && typeof tx.confirmations === 'number' && typeof tx.requiredConfirmations === 'number') {
     rows.push({ label: 'tx_detail_confirmations', value: t('tx_confirmations_of', { count: Math.min(tx.confirmations, tx.requiredConfirmations), required: tx.requiredConfirmations }) });
   }

@@ -63,6 +63,8 @@ export type WithdrawalView = {
   internal: boolean;
   /** As the history shows it: IN_PROGRESS until the chain confirms it. */
   state: 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
+  /** IN_PROGRESS and waiting for an operator's review (over a limit's threshold): nothing is sent until approved. */
+  underReview?: boolean;
   hash: string | null;
   explorerUrl: string | null;
   transactionId: string | null;

@@ -45,6 +45,8 @@ export type TransactionItem = {
   serviceFee: string;
   exchangeRate: string | null;
   failureReason: string | null;
+  /** A withdrawal waiting for an operator's review (withdrawals/review.ts): shown pending, labelled "Under review". */
+  underReview: boolean;
 };
 
 export type TransactionDetails = TransactionItem & { confirmations: number | null; requiredConfirmations: number | null };
@@ -58,10 +60,16 @@ const FIELDS = [
   'fiatCurrency', 'fiatAmount', 'exchangeRate', 'failureReason', 'createdAt', 'completedAt',
 ] as const satisfies ReadonlyArray<keyof Transaction>;
 
-type Row = Pick<Transaction, (typeof FIELDS)[number]>;
+type Row = Pick<Transaction, (typeof FIELDS)[number]> & { underReview: boolean };
 type Depth = { [K in 'confirmations' | 'confirmationsRequired']: (typeof chainDeposits.$inferSelect)[K] | null };
 
-const columns = (table: string) => FIELDS.map((field) => `${table}.${field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} AS "${field}"`).join(', ');
+const columns = (table: string) =>
+  [
+    ...FIELDS.map((field) => `${table}.${field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} AS "${field}"`),
+    // The sender's item of a withdrawal waiting for review (the order's key lookup, for in-progress withdrawals only).
+    `(${table}.state = 'IN_PROGRESS' AND ${table}.transaction_type = 'WITHDRAWAL' AND EXISTS (SELECT 1 FROM withdrawals r
+      WHERE r.id = CASE WHEN ${table}.reference LIKE 'withdrawal:%' THEN substring(${table}.reference from 12)::uuid END AND r.state = 'UNDER_REVIEW')) AS "underReview"`,
+  ].join(', ');
 
 export type HistoryQuery = { currency?: string | undefined; sort: 'ASC' | 'DESC'; pageSize: number; pageNumber: number };
 
@@ -144,5 +152,6 @@ function toItem(row: Row, catalogue: Catalogue): TransactionItem {
     exchangeRate: row.exchangeRate,
     // A withdrawal's reason travels as a code the client translates (the node's English never reaches the user).
     failureReason: row.transactionType === 'WITHDRAWAL' ? withdrawalFailureCode(row.failureReason) : row.failureReason,
+    underReview: row.underReview,
   };
 }

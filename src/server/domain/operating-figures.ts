@@ -10,6 +10,7 @@ export type NetworkBacklog = { network: string; count: number; oldestSeconds: nu
 export type JobState = { job: string; lagSeconds: number; failing: boolean };
 export type PriceAge = { kind: string; asset: string; ageSeconds: number };
 export type MailBacklog = { status: string; total: number; lastHour: number };
+export type ReviewQueue = { count: number; oldestSeconds: number };
 
 export type OperatingFigures = {
   pendingDeposits: NetworkBacklog[] | undefined;
@@ -17,6 +18,8 @@ export type OperatingFigures = {
   jobs: JobState[] | undefined;
   priceAges: PriceAge[] | undefined;
   undeliveredMail: MailBacklog[] | undefined;
+  /** Withdrawals waiting for an operator's review (withdrawals/review.ts) and the oldest one's age (0 when none). */
+  reviewQueue: ReviewQueue | undefined;
 };
 
 /** Withdrawals the worker has not settled: waiting to be signed, signed, or sent and waiting for confirmations. */
@@ -25,7 +28,7 @@ const OPEN_WITHDRAWAL_STATES = ['PENDING', 'SIGNED', 'BROADCAST'];
 /** `jobs`: the names this process runs, so a row left by a job that no longer exists does not look late forever. */
 export async function operatingFigures(pool: pg.Pool, jobs: readonly string[]): Promise<OperatingFigures> {
   const part = async <T>(read: () => Promise<T>): Promise<T | undefined> => read().catch(() => undefined);
-  const [pendingDeposits, openWithdrawals, jobStates, priceAges, undeliveredMail] = await Promise.all([
+  const [pendingDeposits, openWithdrawals, jobStates, priceAges, undeliveredMail, reviewQueue] = await Promise.all([
     part(async () =>
       (
         await pool.query<NetworkBacklog>(
@@ -67,6 +70,13 @@ export async function operatingFigures(pool: pg.Pool, jobs: readonly string[]): 
         )
       ).rows,
     ),
+    part(async () => {
+      const result = await pool.query<ReviewQueue>(
+        `SELECT count(*)::int AS count, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS "oldestSeconds"
+           FROM withdrawals WHERE state = 'UNDER_REVIEW'`,
+      );
+      return result.rows[0] ?? { count: 0, oldestSeconds: 0 };
+    }),
   ]);
-  return { pendingDeposits, openWithdrawals, jobs: jobStates, priceAges, undeliveredMail };
+  return { pendingDeposits, openWithdrawals, jobs: jobStates, priceAges, undeliveredMail, reviewQueue };
 }

@@ -14,7 +14,7 @@ export const WITHDRAWAL_CHECKS: AuditCheck[] = [
                  h.id IS NULL
               OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = h.id AND p.ledger_account_id = w.wallet_account_id
                                 AND p.currency = w.currency AND p.bucket = 'ON_HOLD' AND p.amount = w.amount)
-              OR (w.state IN ('PENDING', 'SIGNED', 'BROADCAST') AND (s.id IS NOT NULL OR r.id IS NOT NULL))
+              OR (w.state IN ('UNDER_REVIEW', 'PENDING', 'SIGNED', 'BROADCAST') AND (s.id IS NOT NULL OR r.id IS NOT NULL))
               OR (w.state = 'COMPLETED' AND (s.id IS NULL OR r.id IS NOT NULL))
               OR (w.state = 'FAILED' AND (r.id IS NULL OR s.id IS NOT NULL)))`,
   },
@@ -40,15 +40,26 @@ export const WITHDRAWAL_CHECKS: AuditCheck[] = [
                                 WHERE p.entry_id = n.id AND a.code = 'NETWORK_FEES:' || w.network AND p.amount = -w.network_fee)))`,
   },
   {
-    name: 'each transfer to another user is one entry from the sender to the recipient, completed, without a fee',
-    sql: `SELECT w.id AS withdrawal, w.state, e.id AS entry_id
-            FROM withdrawals w LEFT JOIN ledger_entries e ON e.idempotency_key = ${orderEntryKeySql('withdrawal', 'internal', 'w.id')}
+    // One held for review (withdrawals/review.ts) has a hold; approved, the hold went back before the transfer; rejected, no transfer.
+    name: 'each transfer to another user is one entry from the sender to the recipient once completed, without a fee; held while in review',
+    sql: `SELECT w.id AS withdrawal, w.state, e.id AS entry_id, h.id AS hold_entry, r.id AS release_entry
+            FROM withdrawals w
+            LEFT JOIN ledger_entries e ON e.idempotency_key = ${orderEntryKeySql('withdrawal', 'internal', 'w.id')}
+            LEFT JOIN ledger_entries h ON h.idempotency_key = ${orderEntryKeySql('withdrawal', 'hold', 'w.id')}
+            LEFT JOIN ledger_entries r ON r.idempotency_key = ${orderEntryKeySql('withdrawal', 'release', 'w.id')}
            WHERE w.kind = 'INTERNAL' AND (
-                 w.state <> 'COMPLETED' OR w.fee <> 0 OR e.id IS NULL
-              OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id AND p.ledger_account_id = w.wallet_account_id
+                 w.fee <> 0
+              OR w.state NOT IN ('COMPLETED', 'UNDER_REVIEW', 'FAILED')
+              OR (h.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = h.id AND p.ledger_account_id = w.wallet_account_id
+                                AND p.currency = w.currency AND p.bucket = 'ON_HOLD' AND p.amount = w.amount))
+              OR (w.state = 'UNDER_REVIEW' AND (h.id IS NULL OR r.id IS NOT NULL OR e.id IS NOT NULL))
+              OR (w.state = 'FAILED' AND (h.id IS NULL OR r.id IS NULL OR e.id IS NOT NULL))
+              OR (w.state = 'COMPLETED' AND (
+                   e.id IS NULL OR (h.id IS NULL) <> (r.id IS NULL)
+                OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id AND p.ledger_account_id = w.wallet_account_id
                                 AND p.currency = w.currency AND p.bucket = 'AVAILABLE' AND p.amount = -w.amount)
-              OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id AND p.ledger_account_id = w.recipient_account_id
-                                AND p.currency = w.currency AND p.bucket = 'AVAILABLE' AND p.amount = w.amount))`,
+                OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = e.id AND p.ledger_account_id = w.recipient_account_id
+                                AND p.currency = w.currency AND p.bucket = 'AVAILABLE' AND p.amount = w.amount))))`,
   },
   {
     name: "each withdrawal's history items have the withdrawal's state",
@@ -57,7 +68,8 @@ export const WITHDRAWAL_CHECKS: AuditCheck[] = [
             LEFT JOIN wallet_transactions t ON t.id = w.wallet_transaction_id
             LEFT JOIN wallet_transactions r ON r.id = w.recipient_transaction_id
            WHERE t.id IS NULL
-              OR t.state <> CASE WHEN w.state IN ('PENDING', 'SIGNED', 'BROADCAST') THEN 'IN_PROGRESS' ELSE w.state END
-              OR (w.kind = 'INTERNAL' AND (r.id IS NULL OR r.state <> 'COMPLETED'))`,
+              OR t.state <> CASE WHEN w.state IN ('UNDER_REVIEW', 'PENDING', 'SIGNED', 'BROADCAST') THEN 'IN_PROGRESS' ELSE w.state END
+              OR (w.kind = 'INTERNAL' AND w.state = 'COMPLETED' AND (r.id IS NULL OR r.state <> 'COMPLETED'))
+              OR (w.kind = 'INTERNAL' AND w.state <> 'COMPLETED' AND r.id IS NOT NULL)`,
   },
 ];

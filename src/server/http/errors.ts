@@ -79,6 +79,12 @@ export const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   WITHDRAWAL_AMOUNT_TOO_SMALL: 400,
   WITHDRAWAL_NOT_FOUND: 404,
   WITHDRAWALS_FROZEN: 403,
+  // Over the user's rolling 24-hour limit in USD (domain/withdrawals/limits.ts); the message says what is left.
+  WITHDRAWAL_DAILY_LIMIT: 403,
+  // The review queue (domain/withdrawals/review.ts): a decision on a withdrawal not waiting for one.
+  WITHDRAWAL_NOT_UNDER_REVIEW: 409,
+  OPERATOR_NOT_FOUND: 404,
+  REVIEW_REASON_REQUIRED: 400,
   // The network's fee could not be estimated (its node is down): refused rather than undercharged.
   WITHDRAWAL_FEE_UNAVAILABLE: 503,
   ADDRESS_BOOK_WRONG_ADDRESS: 400,

@@ -157,6 +157,14 @@ export function createMetrics(sources: MetricsSources): Metrics {
   backlog('wallet_deposits_pending_oldest_seconds', 'Age of the oldest deposit waiting for confirmations (0 when none), by network.', 'pendingDeposits', 'oldestSeconds');
   backlog('wallet_withdrawals_open', 'Withdrawals not settled yet (PENDING, SIGNED, BROADCAST), by network.', 'openWithdrawals', 'count');
   backlog('wallet_withdrawals_open_oldest_seconds', 'Age of the oldest withdrawal not settled yet (0 when none), by network.', 'openWithdrawals', 'oldestSeconds');
+  gauge('wallet_withdrawals_under_review', "Withdrawals waiting for an operator's review (over a limit's threshold, or without a price).", [], async (set) => {
+    const queue = (await figures())?.reviewQueue;
+    if (queue) set({}, queue.count);
+  });
+  gauge('wallet_withdrawals_under_review_oldest_seconds', 'Age of the oldest withdrawal waiting for review (0 when none).', [], async (set) => {
+    const queue = (await figures())?.reviewQueue;
+    if (queue) set({}, queue.oldestSeconds);
+  });
   gauge('wallet_withdrawal_expected_seconds', "How long a withdrawal may stay open before it is late: 30 min plus three times its confirmations' blocks, by network.", ['network'], (set) => {
     for (const network of chain.networks) set({ network }, expectedWithdrawalSeconds(network, chain.requiredConfirmations(network)));
   });

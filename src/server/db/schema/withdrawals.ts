@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import type { Network } from '../../../lib/currencies.ts';
-import { walletAccounts } from './users.ts';
+import { users, walletAccounts } from './users.ts';
 import { walletTransactions } from './wallet.ts';
 
 const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
@@ -10,6 +10,8 @@ const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
  * A withdrawal (SPEC §7 POST withdrawal): `amount` is debited, the recipient gets `amount - fee`. INTERNAL ones
  * (to another user's deposit address) settle in the request's transaction; EXTERNAL ones go PENDING (held) →
  * SIGNED (raw transaction recorded before it is broadcast) → BROADCAST → COMPLETED, or FAILED (hold returned).
+ * One over the limits' review thresholds (domain/withdrawals/limits.ts), of either kind, waits UNDER_REVIEW with its
+ * amount held until an operator approves it (→ PENDING, or COMPLETED for an internal one) or rejects it (→ FAILED).
  */
 export const withdrawals = pgTable(
   'withdrawals',
@@ -22,7 +24,7 @@ export const withdrawals = pgTable(
     /** sha256 of the request's normalised fields (domain/orders/idempotency.ts); NULL on rows from before it, compared field by field. */
     requestHash: text('request_hash'),
     kind: text('kind', { enum: ['INTERNAL', 'EXTERNAL'] }).notNull(),
-    state: text('state', { enum: ['PENDING', 'SIGNED', 'BROADCAST', 'COMPLETED', 'FAILED'] }).notNull(),
+    state: text('state', { enum: ['UNDER_REVIEW', 'PENDING', 'SIGNED', 'BROADCAST', 'COMPLETED', 'FAILED'] }).notNull(),
     currency: text('currency').notNull(),
     network: text('network').$type<Network>().notNull(),
     amount: units('amount').notNull(),
@@ -45,6 +47,15 @@ export const withdrawals = pgTable(
     /** What the network charged (the mined transaction's fee in the network's coin), booked NETWORK_FEES → WORLD. */
     networkFee: units('network_fee'),
     failureReason: text('failure_reason'),
+    /** The amount's USD value at the request (PRICE_SCALE decimals), for the daily limit; NULL without a current price. */
+    usdValue: numeric('usd_value', { precision: 38, scale: 8 }),
+    /** Why it waited for review (ABOVE_THRESHOLD, NEW_ADDRESS, NO_PRICE); empty when it did not. */
+    reviewReasons: text('review_reasons').array().notNull().default(sql`'{}'::text[]`),
+    /** The review's decision, who made it (a users row: the operator), when, and the operator's words. */
+    reviewDecision: text('review_decision', { enum: ['APPROVED', 'REJECTED'] }),
+    reviewedBy: uuid('reviewed_by').references(() => users.id, { onDelete: 'restrict' }),
+    reviewedAt: timestamp('reviewed_at', { withTimezone: true }),
+    reviewNote: text('review_note'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     signedAt: timestamp('signed_at', { withTimezone: true }),
     broadcastAt: timestamp('broadcast_at', { withTimezone: true }),
@@ -54,6 +65,9 @@ export const withdrawals = pgTable(
     unique('withdrawals_idempotency').on(t.walletAccountId, t.idempotencyKey),
     index('withdrawals_open').on(t.state, t.createdAt).where(sql`${t.state} IN ('PENDING', 'SIGNED', 'BROADCAST')`),
     index('withdrawals_tx_hash').on(t.network, t.txHash),
+    // The daily limit sums an account's withdrawals of the last 24 hours; the review queue reads its oldest first.
+    index('withdrawals_account_created').on(t.walletAccountId, t.createdAt),
+    index('withdrawals_under_review').on(t.createdAt).where(sql`${t.state} = 'UNDER_REVIEW'`),
     check('withdrawals_amounts', sql`${t.amount} > 0 AND ${t.fee} >= 0 AND ${t.fee} < ${t.amount}`),
   ],
 );

@@ -16,12 +16,16 @@ import { saveFeeQuote, takeFeeQuote, useFeeQuote } from './fee-quotes.ts';
 import { createFeeCalculator } from './fees.ts';
 import { refuseFrozenWithdrawals } from '../withdrawal-freeze.ts';
 import { bookAddress, canonicalAddress, WithdrawalError, withdrawalFees, withdrawalRequestFields, withdrawalUnits, type CheckedAddress } from './rules.ts';
+import { checkWithdrawalLimits, NO_WITHDRAWAL_LIMITS, type WithdrawalLimits } from './limits.ts';
 import { findWithdrawal, findWithdrawalByKey, openWithdrawals, withdrawalView, type WithdrawalRow, type WithdrawalView } from './view.ts';
 import type { FeeView } from '../../../lib/wire/withdrawals.ts';
 export type { FeeView };
 
-/** WITHDRAWAL_FEES (the floors), WITHDRAWAL_BLOCKED_ADDRESSES, WITHDRAWAL_FEE_MARGIN_BPS (config-withdrawals.ts). */
-export type WithdrawalSettings = { fees: Readonly<Record<string, string>>; blockedAddresses: readonly string[]; feeMarginBps: number };
+/**
+ * WITHDRAWAL_FEES (the floors), WITHDRAWAL_BLOCKED_ADDRESSES, WITHDRAWAL_FEE_MARGIN_BPS, and the limits and review
+ * thresholds in USD (config-withdrawals.ts; limits.ts; left out: none).
+ */
+export type WithdrawalSettings = { fees: Readonly<Record<string, string>>; blockedAddresses: readonly string[]; feeMarginBps: number; limits?: WithdrawalLimits };
 export type WithdrawalService = ReturnType<typeof createWithdrawalService>;
 
 /**
@@ -124,8 +128,10 @@ export function createWithdrawalService(deps: {
           fee = quote ? quote.fee : (await fees.current(coin, toAddress, units)).fee;
         }
         if (units <= fee) throw new WithdrawalError('WITHDRAWAL_AMOUNT_TOO_SMALL', `The amount must be above the fee of ${formatUnits(fee, coin.decimals)} ${coin.baseCurrency}`);
-        opened = { recipient: checked.recipientAccountId };
-        const id = await openWithdrawal(db, { account, coin, units, fee, check: checked, idempotencyKey: input.idempotencyKey, requestHash: request.hash });
+        // Over the daily limit: refused; over a review threshold (or without a price): held for an operator.
+        const limits = await checkWithdrawalLimits(db, { account, coin, units, address: checked.address, limits: settings.limits ?? NO_WITHDRAWAL_LIMITS, rates: deps.rates });
+        opened = { recipient: limits.reasons.length > 0 ? null : checked.recipientAccountId };
+        const id = await openWithdrawal(db, { account, coin, units, fee, check: checked, idempotencyKey: input.idempotencyKey, requestHash: request.hash, limits });
         if (quote) await useFeeQuote(db, quote.id, id);
         return id;
       },

@@ -27,16 +27,24 @@ export type WithdrawalCode =
   /** The network's fee could not be estimated (its node is down): nothing is sent at a fee that may not cover it (503). */
   | 'WITHDRAWAL_FEE_UNAVAILABLE'
   /** A credited deposit left the chain and the balance could not give it back (domain/withdrawal-freeze.ts). */
-  | 'WITHDRAWALS_FROZEN';
+  | 'WITHDRAWALS_FROZEN'
+  /** Over the user's rolling 24-hour limit in USD (limits.ts); details say the limit and what is left (403). */
+  | 'WITHDRAWAL_DAILY_LIMIT'
+  /** An operator decided on a withdrawal that is not waiting for review (review.ts, 409). */
+  | 'WITHDRAWAL_NOT_UNDER_REVIEW'
+  /** The deciding operator is no user of this wallet (review.ts, 404). */
+  | 'OPERATOR_NOT_FOUND'
+  /** A rejection in review must say why (review.ts, 400). */
+  | 'REVIEW_REASON_REQUIRED';
 
 export class WithdrawalError extends DomainError<WithdrawalCode> {}
 
 /**
  * Why a withdrawal failed, as a code the client translates (the user never reads a node's English): the network
- * refused the transaction, it was mined and failed (EVM revert, TON action failure), or it left the chain unconfirmed.
- * Whatever the code, the held amount and its fee went back to the balance.
+ * refused the transaction, it was mined and failed (EVM revert, TON action failure), it left the chain unconfirmed, or
+ * an operator rejected it in review (review.ts). Whatever the code, the held amount and its fee went back to the balance.
  */
-export const WITHDRAWAL_FAILURES = ['REJECTED', 'FAILED_ON_CHAIN', 'DROPPED', 'UNKNOWN'] as const;
+export const WITHDRAWAL_FAILURES = ['REJECTED', 'FAILED_ON_CHAIN', 'DROPPED', 'REVIEW_REJECTED', 'UNKNOWN'] as const;
 export type WithdrawalFailure = (typeof WITHDRAWAL_FAILURES)[number];
 
 /** What the request needs beyond the wire answer: who receives an internal transfer, who sends. */

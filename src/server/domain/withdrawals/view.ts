@@ -44,9 +44,10 @@ export async function findWithdrawal(db: Queryable, account: string, id: string)
   return (await db.query<WithdrawalRow>(`${SELECT} WHERE w.wallet_account_id = $1 AND w.id = $2`, [account, id])).rows[0];
 }
 
-/** The account's withdrawals still on their way, oldest first. */
+/** The account's withdrawals still on their way (waiting for review included), oldest first. */
 export async function openWithdrawals(db: Queryable, account: string): Promise<WithdrawalRow[]> {
-  return (await db.query<WithdrawalRow>(`${SELECT} WHERE w.wallet_account_id = $1 AND w.state IN ('PENDING', 'SIGNED', 'BROADCAST') ORDER BY w.created_at LIMIT 100`, [account])).rows;
+  return (await db.query<WithdrawalRow>(`${SELECT} WHERE w.wallet_account_id = $1 AND w.state IN ('UNDER_REVIEW', 'PENDING', 'SIGNED', 'BROADCAST') ORDER BY w.created_at LIMIT 100`, [account]))
+    .rows;
 }
 
 /**
@@ -79,6 +80,7 @@ export function withdrawalView(row: WithdrawalRow, coin: CoinMeta | undefined): 
     depositAddress: row.toAddress,
     internal: row.kind === 'INTERNAL',
     state: row.state === 'COMPLETED' ? 'COMPLETED' : row.state === 'FAILED' ? 'FAILED' : 'IN_PROGRESS',
+    underReview: row.state === 'UNDER_REVIEW',
     hash: shownHash,
     explorerUrl: (coin && explorerLink(coin.urlScan, shownHash)) ?? null,
     transactionId: row.walletTransactionId,

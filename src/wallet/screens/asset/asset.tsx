@@ -124,7 +124,7 @@ function HistoryItem({ row, currency, round }: { row: HistoryRow; currency: stri
         <span className="font-600 break-words leading-snug">{row.title}</span>
         <span className={`text-sm ${failed ? '' : 'text-muted'}`}>
           {row.time}
-          {pending && <span data-testid="pending-badge"> · {t('tx_status_pending')}</span>}
+          {pending && <span data-testid="pending-badge"> · {t(row.underReview ? 'tx_status_under_review' : 'tx_status_pending')}</span>}
           {failed && <span> · {t('tx_status_failed')}</span>}
         </span>
       </span>

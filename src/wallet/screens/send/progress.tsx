@@ -26,7 +26,8 @@ export function SendProgressScreen({ flow }: { flow: SendVisit }) {
   const amount = formatCryptoWithCode(withdrawal.amount, coin?.baseCurrency ?? currency, coin?.round, locale);
   const pending = withdrawal.state === 'IN_PROGRESS';
   const failed = withdrawal.state === 'FAILED';
-  const title = pending ? t('send_progress_pending') : failed ? t('send_progress_failed') : t('send_progress_done');
+  const review = pending && withdrawal.underReview === true;
+  const title = review ? t('tx_status_under_review') : pending ? t('send_progress_pending') : failed ? t('send_progress_failed') : t('send_progress_done');
   return (
     <div className="screen" data-testid="send-progress" data-state={withdrawal.state}>
       <ScreenHeader title={t('action_send')} back={getPagePath($router, 'asset', { currency })} backLabel={t('common_back')} />
@@ -35,7 +36,7 @@ export function SendProgressScreen({ flow }: { flow: SendVisit }) {
         amount={failed ? amount : `−${amount}`}
         title={title}
         text={<span className="break-all">{t('send_progress_text', { amount, address: shortenAddress(withdrawal.depositAddress) })}</span>}
-        next={pending ? <span data-testid="progress-waiting">{t('send_waiting_time')}</span> : undefined}
+        next={pending ? <span data-testid="progress-waiting">{t(review ? 'send_review_text' : 'send_waiting_time')}</span> : undefined}
         testId="progress-hero"
         titleTestId="progress-title"
         level={2}

@@ -1,0 +1,162 @@
+/**
+ * The withdrawal review queue (README "Operating", Withdrawal limits and review): withdrawals the limits held
+ * (limits.ts) wait UNDER_REVIEW with their amount on hold, never signed nor sent, until an operator decides. Approved,
+ * an outside one moves on to PENDING, where the worker signs it, and a transfer to another user is made at once;
+ * rejected, the hold goes back and the user sees it Failed (REVIEW_REJECTED). Each decision is taken once under the
+ * order's row lock, so two operators deciding at the same moment cannot both act; the one who decided, when and why
+ * are kept on the order, and `onDecided` lets the caller write its own record (an audit row) in the same transaction.
+ */
+import type pg from 'pg';
+import { formatMoney, money } from '../../../lib/money.ts';
+import { selectColumns } from '../../db/columns.ts';
+import { withdrawals } from '../../db/schema/withdrawals.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { notifyAccountChanged } from '../account-changes.ts';
+import { ensureUserLedgerAccount } from '../ledger.ts';
+import { releaseOrder, transferForOrder } from '../orders/entries.ts';
+import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
+import { NOW } from '../orders/sql-set.ts';
+import { receiveInternalTransfer } from './open.ts';
+import { WithdrawalError } from './rules.ts';
+
+export type ReviewItem = {
+  orderId: string;
+  userId: string;
+  email: string | null;
+  currency: string;
+  network: string;
+  /** Decimal, in the currency. */
+  amount: string;
+  /** Its USD value at the request, in dollars and cents; null without a price then. */
+  usd: string | null;
+  address: string;
+  /** ABOVE_THRESHOLD, NEW_ADDRESS, NO_PRICE (limits.ts REVIEW_REASONS). */
+  reasons: string[];
+  /** ISO 8601. */
+  createdAt: string;
+};
+
+/** The failure code a rejected withdrawal shows (rules.ts WITHDRAWAL_FAILURES); the operator's words stay on the order. */
+export const REVIEW_REJECTED = 'REVIEW_REJECTED';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Every withdrawal waiting for review, oldest first. */
+export async function listWithdrawalsUnderReview(pool: pg.Pool): Promise<ReviewItem[]> {
+  const rows = await pool.query<{
+    orderId: string;
+    userId: string;
+    email: string | null;
+    currency: string;
+    network: string;
+    amount: string;
+    usd: string | null;
+    address: string;
+    reasons: string[];
+    createdAt: Date;
+  }>(
+    `SELECT w.id AS "orderId", wa.user_id AS "userId", u.email, w.currency, w.network, w.amount::text AS amount,
+            round(w.usd_value, 2)::text AS usd, w.to_address AS address, w.review_reasons AS reasons, w.created_at AS "createdAt"
+       FROM withdrawals w JOIN wallet_accounts wa ON wa.id = w.wallet_account_id JOIN users u ON u.id = wa.user_id
+      WHERE w.state = 'UNDER_REVIEW' ORDER BY w.created_at, w.id`,
+  );
+  return rows.rows.map((row) => ({ ...row, amount: formatMoney(money(row.currency, BigInt(row.amount))), createdAt: row.createdAt.toISOString() }));
+}
+
+const FIELDS = ['id', 'walletAccountId', 'kind', 'state', 'currency', 'amount', 'recipientAccountId', 'walletTransactionId', 'reviewDecision'] as const;
+type Claimed = Pick<typeof withdrawals.$inferSelect, (typeof FIELDS)[number]>;
+
+type Decision = 'APPROVED' | 'REJECTED';
+
+/**
+ * Locks the order and runs `decide` if it waits for review; 'already' if the same decision was taken before (a
+ * second click, a retried request); any other state is WITHDRAWAL_NOT_UNDER_REVIEW.
+ */
+async function decideOnce(
+  pool: pg.Pool,
+  input: { orderId: string; operatorId: string; reason?: string | undefined },
+  decision: Decision,
+  decide: (client: pg.PoolClient, w: Claimed) => Promise<void>,
+  onDecided: ((tx: pg.ClientBase) => Promise<void>) | undefined,
+): Promise<'decided' | 'already'> {
+  if (!UUID.test(input.orderId)) throw new WithdrawalError('WITHDRAWAL_NOT_FOUND', 'No such withdrawal');
+  if (!UUID.test(input.operatorId)) throw new WithdrawalError('OPERATOR_NOT_FOUND', 'No such operator');
+  return inTransaction(pool, async (client) => {
+    const operator = await client.query('SELECT 1 FROM users WHERE id = $1', [input.operatorId]);
+    if (operator.rowCount === 0) throw new WithdrawalError('OPERATOR_NOT_FOUND', 'No such operator');
+    const w = (await client.query<Claimed>(`SELECT ${selectColumns(withdrawals, 'w', FIELDS)} FROM withdrawals w WHERE w.id = $1 FOR UPDATE`, [input.orderId])).rows[0];
+    if (!w) throw new WithdrawalError('WITHDRAWAL_NOT_FOUND', 'No such withdrawal');
+    if (w.state !== 'UNDER_REVIEW') {
+      if (w.reviewDecision === decision) return 'already';
+      throw new WithdrawalError('WITHDRAWAL_NOT_UNDER_REVIEW', `The withdrawal is ${w.state}${w.reviewDecision ? ` (${w.reviewDecision.toLowerCase()} in review)` : ''}, not waiting for review`, {
+        details: { state: w.state },
+      });
+    }
+    await client.query('UPDATE withdrawals SET review_decision = $2, reviewed_by = $3, reviewed_at = now(), review_note = $4 WHERE id = $1', [
+      w.id,
+      decision,
+      input.operatorId,
+      input.reason?.trim() || null,
+    ]);
+    await decide(client, w);
+    await notifyAccountChanged(client, w.walletAccountId);
+    await onDecided?.(client);
+    return 'decided';
+  });
+}
+
+/**
+ * Lets a withdrawal waiting for review go on, exactly once: an outside one to PENDING (the worker signs and sends it),
+ * a transfer to another user completed now (its hold back, then the transfer, in one transaction).
+ */
+export async function approveWithdrawal(
+  pool: pg.Pool,
+  input: { orderId: string; operatorId: string; reason?: string },
+  onDecided?: (tx: pg.ClientBase) => Promise<void>,
+): Promise<'approved' | 'already'> {
+  const outcome = await decideOnce(
+    pool,
+    input,
+    'APPROVED',
+    async (client, w) => {
+      if (w.kind === 'EXTERNAL' || !w.recipientAccountId || !w.walletTransactionId) {
+        await moveOrder(client, ORDER_TABLES.withdrawal, w.id, { from: 'UNDER_REVIEW', to: 'PENDING' });
+        return;
+      }
+      const order = { flow: 'withdrawal', id: w.id } as const;
+      const held = money(w.currency, BigInt(w.amount));
+      await releaseOrder(client, order, { account: w.walletAccountId, money: held });
+      await ensureUserLedgerAccount(client, w.recipientAccountId);
+      await transferForOrder(client, order, 'internal', { from: w.walletAccountId, to: w.recipientAccountId, money: held });
+      await moveOrder(client, ORDER_TABLES.withdrawal, w.id, { from: 'UNDER_REVIEW', to: 'COMPLETED', history: { state: 'COMPLETED' } });
+      await receiveInternalTransfer(client, { id: w.id, recipient: w.recipientAccountId, currency: w.currency, sentItem: w.walletTransactionId });
+    },
+    onDecided,
+  );
+  return outcome === 'decided' ? 'approved' : 'already';
+}
+
+/** Refuses a withdrawal waiting for review, once: its hold goes back and the user sees it Failed (REVIEW_REJECTED). */
+export async function rejectWithdrawal(
+  pool: pg.Pool,
+  input: { orderId: string; operatorId: string; reason: string },
+  onDecided?: (tx: pg.ClientBase) => Promise<void>,
+): Promise<'rejected' | 'already'> {
+  if (input.reason.trim() === '') throw new WithdrawalError('REVIEW_REASON_REQUIRED', 'Say why the withdrawal is rejected');
+  const outcome = await decideOnce(
+    pool,
+    input,
+    'REJECTED',
+    async (client, w) => {
+      await releaseOrder(client, { flow: 'withdrawal', id: w.id }, { account: w.walletAccountId, money: money(w.currency, BigInt(w.amount)) });
+      await moveOrder(client, ORDER_TABLES.withdrawal, w.id, {
+        from: 'UNDER_REVIEW',
+        to: 'FAILED',
+        set: { failure_reason: REVIEW_REJECTED, closed_at: NOW },
+        history: { state: 'FAILED', set: { failure_reason: REVIEW_REJECTED } },
+      });
+    },
+    onDecided,
+  );
+  return outcome === 'decided' ? 'rejected' : 'already';
+}
