@@ -6,7 +6,7 @@
  * never both count the same coins, and no funding books a user's deposit waiting for its confirmations.
  */
 import type pg from 'pg';
-import { AmountError, parseAmount } from '../../lib/amount.ts';
+import { AmountError, parseDecimal } from '../../lib/amount.ts';
 import type { CoinMeta } from '../../lib/currencies.ts';
 import type { ChainPort, CustodyHoldings } from '../adapters/chains/port.ts';
 import { inTransaction } from '../db/transaction.ts';
@@ -20,12 +20,13 @@ export class CustodyFundingError extends DomainError<'VALIDATION' | 'UNKNOWN_CUR
 export type FundingChain = Pick<ChainPort, 'networks'> & CustodyHoldings;
 export type Funded = { units: bigint; surplus: bigint; replayed: boolean };
 
-/** The amount in the coin's atomic units, above zero, on a network that runs. */
+/** The amount in the coin's atomic units (up to all its decimals), above zero, on a network that runs. */
 export function fundingUnits(chain: FundingChain, coin: Pick<CoinMeta, 'currency' | 'network' | 'decimals'>, amount: string): bigint {
   if (!chain.networks.includes(coin.network)) throw new CustodyFundingError('NOT_AVAILABLE', `${coin.network} is off: no chain adapter runs it`);
   let units: bigint;
   try {
-    units = parseAmount(amount, coin.decimals);
+    // The operator's tool takes the coin's every decimal (a TON top-up arrives less the wallet's fee, to the nanoton).
+    units = parseDecimal(amount.trim(), coin.decimals);
   } catch (error) {
     if (error instanceof AmountError) throw new CustodyFundingError('VALIDATION', `${amount} is not an amount of ${coin.currency} (at most ${coin.decimals} decimals)`);
     throw error;

@@ -60,11 +60,13 @@ describe('the Ethereum gas float on anvil', () => {
     await expect(fundGasFromChain(database.pool, custody.chain, { network: 'ETHEREUM', amount: '1' })).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
     await expect(fundGasFromChain(database.pool, custody.chain, { network: 'LITECOIN', amount: '1' })).rejects.toMatchObject({ code: 'VALIDATION' });
     await expect(fundGasFromChain(database.pool, custody.chain, { network: 'ETH', amount: '0.1234567890123456789' })).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(fundGasFromChain(database.pool, custody.chain, { network: 'ETH', amount: '-1' })).rejects.toMatchObject({ code: 'VALIDATION' });
+    await expect(fundGasFromChain(database.pool, custody.chain, { network: 'ETH', amount: '1e18' })).rejects.toMatchObject({ code: 'VALIDATION' });
     await expect(fundGasFromChain(database.pool, custody.chain, { network: 'DOGS', amount: '1' })).rejects.toMatchObject({ code: 'UNKNOWN_CURRENCY' });
     // The operator sends 10 ETH to the hot wallet: until it is recorded, the balances show it as a difference.
     await anvil.testClient.setBalance({ address: hot, value: parseEther('10') });
     expect((await rows()).ETH).toMatchObject({ difference: parseEther('10'), matches: false });
-    await expect(fundGasFromChain(database.pool, custody.chain, { network: 'ETHEREUM', amount: '10.00000001' })).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+    await expect(fundGasFromChain(database.pool, custody.chain, { network: 'ETHEREUM', amount: '10.000000000000000001' })).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
     expect(await fundGasFromChain(database.pool, custody.chain, { network: 'eth', amount: '10', key: '0xfunding-1' })).toMatchObject({ network: 'ETHEREUM', units: parseEther('10'), replayed: false });
     expect(await fundGasFromChain(database.pool, custody.chain, { network: 'ETHEREUM', amount: '10', key: '0xfunding-1' })).toMatchObject({ replayed: true });
     expect(await gasFloat()).toBe(parseEther('10'));

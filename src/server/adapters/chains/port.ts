@@ -22,6 +22,11 @@ export type ChainTransfer = {
   amount: bigint;
   /** The block it is in; null while it waits in the mempool. */
   blockHeight: number | null;
+  /**
+   * What the custody's address paid the network to take the transfer in, in the network's coin (TON: the deposit
+   * wallet's receiving transaction's fees); booked from the gas float when the deposit is recorded. Unset elsewhere.
+   */
+  receiveFee?: bigint | undefined;
 };
 
 export type TransferRef = { txHash: string; outputIndex: number };
