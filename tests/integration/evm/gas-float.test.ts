@@ -11,6 +11,7 @@ import type { Database } from '../../../src/server/db/database.ts';
 import { custodyBalances } from '../../../src/server/domain/custody-balances.ts';
 import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposits.ts';
 import { fundGasFromChain } from '../../../src/server/domain/gas-float.ts';
+import { feeCoverage } from '../../../src/server/domain/market/exposure.ts';
 import { balancesOf, SYSTEM_ACCOUNTS, systemAccountId } from '../../../src/server/domain/ledger.ts';
 import { collectDeposits } from '../../../src/server/domain/sweeps.ts';
 import { createWithdrawalService } from '../../../src/server/domain/withdrawals/requests.ts';
@@ -131,6 +132,8 @@ describe('the Ethereum gas float on anvil', () => {
     expect(await gasFloat()).toBe(parseEther('10') - spent);
     // Nothing goes to NETWORK_FEES on a network with a float.
     expect(await networkFees()).toBe(feesBefore);
+    // What the networks charged, as `custody exposure` shows it: every fee, none of the float's fundings.
+    expect((await feeCoverage(database.pool)).find((r) => r.currency === 'ETH')?.cost).toBe(spent);
 
     const after = await rows();
     expect(after.ETH).toMatchObject({ difference: 0n, matches: true, inFlight: 0, gasFloat: parseEther('10') - spent });
