@@ -140,7 +140,7 @@ export async function recordTransfers(
     }
     // What taking it in cost the custody's wallet (TON) is the gas float's, once per deposit, whatever becomes of it.
     if (transfer.receiveFee !== undefined && transfer.receiveFee > 0n) {
-      await moveMoney(db, { key: `deposit:receive-fee:${row.id}`, kind: 'DEPOSIT_RECEIVE_FEE', reference: `deposit:${row.id}`, from: networkFeePayer(network), to: systemAccountId(SYSTEM_ACCOUNTS.world(network)), currency: NETWORK_INFO[network].coin, amount: transfer.receiveFee });
+      await moveMoney(db, { key: `deposit-receive-fee:${row.id}`, kind: 'DEPOSIT_RECEIVE_FEE', reference: `deposit:${row.id}`, from: networkFeePayer(network), to: systemAccountId(SYSTEM_ACCOUNTS.world(network)), currency: NETWORK_INFO[network].coin, amount: transfer.receiveFee });
     }
     // Coins an on-ramp sent for a purchase (issue 32) show as that purchase: the deposit shares its history item.
     const bought = below ? undefined : await buyItemOfDeposit(db, { id: row.id, walletAccountId: account, network, currency: transfer.currency, txHash: transfer.txHash, toAddress: transfer.toAddress, fromAddress: transfer.fromAddress, amount: transfer.amount });
