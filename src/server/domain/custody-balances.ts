@@ -1,14 +1,14 @@
 /**
- * `npm run custody -- balances`: per network and currency, what the ledger owes users, what the swap desk holds,
- * the fees earned and the gas float left (the position is their sum with the other custodian accounts), the custody's position on the
- * ledger (−WORLD: what the chain should show the hot outputs holding), what the chain shows (`holdings`), and the
+ * `npm run custody -- balances`: per network and currency, what the ledger owes users, what the swap desk holds, the
+ * fees earned and the gas float left (the position is their sum with the other custodian accounts), the custody's
+ * position on the ledger (−WORLD: what the chain should show the hot outputs holding), what the chain shows (`holdings`), and the
  * outputs the chain holds that the ledger does not credit (deposits below MIN_DEPOSIT). They must match once nothing
  * is in flight (deposits waiting for confirmations, withdrawals and cold sweeps not completed).
  */
 import type pg from 'pg';
-import { COINS, NETWORK_INFO, type Network } from '../../lib/currencies.ts';
+import { COINS, type Network } from '../../lib/currencies.ts';
 import { ChainUnsupportedError, type ChainPort, type CustodyHoldings } from '../adapters/chains/port.ts';
-import { GAS_FLOAT_NETWORKS, SYSTEM_ACCOUNTS, systemAccountId } from './ledger.ts';
+import { SYSTEM_ACCOUNTS, systemAccountId } from './ledger.ts';
 
 export type CustodyBalance = {
   network: Network;
@@ -90,7 +90,7 @@ export async function custodyBalances(pool: pg.Pool, chain: Pick<ChainPort, 'net
         liability: BigInt(users.rows[0]?.total ?? '0'),
         desk,
         fees,
-        gasFloat: GAS_FLOAT_NETWORKS.includes(network) && NETWORK_INFO[network].coin === currency ? await balanceOf(pool, SYSTEM_ACCOUNTS.gasFloat(network).code, currency) : 0n,
+        gasFloat: await balanceOf(pool, SYSTEM_ACCOUNTS.gasFloat(network).code, currency),
         position,
         cold: -(await balanceOf(pool, SYSTEM_ACCOUNTS.coldStorage(network).code, currency)),
         holdings: held,
