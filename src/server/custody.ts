@@ -27,7 +27,8 @@ import { DEFAULT_MARKET_CONFIG, type MarketConfig } from './config-market.ts';
 import { COINS, FIATS } from '../lib/currencies.ts';
 import { parseDecimal, pow10 } from '../lib/amount.ts';
 import { buildCatalogue, type Catalogue } from './domain/catalogue.ts';
-import { ensureSystemAccounts, systemAccounts } from './domain/ledger.ts';
+import { ensureSystemAccounts, GAS_FLOAT_NETWORKS, systemAccounts } from './domain/ledger.ts';
+import { fundGas } from './domain/gas-float.ts';
 import type { JobHandler } from './jobs/port.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import { createAssetReader, type AssetReader } from './domain/assets.ts';
@@ -139,9 +140,12 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
     cardWebhooks: cards.webhooks,
     analyticsRetentionDays: config.analytics?.retentionDays,
   });
-  // In development the desk starts with coins of every network the devnet runs, so swaps work out of the box.
+  // In development the desk starts with coins of every network the devnet runs, so swaps work out of the box, and the
+  // devnet's hot wallet with a gas float on the ledger as a node's would have (domain/gas-float.ts).
   if (chains.devnet && !config.production && (options.owner ?? true)) {
-    await fundDeskFromDevnet(pool, COINS.filter((coin) => chains.adapters[coin.network] === 'devnet'));
+    const devnetCoins = COINS.filter((coin) => chains.adapters[coin.network] === 'devnet');
+    await fundDeskFromDevnet(pool, devnetCoins);
+    await fundGasOnDevnet(pool, devnetCoins);
   }
   const close = async () => {
     stopLocal();
@@ -154,13 +158,28 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
 /** A million dollars' worth of each coin at the reference prices, once per database: the development desk's stock. */
 const DEVNET_DESK_USD = 1_000_000n;
 
-async function fundDeskFromDevnet(pool: pg.Pool, coins: readonly { currency: string; baseCurrency: string; decimals: number }[]): Promise<void> {
+/** Ten thousand dollars' worth of each gas float network's coin, once per database: the development hot wallet's float. */
+const DEVNET_GAS_USD = 10_000n;
+
+type DevnetCoin = { currency: string; network: Network; token: boolean; baseCurrency: string; decimals: number };
+
+/** `usd` dollars of the coin at the reference prices, in its units; undefined without a reference price. */
+function devnetUnits(coin: DevnetCoin, usd: bigint): bigint | undefined {
+  const reference = REFERENCE_USD[coin.baseCurrency];
+  return reference ? (usd * pow10(8) * pow10(coin.decimals)) / parseDecimal(reference, 8) : undefined;
+}
+
+async function fundDeskFromDevnet(pool: pg.Pool, coins: readonly DevnetCoin[]): Promise<void> {
   for (const coin of coins) {
-    const usd = REFERENCE_USD[coin.baseCurrency];
-    if (!usd) continue;
-    const price = parseDecimal(usd, 8);
-    const units = (DEVNET_DESK_USD * pow10(8) * pow10(coin.decimals)) / price;
-    await fundDesk(pool, { currency: coin.currency, units, key: `devnet:${coin.currency}` });
+    const units = devnetUnits(coin, DEVNET_DESK_USD);
+    if (units !== undefined) await fundDesk(pool, { currency: coin.currency, units, key: `devnet:${coin.currency}` });
+  }
+}
+
+async function fundGasOnDevnet(pool: pg.Pool, coins: readonly DevnetCoin[]): Promise<void> {
+  for (const coin of coins.filter((c) => !c.token && GAS_FLOAT_NETWORKS.includes(c.network))) {
+    const units = devnetUnits(coin, DEVNET_GAS_USD);
+    if (units !== undefined) await fundGas(pool, { network: coin.network, units, key: 'devnet' });
   }
 }
 

@@ -8,6 +8,8 @@
  *                                               withdrawal fees users paid against what the networks charged
  *   fund-desk <currency> <amount> [key]         books coins the operator sent to the hot wallet as the desk's
  *                                               inventory (only what the chain holds beyond the ledger's position)
+ *   fund-gas <network> <amount> [key]           books the network's coin the operator sent to the hot wallet as its
+ *                                               gas float (ETHEREUM, TRON, TON; the same check)
  *   sweep-to-cold <currency> <address> <amount> [key]
  *                                               sends the custody's coins to a cold address (booked once confirmed);
  *                                               the same command again is the same movement (its key defaults to
@@ -20,16 +22,18 @@ import { custodyBalances } from '../domain/custody-balances.ts';
 import { CustodyMovementError, sweepToCold } from '../domain/custody-movements.ts';
 import { deskExposure, feeCoverage, formatAsset, formatUsd, toAsset, usdValue } from '../domain/market/exposure.ts';
 import { fundDeskFromChain } from '../domain/market/desk-funding.ts';
-import { DeskFundingError } from '../domain/market/desk.ts';
+import { CustodyFundingError } from '../domain/custody-funding.ts';
+import { fundGasFromChain } from '../domain/gas-float.ts';
 import { openTool, toolFail } from './tool.ts';
 
 const USAGE = `usage: npm run custody -- balances
        npm run custody -- exposure
        npm run custody -- fund-desk <currency> <amount> [key]
+       npm run custody -- fund-gas <network> <amount> [key]
        npm run custody -- sweep-to-cold <currency> <address> <amount> [key]`;
 
 const [command, ...args] = process.argv.slice(2);
-const ARITY: Record<string, [number, number]> = { balances: [0, 0], exposure: [0, 0], 'fund-desk': [2, 3], 'sweep-to-cold': [3, 4] };
+const ARITY: Record<string, [number, number]> = { balances: [0, 0], exposure: [0, 0], 'fund-desk': [2, 3], 'fund-gas': [2, 3], 'sweep-to-cold': [3, 4] };
 const arity = command === undefined ? undefined : ARITY[command];
 if (!arity || args.length < arity[0] || args.length > arity[1]) toolFail(USAGE);
 
@@ -40,12 +44,12 @@ const shown = (currency: string, units: bigint | undefined) => (units === undefi
 try {
   if (command === 'balances') {
     const rows = await custodyBalances(database.pool, custody.chain);
-    process.stdout.write(`${['NETWORK', 'CURRENCY', 'USERS', 'DESK', 'FEES', 'OTHER', 'POSITION', 'HOLDINGS', 'UNCREDITED', 'COLD', 'IN_FLIGHT', 'STATUS'].join('\t')}\n`);
+    process.stdout.write(`${['NETWORK', 'CURRENCY', 'USERS', 'DESK', 'FEES', 'GAS', 'OTHER', 'POSITION', 'HOLDINGS', 'UNCREDITED', 'DIFFERENCE', 'COLD', 'IN_FLIGHT', 'STATUS'].join('\t')}\n`);
     for (const row of rows) {
       const status = row.holdingsError ? `ERROR: ${row.holdingsError.split('\n')[0]}` : row.matches === undefined ? 'n/a' : row.matches ? 'ok' : row.inFlight > 0 ? 'in flight' : 'MISMATCH';
       if (status === 'MISMATCH' || row.holdingsError) code = 1;
-      const other = row.position - row.liability - row.desk - row.fees;
-      const cells = [row.network, row.currency, shown(row.currency, row.liability), shown(row.currency, row.desk), shown(row.currency, row.fees), shown(row.currency, other), shown(row.currency, row.position), shown(row.currency, row.holdings), shown(row.currency, row.uncredited), shown(row.currency, row.cold), String(row.inFlight), status];
+      const other = row.position - row.liability - row.desk - row.fees - row.gasFloat;
+      const cells = [row.network, row.currency, shown(row.currency, row.liability), shown(row.currency, row.desk), shown(row.currency, row.fees), shown(row.currency, row.gasFloat), shown(row.currency, other), shown(row.currency, row.position), shown(row.currency, row.holdings), shown(row.currency, row.uncredited), shown(row.currency, row.difference), shown(row.currency, row.cold), String(row.inFlight), status];
       process.stdout.write(`${cells.join('\t')}\n`);
     }
   } else if (command === 'exposure') {
@@ -71,6 +75,10 @@ try {
     const [currency = '', amount = '', key] = args;
     const funded = await fundDeskFromChain(database.pool, custody.chain, { currency, amount, key });
     process.stdout.write(`${funded.replayed ? 'already booked' : 'booked'}: ${shown(currency.toUpperCase(), funded.units)} ${currency.toUpperCase()} to the swap desk's inventory\n`);
+  } else if (command === 'fund-gas') {
+    const [network = '', amount = '', key] = args;
+    const funded = await fundGasFromChain(database.pool, custody.chain, { network, amount, key });
+    process.stdout.write(`${funded.replayed ? 'already booked (give another key for another top-up)' : 'booked'}: ${shown(funded.currency, funded.units)} ${funded.currency} to the ${funded.network} hot wallet's gas float\n`);
   } else {
     const [currency = '', address = '', amount = '', key] = args;
     const movement = await sweepToCold(database.pool, { chain: custody.chain, addresses: custody.addresses }, { currency, address, amount, key });
@@ -80,7 +88,7 @@ try {
     );
   }
 } catch (error) {
-  if (!(error instanceof CustodyMovementError) && !(error instanceof DeskFundingError)) throw error;
+  if (!(error instanceof CustodyMovementError) && !(error instanceof CustodyFundingError)) throw error;
   process.stderr.write(`custody: ${error.message}\n`);
   code = 1;
 } finally {

@@ -1,7 +1,7 @@
 /**
- * `npm run custody -- balances`: per network and currency, what the ledger owes users, what the swap desk holds and
- * the fees earned (the position is their sum with the other custodian accounts), the custody's position on the
- * ledger (−WORLD: what the chain should show the hot outputs holding), what the chain shows (`holdings`), and the
+ * `npm run custody -- balances`: per network and currency, what the ledger owes users, what the swap desk holds, the
+ * fees earned and the gas float left (the position is their sum with the other custodian accounts), the custody's
+ * position on the ledger (−WORLD: what the chain should show the hot outputs holding), what the chain shows (`holdings`), and the
  * outputs the chain holds that the ledger does not credit (deposits below MIN_DEPOSIT). They must match once nothing
  * is in flight (deposits waiting for confirmations, withdrawals and cold sweeps not completed).
  */
@@ -19,6 +19,8 @@ export type CustodyBalance = {
   desk: bigint;
   /** Fee income the custodian has earned in the currency. */
   fees: bigint;
+  /** The hot wallet's gas float left (GAS_FLOAT:<network>, domain/gas-float.ts): 0 but for a float network's coin. */
+  gasFloat: bigint;
   /** −WORLD:<network>: what left the world into the custody's hot outputs, as the ledger counts it. */
   position: bigint;
   /** −COLD_STORAGE:<network>: what was swept to cold storage. */
@@ -29,7 +31,11 @@ export type CustodyBalance = {
   uncredited: bigint;
   /** Deposits, withdrawals and cold sweeps not settled yet: a difference may be theirs. */
   inFlight: number;
-  /** holdings = position + uncredited; undefined without holdings. */
+  /** What deposits still waiting for their confirmations bring (a node may count them in its holdings already). */
+  pending: bigint;
+  /** holdings − position − uncredited: what the chain holds that the ledger does not count (negative: lacks); undefined without holdings. */
+  difference: bigint | undefined;
+  /** difference = 0; undefined without holdings. */
   matches: boolean | undefined;
   /** Why the node could not say what it holds (unreachable, a token contract it does not know); undefined when it could. */
   holdingsError?: string | undefined;
@@ -61,8 +67,9 @@ export async function custodyBalances(pool: pg.Pool, chain: Pick<ChainPort, 'net
           WHERE a.kind = 'USER' AND b.currency = $1`,
         [currency],
       );
-      const uncredited = await pool.query<{ total: string | null }>(
-        `SELECT sum(amount)::text AS total FROM chain_deposits WHERE network = $1 AND currency = $2 AND state = 'BELOW_MINIMUM'`,
+      const deposits = await pool.query<{ uncredited: string | null; pending: string | null }>(
+        `SELECT (sum(amount) FILTER (WHERE state = 'BELOW_MINIMUM'))::text AS uncredited, (sum(amount) FILTER (WHERE state = 'PENDING'))::text AS pending
+           FROM chain_deposits WHERE network = $1 AND currency = $2 AND state IN ('BELOW_MINIMUM', 'PENDING')`,
         [network, currency],
       );
       const flight = await pool.query<{ n: number }>(
@@ -75,19 +82,23 @@ export async function custodyBalances(pool: pg.Pool, chain: Pick<ChainPort, 'net
       const desk = await balanceOf(pool, SYSTEM_ACCOUNTS.swapDesk().code, currency);
       const fees = await balanceOf(pool, SYSTEM_ACCOUNTS.feeIncome().code, currency);
       const held = holdings ? (holdings[currency] ?? 0n) : undefined;
-      const notCredited = BigInt(uncredited.rows[0]?.total ?? '0');
+      const notCredited = BigInt(deposits.rows[0]?.uncredited ?? '0');
+      const difference = held === undefined ? undefined : held - position - notCredited;
       result.push({
         network,
         currency,
         liability: BigInt(users.rows[0]?.total ?? '0'),
         desk,
         fees,
+        gasFloat: await balanceOf(pool, SYSTEM_ACCOUNTS.gasFloat(network).code, currency),
         position,
         cold: -(await balanceOf(pool, SYSTEM_ACCOUNTS.coldStorage(network).code, currency)),
         holdings: held,
         uncredited: notCredited,
         inFlight: flight.rows[0]?.n ?? 0,
-        matches: held === undefined ? undefined : held === position + notCredited,
+        pending: BigInt(deposits.rows[0]?.pending ?? '0'),
+        difference,
+        matches: difference === undefined ? undefined : difference === 0n,
         holdingsError,
       });
     }

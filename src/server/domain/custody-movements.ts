@@ -2,8 +2,8 @@
  * Custodian movements: `npm run custody -- sweep-to-cold <currency> <address> <amount>` sends the custody's own
  * coins from its outputs to a cold address. The transaction is signed and recorded (custody_movements, SIGNED)
  * before it is sent; a repeated command (same idempotency key) is the same movement, sent again only if the chain
- * does not know it. Once confirmed it is booked: COLD_STORAGE → WORLD for the amount and NETWORK_FEES → WORLD for the
- * fee, so the custody's position (−WORLD) keeps matching what its outputs hold.
+ * does not know it. Once confirmed it is booked: COLD_STORAGE → WORLD for the amount and the fee from its payer (the gas float or
+ * NETWORK_FEES, ledger.ts networkFeePayer) to WORLD, so the custody's position (−WORLD) keeps matching what its outputs hold.
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
@@ -15,7 +15,7 @@ import { custodyMovements } from '../db/schema/custody.ts';
 import { inTransaction } from '../db/transaction.ts';
 import type { Logger } from '../log.ts';
 import { DomainError } from './errors.ts';
-import { SYSTEM_ACCOUNTS, systemAccountId, transfer } from './ledger.ts';
+import { networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, transfer } from './ledger.ts';
 
 export type Movement = typeof custodyMovements.$inferSelect;
 export type MovementChain = WithdrawalChainPort & CustodyHoldings;
@@ -111,7 +111,7 @@ export async function confirmCustodyMovements(pool: pg.Pool, chain: WithdrawalCh
         await transfer(client, { key: `cold-sweep:${movement.id}`, kind: 'COLD_SWEEP', reference, from: systemAccountId(SYSTEM_ACCOUNTS.coldStorage(movement.network)), to: world, currency: movement.currency, amount: BigInt(movement.amount) });
         if (status.fee !== undefined && status.fee > 0n) {
           const feeCurrency = NETWORK_INFO[movement.network].coin;
-          await transfer(client, { key: `cold-sweep:network-fee:${movement.id}`, kind: 'NETWORK_FEE', reference, from: systemAccountId(SYSTEM_ACCOUNTS.networkFees(movement.network)), to: world, currency: feeCurrency, amount: status.fee });
+          await transfer(client, { key: `cold-sweep:network-fee:${movement.id}`, kind: 'NETWORK_FEE', reference, from: networkFeePayer(movement.network), to: world, currency: feeCurrency, amount: status.fee });
         }
         done += 1;
       });

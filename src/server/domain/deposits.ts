@@ -4,7 +4,7 @@
  * (unique network, hash, output), and the credit flips PENDING → CREDITED in the same transaction as the entry.
  */
 import type pg from 'pg';
-import { findCoin, type Network } from '../../lib/currencies.ts';
+import { findCoin, NETWORK_INFO, type Network } from '../../lib/currencies.ts';
 import { formatMoney, money } from '../../lib/money.ts';
 import type { ChainPort, ChainReorg, ChainTransfer } from '../adapters/chains/port.ts';
 import { transferKey } from '../adapters/chains/port.ts';
@@ -12,7 +12,7 @@ import { selectColumns } from '../db/columns.ts';
 import { type chainCursors, chainDeposits } from '../db/schema/chains.ts';
 import type { depositAddresses } from '../db/schema/wallet.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId, transfer } from './ledger.ts';
+import { ensureUserLedgerAccount, networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, transfer, transfer as moveMoney } from './ledger.ts';
 import type { Logger } from '../log.ts';
 import { notifyAccountChanged } from './account-changes.ts';
 import { recheckDoubtfulDeposits } from './deposit-reversals.ts';
@@ -137,6 +137,10 @@ export async function recordTransfers(
       await notifyAccountChanged(db, account);
       recorded++;
       continue;
+    }
+    // What taking it in cost the custody's wallet (TON) is the gas float's, once per deposit, whatever becomes of it.
+    if (transfer.receiveFee !== undefined && transfer.receiveFee > 0n) {
+      await moveMoney(db, { key: `deposit-receive-fee:${row.id}`, kind: 'DEPOSIT_RECEIVE_FEE', reference: `deposit:${row.id}`, from: networkFeePayer(network), to: systemAccountId(SYSTEM_ACCOUNTS.world(network)), currency: NETWORK_INFO[network].coin, amount: transfer.receiveFee });
     }
     // Coins an on-ramp sent for a purchase (issue 32) show as that purchase: the deposit shares its history item.
     const bought = below ? undefined : await buyItemOfDeposit(db, { id: row.id, walletAccountId: account, network, currency: transfer.currency, txHash: transfer.txHash, toAddress: transfer.toAddress, fromAddress: transfer.fromAddress, amount: transfer.amount });

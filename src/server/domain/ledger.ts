@@ -35,6 +35,12 @@ export const SYSTEM_ACCOUNTS = {
   /** The custodian's coins moved to cold storage (`npm run custody -- sweep-to-cold`): negative by what left the hot outputs. */
   coldStorage: (network: string) => ({ code: `COLD_STORAGE:${network}`, kind: 'COLD_STORAGE', allowNegative: true }),
   /**
+   * The hot wallet's gas float on an account-based network (GAS_FLOAT_NETWORKS, domain/gas-float.ts): the network's
+   * coin the custodian put there to pay fees, funded from the world by a recorded top-up, every fee the custodian pays
+   * on the network booked against it. Negative means more was spent than recorded: a top-up nobody booked.
+   */
+  gasFloat: (network: string) => ({ code: `GAS_FLOAT:${network}`, kind: 'GAS_FLOAT', allowNegative: true }),
+  /**
    * The swap desk's inventory per currency (domain/market/desk.ts). It may hold a short only as far as the operator's
    * limit allows, which the desk checks under the row's lock; the code keeps its first name, the id derives from it.
    */
@@ -44,6 +50,21 @@ export const SYSTEM_ACCOUNTS = {
 } as const;
 
 export type SystemAccount = { code: string; kind: string; allowNegative: boolean };
+
+/**
+ * The networks whose hot wallet keeps a float of the network's coin for gas (token withdrawals, sweeps and the gas
+ * top-ups of deposit addresses are paid from it). On the others (UTXO) a fee comes out of the spent outputs.
+ */
+export const GAS_FLOAT_NETWORKS: readonly string[] = ['ETHEREUM', 'TRON', 'TON'];
+
+/**
+ * Who pays what a network charges the custodian for its own transactions (withdrawals, sweeps, top-ups, cold
+ * sweeps): the gas float where the network has one, NETWORK_FEES:<network> otherwise. Either way the entry goes to
+ * WORLD:<network>, so −WORLD keeps mirroring what the chain holds.
+ */
+export function networkFeePayer(network: string): string {
+  return systemAccountId(GAS_FLOAT_NETWORKS.includes(network) ? SYSTEM_ACCOUNTS.gasFloat(network) : SYSTEM_ACCOUNTS.networkFees(network));
+}
 
 /** A system account's id is derived from its code, so every process and database agrees on it without a lookup. */
 export function systemAccountId(account: SystemAccount | string): string {
@@ -57,6 +78,7 @@ export function systemAccountId(account: SystemAccount | string): string {
 export function systemAccounts(networks: readonly string[]): SystemAccount[] {
   return [
     ...networks.flatMap((n) => [SYSTEM_ACCOUNTS.world(n), SYSTEM_ACCOUNTS.hotWallet(n), SYSTEM_ACCOUNTS.networkFees(n), SYSTEM_ACCOUNTS.coldStorage(n)]),
+    ...networks.filter((n) => GAS_FLOAT_NETWORKS.includes(n)).map((n) => SYSTEM_ACCOUNTS.gasFloat(n)),
     SYSTEM_ACCOUNTS.feeIncome(),
     SYSTEM_ACCOUNTS.swapDesk(),
     SYSTEM_ACCOUNTS.cardSettlement(),

@@ -3,20 +3,20 @@ import type { AuditCheck } from './audit-check.ts';
 /** ledger:audit's checks of sweeps: the network fees booked are exactly those their sweeps and top-ups paid. */
 export const SWEEP_CHECKS: AuditCheck[] = [
   {
-    name: "each mined sweep's network fee is booked once, NETWORK_FEES to WORLD, and no open sweep has one",
+    name: "each mined sweep's network fee is booked once, from the gas float (or NETWORK_FEES before it) to WORLD, and no open sweep has one",
     sql: `SELECT s.id AS sweep, s.state, s.fee::text, e.id AS fee_entry
             FROM sweeps s LEFT JOIN ledger_entries e ON e.idempotency_key = 'sweep:fee:' || s.id::text
            WHERE (e.id IS NOT NULL) <> (s.state IN ('CONFIRMED', 'FAILED') AND s.fee > 0)
               OR (e.id IS NOT NULL AND NOT EXISTS (
                     SELECT 1 FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
-                     WHERE p.entry_id = e.id AND a.code = 'NETWORK_FEES:' || s.network AND p.amount = -s.fee))`,
+                     WHERE p.entry_id = e.id AND a.code IN ('GAS_FLOAT:' || s.network, 'NETWORK_FEES:' || s.network) AND p.amount = -s.fee))`,
   },
   {
-    name: "each sweep's top-up fees are booked to NETWORK_FEES, their sum the sweep's",
+    name: "each sweep's top-up fees are booked from the gas float (or NETWORK_FEES before it), their sum the sweep's",
     sql: `SELECT s.id AS sweep, s.top_up_fees::text AS recorded, coalesce(sum(-p.amount), 0)::text AS booked
             FROM sweeps s
             LEFT JOIN ledger_entries e ON e.idempotency_key LIKE 'sweep:top-up-fee:' || s.id::text || ':%'
-            LEFT JOIN ledger_postings p ON p.entry_id = e.id AND p.ledger_account_id IN (SELECT id FROM ledger_accounts WHERE code = 'NETWORK_FEES:' || s.network)
+            LEFT JOIN ledger_postings p ON p.entry_id = e.id AND p.ledger_account_id IN (SELECT id FROM ledger_accounts WHERE code IN ('GAS_FLOAT:' || s.network, 'NETWORK_FEES:' || s.network))
            GROUP BY s.id, s.top_up_fees HAVING coalesce(sum(-p.amount), 0) <> s.top_up_fees`,
   },
 ];

@@ -11,8 +11,9 @@
  *   moving (SKIPPED). Everything signed is signed once per reference (`sweep:<id>`, `sweep:<id>:top-up:<n>`), so a
  *   worker that dies anywhere sends the same transaction again, never a second one.
  * - Confirm: once the sweep has its confirmations it is CONFIRMED (FAILED if it reverted: its deposits go back to be
- *   swept again). Each top-up's fee and the sweep's are booked as they are mined, NETWORK_FEES → WORLD in the
- *   network's own coin. The swept amount itself moves between two addresses of the custody: no ledger entry.
+ *   swept again). Each top-up's fee and the sweep's are booked as they are mined, from the network's gas float to
+ *   WORLD in the network's own coin (gas-float.ts). The swept amount itself, like a top-up's, moves between two
+ *   addresses of the custody: no ledger entry.
  */
 import type pg from 'pg';
 import { NETWORK_INFO, type Network } from '../../lib/currencies.ts';
@@ -21,7 +22,7 @@ import { selectColumns } from '../db/columns.ts';
 import { sweeps } from '../db/schema/sweeps.ts';
 import { inTransaction } from '../db/transaction.ts';
 import type { Logger } from '../log.ts';
-import { SYSTEM_ACCOUNTS, systemAccountId, transfer, type Queryable } from './ledger.ts';
+import { networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, transfer, type Queryable } from './ledger.ts';
 
 export type SweepChain = Pick<ChainPort, 'networks' | 'status' | 'requiredConfirmations'> & { collection: CollectionPort };
 
@@ -151,14 +152,14 @@ export async function confirmSweeps(pool: pg.Pool, chain: SweepChain, network: N
   return confirmed;
 }
 
-/** What the network charged the custodian for one of its own transactions: NETWORK_FEES → WORLD, in the network's coin. */
+/** What the network charged the custodian for one of its own transactions: gas float → WORLD, in the network's coin. */
 async function bookFee(db: Queryable, network: Network, key: string, sweepId: string, fee: bigint): Promise<void> {
   if (fee <= 0n) return;
   await transfer(db, {
     key,
     kind: 'SWEEP_FEE',
     reference: `sweep:${sweepId}`,
-    from: systemAccountId(SYSTEM_ACCOUNTS.networkFees(network)),
+    from: networkFeePayer(network),
     to: systemAccountId(SYSTEM_ACCOUNTS.world(network)),
     currency: NETWORK_INFO[network].coin,
     amount: fee,

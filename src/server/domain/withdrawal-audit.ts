@@ -29,7 +29,7 @@ export const WITHDRAWAL_CHECKS: AuditCheck[] = [
                               WHERE p.entry_id = s.id AND a.code = 'FEE_INCOME' AND p.amount = w.fee)))`,
   },
   {
-    name: "each withdrawal's network fee is booked once, from network fees to the world, exactly as recorded",
+    name: "each withdrawal's network fee is booked once, from the gas float or network fees to the world, exactly as recorded",
     sql: `SELECT w.id AS withdrawal, w.network_fee::text, n.id AS fee_entry
             FROM withdrawals w LEFT JOIN ledger_entries n ON n.idempotency_key = ${orderEntryKeySql('withdrawal', 'networkFee', 'w.id')}
            WHERE (w.network_fee IS NULL) <> (n.id IS NULL)
@@ -37,7 +37,7 @@ export const WITHDRAWAL_CHECKS: AuditCheck[] = [
                    NOT EXISTS (SELECT 1 FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
                                 WHERE p.entry_id = n.id AND a.code = 'WORLD:' || w.network AND p.amount = w.network_fee)
                 OR NOT EXISTS (SELECT 1 FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
-                                WHERE p.entry_id = n.id AND a.code = 'NETWORK_FEES:' || w.network AND p.amount = -w.network_fee)))`,
+                                WHERE p.entry_id = n.id AND a.code IN ('GAS_FLOAT:' || w.network, 'NETWORK_FEES:' || w.network) AND p.amount = -w.network_fee)))`,
   },
   {
     // One held for review (withdrawals/review.ts) has a hold; approved, the hold went back before the transfer; rejected, no transfer.

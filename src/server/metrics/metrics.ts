@@ -93,7 +93,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
         for (const row of await custodyBalances(pool, { networks: [network], holdings })) {
           if (row.holdings === undefined) continue;
           const decimals = decimalsOf.get(row.currency) ?? 0;
-          rows.push({ network, currency: row.currency, holdings: coins(row.holdings, decimals), difference: coins(row.holdings - row.position - row.uncredited, decimals) });
+          rows.push({ network, currency: row.currency, holdings: coins(row.holdings, decimals), difference: coins(row.difference ?? 0n, decimals) });
         }
       } catch (error) {
         // A node that does not answer leaves its network out; the node alerts say why.

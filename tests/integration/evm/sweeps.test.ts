@@ -10,6 +10,7 @@ import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposi
 import { balancesOf, SYSTEM_ACCOUNTS, systemAccountId } from '../../../src/server/domain/ledger.ts';
 import { collectDeposits } from '../../../src/server/domain/sweeps.ts';
 import { custodyBalances } from '../../../src/server/domain/custody-balances.ts';
+import { fundGasFromChain } from '../../../src/server/domain/gas-float.ts';
 
 const CONFIRMATIONS = 2;
 
@@ -32,7 +33,9 @@ describe('Ethereum sweeps on anvil', () => {
     testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
     ({ database, custody } = await openEvmCustody(testDatabase.url, anvil, tokens, CONFIRMATIONS));
     hot = (await custody.chain.hotWalletAddress('ETHEREUM')) as Address;
+    // The operator's gas float, sent and recorded (custody fund-gas).
     await anvil.testClient.setBalance({ address: hot, value: parseEther('10') });
+    await fundGasFromChain(database.pool, custody.chain, { network: 'ETHEREUM', amount: '10' });
   });
   afterEach(async () => {
     expect(await auditFailures(database.pool)).toEqual([]);
@@ -75,13 +78,13 @@ describe('Ethereum sweeps on anvil', () => {
     const receipt = await anvil.publicClient.getTransactionReceipt({ hash: hash as Hex });
     return receipt.gasUsed * receipt.effectiveGasPrice;
   };
-  const networkFees = async () => (await balancesOf(database.pool, systemAccountId(SYSTEM_ACCOUNTS.networkFees('ETHEREUM')))).find((b) => b.currency === 'ETH')?.available ?? 0n;
+  const gasFloat = async () => (await balancesOf(database.pool, systemAccountId(SYSTEM_ACCOUNTS.gasFloat('ETHEREUM')))).find((b) => b.currency === 'ETH')?.available ?? 0n;
 
   it('tops a token deposit address up with exactly the gas of its transfer, sweeps the token into the hot wallet and books both fees', async () => {
     const { accountId } = await createWalletAccount(database.pool);
     const address = await depositAddressOf(custody, database, accountId, 'USDT_ETH');
     await credited(address, () => anvil.send({ to: tokens.USDT_ETH, data: encodeFunctionData({ abi: tokenAbi, functionName: 'transfer', args: [address, 25_000_000n] }) }));
-    const feesBefore = await networkFees();
+    const floatBefore = await gasFloat();
     const hotEthBefore = await anvil.publicClient.getBalance({ address: hot });
 
     const [sweep] = await swept(address);
@@ -100,7 +103,7 @@ describe('Ethereum sweeps on anvil', () => {
     const [sweepFee, topUpFee] = [await receiptFee(sweep?.tx_hash ?? ''), await receiptFee(sweep?.top_up_tx_hash ?? '')];
     expect(sweep?.fee).toBe(sweepFee.toString());
     expect(sweep?.top_up_fees).toBe(topUpFee.toString());
-    expect(await networkFees()).toBe(feesBefore - sweepFee - topUpFee);
+    expect(await gasFloat()).toBe(floatBefore - sweepFee - topUpFee);
     expect(await anvil.publicClient.getBalance({ address: hot })).toBe(hotEthBefore - topUp.value - topUpFee);
 
     // The top-up is the custody's own ETH, not a deposit of the user's; nothing more to sweep.
@@ -142,12 +145,12 @@ describe('Ethereum sweeps on anvil', () => {
     }
     expect(holdings).toEqual({ ETH: eth, USDT_ETH: usdt, USDC_ETH: 0n });
 
-    // npm run custody -- balances: the tokens match the ledger to the unit; ETH is the ledger's position (deposits
-    // less every fee the sweeps and top-ups paid) plus the hot wallet's float, which the operator put there outside it.
+    // npm run custody -- balances: the tokens and ETH match the ledger to the unit, ETH's position being the deposits
+    // and the recorded gas float less every fee the sweeps and top-ups paid.
     const rows = await custodyBalances(database.pool, custody.chain);
     const row = (currency: string) => rows.find((r) => r.network === 'ETHEREUM' && r.currency === currency);
     expect(row('USDT_ETH')).toMatchObject({ holdings: usdt, position: 25_000_000n, matches: true });
     const ethRow = row('ETH');
-    expect((ethRow?.holdings ?? 0n) - (ethRow?.position ?? 0n) - (ethRow?.uncredited ?? 0n)).toBe(parseEther('10'));
+    expect(ethRow).toMatchObject({ holdings: eth, difference: 0n, matches: true });
   });
 });

@@ -78,6 +78,16 @@ describe('the market and the swap desk', () => {
     expect(entries.rows[0]?.n).toBe(1);
   });
 
+  it('starts the development hot wallets with ten thousand dollars of gas float each on the ledger, once', async () => {
+    const floats = await pool.query<{ code: string; currency: string; units: string; fundings: number }>(
+      `SELECT a.code, p.currency, sum(p.amount)::text AS units, count(*)::int AS fundings FROM ledger_postings p
+         JOIN ledger_entries e ON e.id = p.entry_id JOIN ledger_accounts a ON a.id = p.ledger_account_id
+        WHERE e.kind = 'GAS_FUNDING' AND a.kind = 'GAS_FLOAT' GROUP BY a.code, p.currency ORDER BY a.code`,
+    );
+    expect(floats.rows.map((r) => [r.code, r.currency, r.fundings])).toEqual([['GAS_FLOAT:ETHEREUM', 'ETH', 1], ['GAS_FLOAT:TON', 'TON', 1], ['GAS_FLOAT:TRON', 'TRX', 1]]);
+    expect(floats.rows[0]?.units).toBe((3125n * ETH / 1000n).toString());
+  });
+
   it('refuses a quote the desk could not fill, with its own code, and quotes what it can', async () => {
     // 0.05 BTC is 1.015625 ETH before the spread: more than the 0.5 above the limit.
     const refused = await quote(alice, { sourceCurrency: 'BTC', destinationCurrency: 'ETH', sourceAmount: '0.05' });

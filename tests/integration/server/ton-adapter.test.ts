@@ -6,12 +6,16 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import { Address, toNano } from '@ton/core';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { auditFailures, createWalletAccount, quietLog, TEST_MNEMONIC, TEST_SECRETS_KEY } from '../../support/custody.ts';
+import { auditFailures, createWalletAccount, quietLog, TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
 import { chainsConfig } from '../../../src/server/config-chains.ts';
 import { openCustody, type Custody } from '../../../src/server/custody.ts';
 import { addAssets, listAssets } from '../../../src/server/domain/assets.ts';
 import { addAddress } from '../../../src/server/domain/address-book.ts';
 import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposits.ts';
+import { formatUnits } from '../../../src/lib/amount.ts';
+import { custodyBalances } from '../../../src/server/domain/custody-balances.ts';
+import { fundGasFromChain } from '../../../src/server/domain/gas-float.ts';
+import { collectDeposits } from '../../../src/server/domain/sweeps.ts';
 import { createWithdrawalService } from '../../../src/server/domain/withdrawals/requests.ts';
 import { broadcastWithdrawals, confirmWithdrawals, signWithdrawals } from '../../../src/server/domain/withdrawals/worker.ts';
 import { startTonStandIn, type TonStandIn } from '../../support/toncenter.ts';
@@ -340,6 +344,38 @@ describe('the custody on TON', () => {
     expect(await standIn.balance(recipient)).toBe(toNano('1.95'));
     expect(await available()).toBe('3');
     expect(await auditFailures(database.pool)).toEqual([]);
+  });
+
+  it('reconciles TON once the hot wallet\'s float is recorded, after the deposit is swept; unrecorded coins are a difference', async () => {
+    const row = async () => (await custodyBalances(database.pool, custody.chain)).find((r) => r.currency === 'TON');
+    // The 10 TON the operator sent before the withdrawal, unrecorded: exactly the difference.
+    expect(await row()).toMatchObject({ difference: toNano('10'), matches: false, inFlight: 0 });
+    expect(await fundGasFromChain(database.pool, custody.chain, { network: 'TON', amount: '10', key: 'ton-funding-1' })).toMatchObject({ units: toNano('10'), replayed: false });
+    expect(await row()).toMatchObject({ gasFloat: toNano('10') - BigInt((await database.pool.query<{ fee: string }>(`SELECT sum(network_fee)::text AS fee FROM withdrawals`)).rows[0]?.fee ?? '0'), difference: 0n, matches: true });
+    const sweeps = await waitFor('swept', async () => {
+      await collectDeposits(database.pool, custody.chain, quietLog);
+      standIn.emptyBlock();
+      const all = (await database.pool.query<{ state: string; fee: string }>(`SELECT state, fee::text FROM sweeps`)).rows;
+      return all.length === 1 && all.every((s) => s.state === 'CONFIRMED') && all;
+    });
+    expect(BigInt(sweeps[0]?.fee ?? '0')).toBeGreaterThan(0n);
+    expect(await row()).toMatchObject({ difference: 0n, matches: true });
+    // Another deposit to the wallet, deployed now: it pays for taking the message in.
+    const again = (await database.pool.query<{ to_address: string }>(`SELECT to_address FROM chain_deposits WHERE network = 'TON' LIMIT 1`)).rows[0]?.to_address ?? '';
+    await standIn.fund(again, toNano('1'));
+    await scanDeposits(database.pool, custody.chain, 'TON');
+    standIn.emptyBlock();
+    standIn.emptyBlock();
+    await confirmDeposits(database.pool, custody.chain, quietLog);
+    expect(await row()).toMatchObject({ inFlight: 0, difference: 0n, matches: true });
+    // What the operator sends arrives less the hot wallet's fee for taking it in: that is the difference to record.
+    await standIn.fund(await custody.chain.hotWalletAddress('TON'), toNano('0.5'));
+    const unrecorded = (await row())?.difference ?? 0n;
+    expect(unrecorded).toBeLessThanOrEqual(toNano('0.5'));
+    expect(unrecorded).toBeGreaterThan(toNano('0.499'));
+    await expect(fundGasFromChain(database.pool, custody.chain, { network: 'TON', amount: '0.5', key: 'ton-funding-2' })).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
+    await fundGasFromChain(database.pool, custody.chain, { network: 'TON', amount: formatUnits(unrecorded, 9), key: 'ton-funding-2' });
+    expect(await row()).toMatchObject({ difference: 0n, matches: true });
   });
 });
 

@@ -194,8 +194,8 @@ describe('the custody on Litecoin Core regtest', () => {
     // The operator's command says the same.
     const cli = await runCli(['balances']);
     expect(cli.code).toBe(0);
-    // USERS DESK FEES OTHER (network fees paid: negative) POSITION HOLDINGS UNCREDITED COLD IN_FLIGHT STATUS
-    expect(cli.stdout).toMatch(/LITECOIN\tLTC\t[\d.]+\t0\t[\d.]+\t-[\d.]+\t[\d.]+\t[\d.]+\t0\t0\t0\tok/);
+    // USERS DESK FEES GAS (no float on a UTXO network) OTHER (network fees paid: negative) POSITION HOLDINGS UNCREDITED DIFFERENCE COLD IN_FLIGHT STATUS
+    expect(cli.stdout).toMatch(/LITECOIN\tLTC\t[\d.]+\t0\t[\d.]+\t0\t-[\d.]+\t[\d.]+\t[\d.]+\t0\t0\t0\t0\tok/);
   });
 
   it('sends a withdrawal once when the worker is killed between signing and sending, and when killed after sending', async () => {

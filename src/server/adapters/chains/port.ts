@@ -22,6 +22,11 @@ export type ChainTransfer = {
   amount: bigint;
   /** The block it is in; null while it waits in the mempool. */
   blockHeight: number | null;
+  /**
+   * What the custody's address paid the network to take the transfer in, in the network's coin (TON: the deposit
+   * wallet's receiving transaction's fees); booked from the gas float when the deposit is recorded. Unset elsewhere.
+   */
+  receiveFee?: bigint | undefined;
 };
 
 export type TransferRef = { txHash: string; outputIndex: number };
@@ -31,7 +36,7 @@ export type TransferRef = { txHash: string; outputIndex: number };
  * Where a transfer stands now: confirmations (0 in the mempool), dropped from the chain, or mined but failed. `fee` is what the
  * transaction paid the network, in atomic units of the network's own coin, once the adapter knows it (a mined
  * withdrawal's or sweep's: UTXO inputs less outputs, EVM gas used × effective price); the worker books it to
- * NETWORK_FEES.
+ * the gas float or NETWORK_FEES (ledger.ts, networkFeePayer).
  */
 export type TransferStatus =
   | { state: 'SEEN'; blockHeight: number | null; confirmations: number; fee?: bigint | undefined }

@@ -9,7 +9,7 @@ const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
  * Collecting a deposit address's credited deposits of one currency into the hot wallet (account-based networks).
  * PENDING → (TOPPING_UP: the hot wallet sent the gas a token transfer needs → PENDING) → SENT → CONFIRMED, or
  * SKIPPED (the adapter found nothing worth moving) or FAILED (mined and reverted). The network fees of the sweep and
- * of its top-ups are booked once it is mined (NETWORK_FEES → WORLD, entry keys `sweep:<id>:…`).
+ * of its top-ups are booked once it is mined (GAS_FLOAT → WORLD, entry keys `sweep:<id>:…`).
  */
 export const sweeps = pgTable(
   'sweeps',

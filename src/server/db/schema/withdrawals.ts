@@ -44,7 +44,7 @@ export const withdrawals = pgTable(
     replacedTxHashes: text('replaced_tx_hashes').array().notNull().default(sql`'{}'::text[]`),
     /** The chain's height when the current transaction went out: it is replaced by fee once unmined for the network's blocks. */
     broadcastHeight: bigint('broadcast_height', { mode: 'number' }),
-    /** What the network charged (the mined transaction's fee in the network's coin), booked NETWORK_FEES → WORLD. */
+    /** What the network charged (the mined transaction's fee in the network's coin), booked from the gas float (ETHEREUM, TRON, TON) or NETWORK_FEES to WORLD. */
     networkFee: units('network_fee'),
     failureReason: text('failure_reason'),
     /** The amount's USD value at the request (PRICE_SCALE decimals), for the daily limit; NULL without a current price. */

@@ -76,6 +76,3 @@ export async function fundDesk(db: Queryable, input: { currency: string; units: 
     ],
   });
 }
-
-/** The operator's mistake in `custody fund-desk`: nothing was booked. */
-export class DeskFundingError extends DomainError<'VALIDATION' | 'UNKNOWN_CURRENCY' | 'NOT_AVAILABLE' | 'INSUFFICIENT_FUNDS'> {}

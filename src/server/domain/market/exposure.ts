@@ -9,6 +9,7 @@ import { COINS, findCoin } from '../../../lib/currencies.ts';
 import { PRICE_SCALE, type PriceTable } from '../../adapters/rates/port.ts';
 import { SYSTEM_ACCOUNTS, systemAccountId } from '../ledger.ts';
 import { DESK_ACCOUNT, DESK_FUNDING_KIND } from './desk.ts';
+import { GAS_FUNDING_KIND } from '../gas-float.ts';
 
 /** An amount of a base asset at 18 decimals (the most any coin has), so networks of one asset add up exactly. */
 export const ASSET_DECIMALS = 18;
@@ -76,7 +77,7 @@ export type FeeCoverage = {
   currency: string;
   /** Withdrawal fees users paid (fee income of withdrawal entries), in the currency's units. */
   paid: bigint;
-  /** What the networks charged the custody for its transactions (NETWORK_FEES of the currency's network). */
+  /** What the networks charged the custody for its transactions (booked from NETWORK_FEES or the gas float of the currency's network). */
   cost: bigint;
 };
 
@@ -88,9 +89,11 @@ export async function feeCoverage(pool: pg.Pool): Promise<FeeCoverage[]> {
     [systemAccountId(SYSTEM_ACCOUNTS.feeIncome())],
   );
   const networks = [...new Set(COINS.map((coin) => coin.network))];
+  // NETWORK_FEES holds nothing but fees; a gas float also its fundings, left out.
   const cost = await pool.query<{ currency: string; total: string }>(
-    `SELECT currency, (-sum(available + on_hold))::text AS total FROM ledger_balances WHERE ledger_account_id = ANY($1::uuid[]) GROUP BY currency`,
-    [networks.map((network) => systemAccountId(SYSTEM_ACCOUNTS.networkFees(network)))],
+    `SELECT p.currency, (-sum(p.amount))::text AS total FROM ledger_postings p JOIN ledger_entries e ON e.id = p.entry_id
+      WHERE p.ledger_account_id = ANY($1::uuid[]) AND e.kind <> $2 GROUP BY p.currency`,
+    [[...networks.map((network) => systemAccountId(SYSTEM_ACCOUNTS.networkFees(network))), ...networks.map((network) => systemAccountId(SYSTEM_ACCOUNTS.gasFloat(network)))], GAS_FUNDING_KIND],
   );
   const rows = new Map<string, FeeCoverage>();
   for (const row of paid.rows) rows.set(row.currency, { currency: row.currency, paid: BigInt(row.total), cost: 0n });

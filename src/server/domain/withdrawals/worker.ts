@@ -1,7 +1,7 @@
 /**
  * The worker's side of withdrawals: PENDING → SIGNED (the signed transaction and its hash are recorded before
  * anything is sent) → BROADCAST → COMPLETED once the chain confirms it (the hold settles: amount less fee to the
- * network's world account, the fee to fee income; what the network charged is booked NETWORK_FEES → WORLD), or
+ * network's world account, the fee to fee income; what the network charged is booked from its payer, the gas float or NETWORK_FEES, to WORLD), or
  * FAILED (refused or dropped: the hold is released; a transaction mined but failed still books its network fee).
  * A transaction still unmined after the network's `replaceAfterBlocks` is replaced (`replaceByFee`): the new one is
  * recorded before it is sent, the earlier hashes are kept, and whichever of them is mined completes the withdrawal. Each row is
@@ -16,7 +16,7 @@ import { withdrawals } from '../../db/schema/withdrawals.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ALERT_AFTER_ATTEMPTS, type Logger } from '../../log.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
-import { SYSTEM_ACCOUNTS, systemAccountId, transfer, type Queryable } from '../ledger.ts';
+import { networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, transfer, type Queryable } from '../ledger.ts';
 import { NETWORK_INFO, type Network } from '../../../lib/currencies.ts';
 import { orderEntryKey, orderEntryKind, orderReference } from '../orders/entry-keys.ts';
 import { releaseOrder, settleOrder, type SettleLeg } from '../orders/entries.ts';
@@ -245,7 +245,8 @@ async function completeWithdrawal(db: Queryable, w: Claimed, confirmations: numb
 }
 
 /**
- * What the network charged for the withdrawal's mined transaction, in the network's own coin: NETWORK_FEES → WORLD,
+ * What the network charged for the withdrawal's mined transaction, in the network's own coin: from the network's gas
+ * float (ETHEREUM, TRON, TON) or NETWORK_FEES (ledger.ts, networkFeePayer) to WORLD,
  * so the world account keeps mirroring what the chain holds for the custody. Once per withdrawal.
  */
 async function bookNetworkFee(db: Queryable, w: Claimed, fee: bigint | undefined): Promise<void> {
@@ -254,7 +255,7 @@ async function bookNetworkFee(db: Queryable, w: Claimed, fee: bigint | undefined
     key: orderEntryKey('withdrawal', w.id, 'networkFee'),
     kind: orderEntryKind('withdrawal', 'networkFee'),
     reference: orderReference('withdrawal', w.id),
-    from: systemAccountId(SYSTEM_ACCOUNTS.networkFees(w.network)),
+    from: networkFeePayer(w.network),
     to: systemAccountId(SYSTEM_ACCOUNTS.world(w.network)),
     currency: NETWORK_INFO[w.network].coin,
     amount: fee,

@@ -19,8 +19,9 @@ export const TON_TRANSFER_FEE = 10_000_000n;
 export const TON_SWEEP_THRESHOLD = 50_000_000n;
 
 const SEND_MODE = SendMode.PAY_GAS_SEPARATELY | SendMode.IGNORE_ERRORS;
-/** The prefix of a withdrawal's reference in `ton_messages` (a sweep's is `sweep:`). */
+/** The prefixes of a withdrawal's and a sweep's reference in `ton_messages`. */
 const WITHDRAWAL = 'withdrawal:';
+const SWEEP = 'sweep:';
 
 export type TonAdapterOptions = {
   apiUrl: string;
@@ -105,6 +106,7 @@ export function createTonAdapter(pool: pg.Pool, options: TonAdapterOptions): Cha
       const seen: TransferStatus = { state: 'SEEN', blockHeight: tx.mc_block_seqno, confirmations: Math.max(0, tip.seqno - tx.mc_block_seqno + 1), fee };
       if (failure) statuses.set(transferKey(ref), { state: 'FAILED', blockHeight: tx.mc_block_seqno, fee, reason: failure });
       else if (message?.reference.startsWith(WITHDRAWAL) && fee !== undefined) statuses.set(transferKey(ref), await delivery(tx, seen, fee));
+      else if (message?.reference.startsWith(SWEEP) && fee !== undefined) statuses.set(transferKey(ref), await arrival(tx, seen, fee));
       else statuses.set(transferKey(ref), seen);
     }
     return statuses;
@@ -121,8 +123,25 @@ export function createTonAdapter(pool: pg.Pool, options: TonAdapterOptions): Cha
     const received = await api.transactionByInMessage(hexHash(sent.hash));
     if (!received) return { ...seen, confirmations: 0 };
     if (!received.description.bounce) return seen;
-    const returned = received.out_msgs.find((m) => m.bounced)?.value ?? '0';
-    return { state: 'FAILED', blockHeight: tx.mc_block_seqno, fee: fee + BigInt(sent.value ?? '0') - BigInt(returned), reason: 'the recipient bounced the transfer (a bounceable address of a wallet not deployed): it came back less fees' };
+    const bounced = received.out_msgs.find((m) => m.bounced);
+    // The hot wallet's own transaction taking the bounce back costs its fees too: the loss is known once it is mined.
+    const back = bounced ? await api.transactionByInMessage(hexHash(bounced.hash)) : undefined;
+    if (bounced && !back) return { ...seen, confirmations: 0 };
+    const lost = fee + BigInt(sent.value ?? '0') - BigInt(bounced?.value ?? '0') + BigInt(back?.total_fees ?? '0');
+    return { state: 'FAILED', blockHeight: tx.mc_block_seqno, fee: lost, reason: 'the recipient bounced the transfer (a bounceable address of a wallet not deployed): it came back less fees' };
+  }
+
+  /**
+   * A sweep lands in the hot wallet, whose transaction taking it in costs the custody its compute and storage fees:
+   * the sweep's fee is both (so the gas float's booking matches what the custody's wallets lost), and it has no
+   * confirmations until the hot wallet's transaction is on the chain.
+   */
+  async function arrival(tx: V3Transaction, seen: TransferStatus & { state: 'SEEN' }, fee: bigint): Promise<TransferStatus> {
+    const sent = tx.out_msgs[0];
+    if (!sent) return seen;
+    const received = await api.transactionByInMessage(hexHash(sent.hash));
+    if (!received) return { ...seen, confirmations: 0 };
+    return { ...seen, fee: fee + BigInt(received.total_fees) };
   }
 
   return {
@@ -189,7 +208,7 @@ export function createTonAdapter(pool: pg.Pool, options: TonAdapterOptions): Cha
       async sweep(source) {
         onlyTon(source.network);
         if (source.currency !== 'TON') return { state: 'NOT_NEEDED', reason: `the TON adapter sweeps TON only, not ${source.currency}` };
-        const reference = `sweep:${source.reference}`;
+        const reference = `${SWEEP}${source.reference}`;
         const wallet = await wallets(source.index);
         if (Address.parse(source.address).toRawString() !== wallet.raw) throw new Error(`derivation ${source.index} is not the TON address ${source.address}`);
         let message = await messages.latest(reference);

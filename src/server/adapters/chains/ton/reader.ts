@@ -102,7 +102,9 @@ export function createTonScanner(api: TonApi, addresses: ReturnType<typeof creat
       const amount = incomingValue(tx);
       if (amount === undefined) continue;
       const source = tx.in_msg?.source;
-      out.push({ network: 'TON', txHash: hexHash(tx.hash), outputIndex: 0, currency: 'TON', fromAddress: source ? format(source) : null, toAddress: to, amount, blockHeight: height });
+      // A deployed wallet pays for taking a transfer in (compute, storage): the credit is the value, the wallet keeps less.
+      const receiveFee = BigInt(tx.total_fees);
+      out.push({ network: 'TON', txHash: hexHash(tx.hash), outputIndex: 0, currency: 'TON', fromAddress: source ? format(source) : null, toAddress: to, amount, blockHeight: height, ...(receiveFee > 0n ? { receiveFee } : {}) });
     }
     return out;
   };
