@@ -17,6 +17,8 @@ import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import type pg from 'pg';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+// The defaults every chain adapter applies (README, CONFIRMATIONS).
+import { DEVNET_DEFAULT_CONFIRMATIONS } from './adapters/chains/devnet.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -67,7 +69,7 @@ export function figureSettings(config: Config): Record<string, string> {
     APP_ENV: config.appEnv,
     CHAINS: chains.mode,
     CHAIN_ENV: [chains.env, chains.utxo.testChain],
-    CONFIRMATIONS: sorted(chains.confirmations),
+    CONFIRMATIONS: sorted({ ...DEVNET_DEFAULT_CONFIRMATIONS, ...chains.confirmations }),
     MIN_DEPOSIT: sorted(Object.fromEntries(Object.entries(chains.minDeposit).map(([currency, units]) => [currency, String(units)]))),
     BITCOIN_RPC_URL: chains.utxo.nodes.BITCOIN,
     LITECOIN_RPC_URL: chains.utxo.nodes.LITECOIN,
