@@ -22,7 +22,7 @@ import { DEVNET_DEFAULT_CONFIRMATIONS } from './adapters/chains/devnet.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-/** The process's variables over ENV_FILE's; an unreadable or malformed file is a ConfigError naming ENV_FILE. */
+/** The process's variables over ENV_FILE's; an unreadable file is a ConfigError naming ENV_FILE. */
 export function readEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const file = env.ENV_FILE;
   if (file === undefined || file === '') return env;
