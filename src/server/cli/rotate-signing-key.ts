@@ -1,23 +1,20 @@
-import { readFileSync } from 'node:fs';
-import { loadConfig } from '../config.ts';
-import { createLogger } from '../log.ts';
-import { openDatabase } from '../db/database.ts';
 import { createSealedSettings, openSecretsKey } from '../adapters/keys/secrets-key.ts';
 import { rotateSigningKey } from '../idp/keys.ts';
+import { startFailure } from '../environment.ts';
+import { openTool, toolFail } from './tool.ts';
 
 /**
  * `npm run idp:rotate-key`: puts a new signing key first for the embedded provider. Running processes keep signing
  * with the previous key (still published and accepted) until they restart; verifiers pick the new key up by itself.
  * It needs the servers' SECRETS_KEY (or DATA_DIR): the keys are sealed under it.
  */
-const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
-const config = loadConfig(process.env, version);
-const log = createLogger(config.logLevel);
-const database = await openDatabase(config, log);
+const { config, log, database } = await openTool();
 try {
   const secrets = await openSecretsKey({ value: config.secretsKey, dataDir: config.dataDir, production: config.production }, log, database.pool);
   const rotated = await rotateSigningKey(createSealedSettings(database.pool, secrets));
-  log.info({ kid: rotated.signingKeys[0]?.kid, kept: rotated.signingKeys.length }, 'signing key rotated; restart the servers to sign with it');
-} finally {
+  process.stdout.write(`signing key rotated (kid ${rotated.signingKeys[0]?.kid}, ${rotated.signingKeys.length} kept); restart the servers to sign with it\n`);
+} catch (error) {
   await database.close();
+  toolFail(startFailure(error));
 }
+await database.close();

@@ -1,27 +1,50 @@
 /**
- * What the command-line tools share: the same environment as `npm start`, and its database. With the embedded
- * PostgreSQL they reuse the server already running on DATA_DIR (found by its postmaster.pid), or start it.
+ * What the command-line tools and the worker share: the server's configuration, read as the server reads it
+ * (environment.ts: the environment over ENV_FILE), its database and, for the commands that need it, the custody
+ * composed as the server composes it. A start the server would refuse is refused here with the server's words, in
+ * one line. With the embedded PostgreSQL they reuse the server already running on DATA_DIR (found by its
+ * postmaster.pid), or start it.
  */
-import { readFileSync } from 'node:fs';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
+import type { Config } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { openDatabase, type Database } from '../db/database.ts';
+import { openCustody, type Custody } from '../custody.ts';
+import { checkServerSettings, loadEnvironmentConfig, recordServerSettings, startFailure } from '../environment.ts';
 
 export type Tool = { config: Config; log: Logger; database: Database };
 
-export async function openTool(options: { quiet?: boolean } = {}): Promise<Tool> {
-  const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+type ToolOptions = {
+  /** Logs at LOG_LEVEL (the worker); otherwise a tool's logs stay quiet unless LOG_LEVEL asks for them. */
+  quiet?: boolean;
+};
+
+export async function openTool(options: ToolOptions = {}): Promise<Tool> {
   let config: Config;
   try {
-    config = loadConfig(process.env, version);
+    config = loadEnvironmentConfig();
   } catch (error) {
-    if (error instanceof ConfigError) toolFail(error.message);
-    throw error;
+    toolFail(startFailure(error));
   }
   // A tool talks to its user on the terminal; its logs stay quiet unless LOG_LEVEL asks for them.
   const log = createLogger(process.env.LOG_LEVEL || options.quiet === false ? config.logLevel : 'warn');
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 }, log);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 }, log).catch((error: unknown) => toolFail(startFailure(error)));
   return { config, log, database };
+}
+
+/**
+ * The custody as the server composes it. `role: 'command'` (a report or a movement beside the server) refuses to run
+ * under other settings than the server's; `role: 'worker'` is part of the server and records its settings.
+ */
+export async function openToolCustody(tool: Tool, role: 'command' | 'worker'): Promise<Custody> {
+  try {
+    if (role === 'command') await checkServerSettings(tool.database.pool, tool.config);
+    const custody = await openCustody(tool.config, tool.log, tool.database.pool, { owner: role === 'worker' });
+    if (role === 'worker') await recordServerSettings(tool.database.pool, tool.config);
+    return custody;
+  } catch (error) {
+    await tool.database.close();
+    toolFail(startFailure(error));
+  }
 }
 
 export function toolFail(message: string): never {

@@ -2,13 +2,13 @@
  * npm run worker: the background jobs alone, for running them apart from the gateway (the gateway then runs
  * with WORKERS=off, or both run them: jobs are claimed row by row, never twice at once).
  */
-import { openCustody } from '../custody.ts';
-import { openTool } from '../cli/tool.ts';
+import { openTool, openToolCustody } from '../cli/tool.ts';
 import { createWorker } from './worker.ts';
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
-const { config, log, database } = await openTool({ quiet: false });
-const custody = await openCustody(config, log, database.pool);
+const tool = await openTool({ quiet: false });
+const { config, log, database } = tool;
+const custody = await openToolCustody(tool, 'worker');
 const worker = createWorker({ pool: database.pool, log, handlers: custody.jobs, pollMs: config.workerPollMs });
 worker.start();
 let stopping = false;
