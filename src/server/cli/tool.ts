@@ -9,7 +9,8 @@ import { openDatabase, type Database } from '../db/database.ts';
 
 export type Tool = { config: Config; log: Logger; database: Database };
 
-export async function openTool(options: { quiet?: boolean } = {}): Promise<Tool> {
+/** `poolSize`: the database connections the tool may hold (4; the worker, whose jobs run side by side, takes more). */
+export async function openTool(options: { quiet?: boolean; poolSize?: number } = {}): Promise<Tool> {
   const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
   let config: Config;
   try {
@@ -20,7 +21,7 @@ export async function openTool(options: { quiet?: boolean } = {}): Promise<Tool>
   }
   // A tool talks to its user on the terminal; its logs stay quiet unless LOG_LEVEL asks for them.
   const log = createLogger(process.env.LOG_LEVEL || options.quiet === false ? config.logLevel : 'warn');
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 }, log);
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: options.poolSize ?? 4 }, log);
   return { config, log, database };
 }
 

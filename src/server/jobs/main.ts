@@ -7,7 +7,8 @@ import { openTool } from '../cli/tool.ts';
 import { createWorker } from './worker.ts';
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
-const { config, log, database } = await openTool({ quiet: false });
+// As many connections as the server's pool: each job running holds one for its claim (worker.ts), half of them run at once.
+const { config, log, database } = await openTool({ quiet: false, poolSize: 20 });
 const custody = await openCustody(config, log, database.pool);
 const worker = createWorker({ pool: database.pool, log, handlers: custody.jobs, pollMs: config.workerPollMs });
 worker.start();
