@@ -80,21 +80,24 @@ export function createWorker(options: {
         return { ran: false, waitMs: row ? row.waitMs : pollMs };
       }
       const started = Date.now();
-      let failure: string | null = null;
+      let thrown: { error: unknown } | undefined;
       try {
         await handler.run();
       } catch (error) {
-        failure = error instanceof Error ? error.message : String(error);
-        const failures = row.failures + 1;
-        const retryInMs = retryDelayMs(handler.everyMs, failures, backoff);
-        // One ERROR when a job starts failing or fails differently; a job failing the same way again is a WARN.
-        if (failures === 1 || failure !== row.lastError) log.error({ err: error, job: handler.name, failures, retryInMs }, 'job failed');
-        else log.warn({ job: handler.name, failures, retryInMs, error: failure }, 'job still failing');
+        thrown = { error };
       }
-      observe?.({ job: handler.name, ok: failure === null, seconds: (Date.now() - started) / 1000 });
+      observe?.({ job: handler.name, ok: thrown === undefined, seconds: (Date.now() - started) / 1000 });
+      const failure = thrown === undefined ? null : thrown.error instanceof Error ? thrown.error.message : String(thrown.error);
       const failures = failure === null ? 0 : row.failures + 1;
-      if (failure === null && row.failures > 0) log.info({ job: handler.name, failures: row.failures }, 'job recovered');
       const delay = retryDelayMs(handler.everyMs, failures, backoff);
+      if (failure === null) {
+        if (row.failures > 0) log.info({ job: handler.name, failures: row.failures }, 'job recovered');
+      } else if (failures === 1 || failure !== row.lastError) {
+        // One ERROR when a job starts failing or fails differently; failing the same way again is a WARN.
+        log.error({ err: thrown?.error, job: handler.name, failures, retryInMs: delay }, 'job failed');
+      } else {
+        log.warn({ job: handler.name, failures, retryInMs: delay, error: failure }, 'job still failing');
+      }
       await client.query(
         `UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond', last_started_at = to_timestamp($3 / 1000.0),
                 last_finished_at = now(), last_error = $4, failures = $5, runs = runs + 1 WHERE name = $1`,
