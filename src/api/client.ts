@@ -87,16 +87,17 @@ function read<T>(response: FetchResponse<string>): T {
   const body = parseErrorBody(text);
   const retryAfter = Number(response.headers.get('retry-after') ?? '');
   const retryAfterSeconds = Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : undefined;
-  if (body) throw new WalletError(body.exceptionCode, body.message, { status, fromServer: true, retryAfterSeconds });
+  if (body) throw new WalletError(body.exceptionCode, body.message, { status, fromServer: true, retryAfterSeconds, network: body.network });
   throw new WalletError(`HTTP_${status}`, response.statusText || `HTTP ${status}`, { status });
 }
 
-function parseErrorBody(text: string): { exceptionCode: string; message: string } | undefined {
+function parseErrorBody(text: string): { exceptionCode: string; message: string; network?: string } | undefined {
   try {
     const body: unknown = JSON.parse(text);
     if (body && typeof body === 'object' && 'exceptionCode' in body && typeof body.exceptionCode === 'string' && body.exceptionCode) {
       const message = 'message' in body && typeof body.message === 'string' ? body.message : '';
-      return { exceptionCode: body.exceptionCode, message };
+      const network = 'network' in body && typeof body.network === 'string' ? body.network : undefined;
+      return { exceptionCode: body.exceptionCode, message, ...(network === undefined ? {} : { network }) };
     }
   } catch {
     // not JSON: the status alone describes it

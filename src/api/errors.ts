@@ -19,14 +19,17 @@ export class WalletError extends Error {
   readonly fromServer: boolean;
   /** The gateway's Retry-After, in seconds, when it said when to come back (a passcode lockout's wait). */
   readonly retryAfterSeconds: number | undefined;
+  /** The network whose node did not answer (NETWORK_UNAVAILABLE), as the gateway named it. */
+  readonly network: string | undefined;
 
-  constructor(code: string, message: string, options: { status?: number; fromServer?: boolean; retryAfterSeconds?: number; cause?: unknown } = {}) {
+  constructor(code: string, message: string, options: { status?: number; fromServer?: boolean; retryAfterSeconds?: number; network?: string | undefined; cause?: unknown } = {}) {
     super(message, { cause: options.cause });
     this.name = 'WalletError';
     this.code = code;
     this.status = options.status;
     this.fromServer = options.fromServer ?? false;
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.network = options.network;
   }
 }
 

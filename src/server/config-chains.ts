@@ -28,6 +28,7 @@ export const chainsSchema = {
   /** testnet4 and signet are Bitcoin Core's other test chains: testnet's address formats, their own chain name. */
   CHAIN_ENV: z.enum(['mainnet', 'testnet', 'testnet4', 'signet', 'regtest']).default('mainnet'),
   DEVNET_BLOCK_MS: z.coerce.number().int().min(20).max(600_000).default(2000),
+  CHAIN_CALL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).optional(),
   CONFIRMATIONS: z.string().regex(networkList('\\d{1,3}'), 'must look like LITECOIN:6,BITCOIN:2,ETHEREUM:12').optional(),
   /** Renamed to CONFIRMATIONS: refused with a message that says so rather than silently ignored. */
   DEVNET_CONFIRMATIONS: z.string().optional(),
@@ -61,6 +62,7 @@ export function chainsConfig(e: Parsed, mode: 'devnet' | 'off'): ChainsConfig {
     mode,
     env: chainEnv === 'testnet4' || chainEnv === 'signet' ? 'testnet' : chainEnv,
     blockMs: e.DEVNET_BLOCK_MS ?? 2000,
+    callTimeoutMs: e.CHAIN_CALL_TIMEOUT_MS,
     confirmations: Object.freeze(pairs(e.CONFIRMATIONS, Number) as Partial<Record<Network, number>>),
     minDeposit: Object.freeze(parseMinDeposit(e.MIN_DEPOSIT)),
     utxo: Object.freeze({

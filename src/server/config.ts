@@ -46,6 +46,7 @@ const schema = z.object({
   WALLET_SEED: z.string().min(1).optional(),
   SECRETS_KEY: z.string().min(1).optional(),
   WORKER_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(500),
+  CHAIN_REQUEST_BUDGET_MS: z.coerce.number().int().min(100).max(20_000).default(3_500),
   RATES_WALK_MS: z.coerce.number().int().min(0).max(86_400_000).default(10_000),
   OIDC_ISSUER: z.url({ protocol: /^https?$/ }).optional(),
   OIDC_CLIENT_ID: z.string().min(1).max(200).default('wallet-web'),
@@ -116,6 +117,8 @@ export type Config = Readonly<{
   /** Which adapter runs the networks: the simulated devnet (never in production) or none (every network off). */
   chains: ChainsConfig;
   workerPollMs: number;
+  /** CHAIN_REQUEST_BUDGET_MS: what one gateway request may spend on chain nodes and APIs, all its calls together. */
+  chainRequestBudgetMs: number;
   /** How often the reference rates take a random-walk step; 0 keeps them fixed. */
   ratesWalkMs: number;
   /** Where prices come from, when one is current, the swap desk's limits and its hedge account (config-market.ts). */
@@ -202,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     secretsKey: e.SECRETS_KEY,
     chains: chainsConfig(e, chainsMode),
     workerPollMs: e.WORKER_POLL_MS,
+    chainRequestBudgetMs: e.CHAIN_REQUEST_BUDGET_MS,
     ratesWalkMs: e.RATES_WALK_MS,
     market: marketConfig(e, production),
     operating: operatingConfig(e, e.PORT),

@@ -1,5 +1,6 @@
 import { english, type MessageKey } from '../lib/text.ts';
 import { toWalletError } from '../api/errors.ts';
+import { isNetwork, NETWORK_INFO } from '../lib/currencies.ts';
 import { $t } from './i18n.ts';
 import { showToast } from './toasts.ts';
 
@@ -26,13 +27,15 @@ export function errorText(error: unknown, options: ErrorTextOptions = {}): strin
   const fromServer = wallet.fromServer && wallet.message !== '';
   const fallback = t(options.fallback ?? 'error_unknown');
   const key = `error_${wallet.code}`;
+  // A network that is not answering is named in the user's words (NETWORK_UNAVAILABLE).
+  const params = { network: wallet.network && isNetwork(wallet.network) ? NETWORK_INFO[wallet.network].blockchain : (wallet.network ?? '') };
   if (options.serverMessage === 'refusal') {
     // A refusal of the gateway's own with its own words (no current price: 503) says why; a transport failure does not.
-    if (fromServer && key in english) return t(key as MessageKey);
+    if (fromServer && key in english) return t(key as MessageKey, params);
     return fromServer && (wallet.status ?? 500) < 500 ? wallet.message : fallback;
   }
   if (options.serverMessage === 'first' && fromServer) return wallet.message;
-  if (key in english) return t(key as MessageKey);
+  if (key in english) return t(key as MessageKey, params);
   if (options.serverMessage && fromServer) return wallet.message;
   return fallback;
 }

@@ -15,7 +15,7 @@ import { addressBookQuery } from './address-book.ts';
 import { $balances, refreshBalances } from './balances.ts';
 import { $coins } from './catalogue.ts';
 import { $chainEnv } from './client-config.ts';
-import { showErrorToast } from './errors.ts';
+import { errorText, showErrorToast } from './errors.ts';
 import { isPasscodeRefusal, passcodeStep } from './passcode-entry.ts';
 import { $t } from './i18n.ts';
 import { createDebouncedRequest } from './primitives/debounced-request.ts';
@@ -40,6 +40,8 @@ export type SendForm = {
   feeAddress: string | null;
   checking: boolean;
   checkFailed: boolean;
+  /** Why the check or the fee failed, in the user's words (a network that is not answering names it). */
+  checkError: string | undefined;
   scannerOpen: boolean;
   pickerOpen: boolean;
   submitting: boolean;
@@ -55,6 +57,7 @@ const EMPTY: SendForm = {
   feeAddress: null,
   checking: false,
   checkFailed: false,
+  checkError: undefined,
   scannerOpen: false,
   pickerOpen: false,
   submitting: false,
@@ -156,7 +159,7 @@ export const sendFlow = createFlow(['send', 'sendReview', 'sendProgress'], (scop
     },
     onResult: ({ check, fee, usable }, { address, wellFormed }) =>
       $sendForm.set({ ...$sendForm.get(), check, checkedAddress: wellFormed ? address : '', fee, feeAddress: usable ?? '', checking: false }),
-    onError: () => $sendForm.set({ ...$sendForm.get(), checking: false, checkFailed: true }),
+    onError: (error) => $sendForm.set({ ...$sendForm.get(), checking: false, checkFailed: true, checkError: errorText(error, { fallback: 'common_something_went_wrong' }) }),
   });
 
   /** Starts the form for the asset of the route, once per asset: coming back from the review keeps what was typed. */
@@ -176,7 +179,7 @@ export const sendFlow = createFlow(['send', 'sendReview', 'sendProgress'], (scop
     if (!account || !form.currency) return;
     const address = form.address.trim();
     const wellFormed = address !== '' && (!coin || isAddressShapeValid(coin.network, address, $chainEnv.get()));
-    $sendForm.set({ ...form, checking: wellFormed, checkFailed: false });
+    $sendForm.set({ ...form, checking: wellFormed, checkFailed: false, checkError: undefined });
     checks.schedule({ account, currency: form.currency, address, wellFormed }, delay);
   }
 

@@ -16,6 +16,8 @@ export type Tool = { config: Config; log: Logger; database: Database };
 type ToolOptions = {
   /** Logs at LOG_LEVEL (the worker); otherwise a tool's logs stay quiet unless LOG_LEVEL asks for them. */
   quiet?: boolean;
+  /** The database connections the tool may hold (4; the worker, whose jobs run side by side, takes more). */
+  poolSize?: number;
 };
 
 export async function openTool(options: ToolOptions = {}): Promise<Tool> {
@@ -27,7 +29,7 @@ export async function openTool(options: ToolOptions = {}): Promise<Tool> {
   }
   // A tool talks to its user on the terminal; its logs stay quiet unless LOG_LEVEL asks for them.
   const log = createLogger(process.env.LOG_LEVEL || options.quiet === false ? config.logLevel : 'warn');
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 4 }, log).catch((error: unknown) => toolFail(startFailure(error)));
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: options.poolSize ?? 4 }, log).catch((error: unknown) => toolFail(startFailure(error)));
   return { config, log, database };
 }
 

@@ -32,6 +32,7 @@ import type { Limits } from '../domain/limits.ts';
 import type { AnalyticsSource } from '../domain/analytics.ts';
 import { createAnalyticsApi } from './analytics.ts';
 import type { Readiness } from '../domain/readiness.ts';
+import { withinBudget } from '../net/call-budget.ts';
 
 const ACCOUNT_URL = /^[a-z]+:\/\/[^/]+\/api\/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\//;
 
@@ -143,11 +144,15 @@ export function createApi(deps: ApiDeps): ApiHandler {
         return new Response(JSON.stringify({ exceptionCode: 'ABORTED', message: 'The request was aborted' }), { status: 400, headers: { 'content-type': 'application/json' } });
       });
       if (request instanceof Response) return request;
-      if (ACCOUNT_URL.test(request.url)) {
-        const response = await accounts.fetch(request, env);
-        if (!fallThrough.has(response)) return response;
-      }
-      return root.fetch(request, env);
+      // Every chain node or API call a request makes shares one budget (net/call-budget.ts): a node that does not
+      // answer is a 503 NETWORK_UNAVAILABLE well before the browser gives up, never a 30 s wait.
+      return withinBudget(deps.config.chainRequestBudgetMs, async () => {
+        if (ACCOUNT_URL.test(request.url)) {
+          const response = await accounts.fetch(request, env);
+          if (!fallThrough.has(response)) return response;
+        }
+        return root.fetch(request, env);
+      });
     },
   };
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Logger } from '../log.ts';
 import { isDatabaseUnavailable, databaseCode } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
+import { ChainUnavailableError } from '../adapters/chains/port.ts';
 import { userMessage } from './messages.ts';
 
 /**
@@ -42,6 +43,8 @@ export const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   TOO_MANY_MAILS: 429,
   // No current market price for what a quote needs (domain/rates.ts): nothing is quoted.
   PRICE_UNAVAILABLE: 503,
+  // A network's node or API did not answer within the request's budget (CHAIN_REQUEST_BUDGET_MS); the body names it.
+  NETWORK_UNAVAILABLE: 503,
   WEBHOOK_SIGNATURE: 401,
   TG_DISABLED: 404,
   // Telegram sign-in and linking (SPEC §8).
@@ -141,7 +144,8 @@ export function statusOf(code: string): ContentfulStatusCode {
   return STATUS_OF_CODE[code] ?? 400;
 }
 
-export type ErrorBody = { exceptionCode: string; message: string };
+/** `network`: the network whose node did not answer (NETWORK_UNAVAILABLE only). */
+export type ErrorBody = { exceptionCode: string; message: string; network?: string };
 
 /** The one place that turns any thrown value into the gateway's error shape; only our own faults are 500. */
 export function errorResponse(error: unknown, c: Context, log: Logger): Response {
@@ -151,6 +155,11 @@ export function errorResponse(error: unknown, c: Context, log: Logger): Response
     if (typeof wait === 'number') c.header('Retry-After', String(wait));
     const status = error instanceof ApiError ? error.status : statusOf(error.code);
     return c.json<ErrorBody>({ exceptionCode: error.code, message: userMessage(error) }, status);
+  }
+  // A node or chain API that did not answer (in the request's budget): its network's trouble, not ours, and not the user's.
+  if (error instanceof ChainUnavailableError) {
+    log.warn({ err: error, path: c.req.path, network: error.network }, 'network unavailable');
+    return c.json<ErrorBody>({ exceptionCode: 'NETWORK_UNAVAILABLE', message: `The ${error.network} network is not answering right now; try again shortly`, network: error.network }, statusOf('NETWORK_UNAVAILABLE'));
   }
   if (error instanceof z.ZodError) {
     const issue = error.issues[0];

@@ -45,24 +45,27 @@ export type JobSources = {
   analyticsRetentionDays?: number | undefined;
 };
 
-/** The jobs, in the order one worker round runs them. */
+/** The jobs; the worker runs each in its own lane. */
 export function jobHandlers(sources: JobSources): JobHandler[] {
   const { pool, log, pollMs, chain } = sources;
   // Order books, not chains: at least a second apart, whatever the poll interval.
   const ordersEveryMs = Math.max(pollMs, 1_000);
   const jobs: JobHandler[] = [];
   const add = (name: string, everyMs: number, work: Work) => jobs.push({ name, everyMs, run: async () => void (await work()) });
-  // The chain jobs only touch networks that are on; with every network off they do not run at all.
-  if (chain.networks.length > 0) {
-    add('chain.deposits', pollMs, async () => {
-      for (const network of chain.networks) await scanDeposits(pool, chain, network, { minDeposit: sources.minDeposit, log });
-      await confirmDeposits(pool, chain, log);
+  // The chain jobs run per network that is on (`chain.deposits:LITECOIN`), each in its own lane of the worker: a
+  // node that does not answer delays and fails only its own network's jobs. Each job sees the port narrowed to its
+  // network, so the domain's walks over `chain.networks` touch that network's rows alone.
+  for (const network of chain.networks) {
+    const only = { ...chain, networks: [network] };
+    add(`chain.deposits:${network}`, pollMs, async () => {
+      await scanDeposits(pool, only, network, { minDeposit: sources.minDeposit, log });
+      await confirmDeposits(pool, only, log);
     });
     // Withdrawals: sign, broadcast (or reconcile by hash after a crash), confirm; each row claimed with SKIP LOCKED.
-    add('chain.withdrawals', pollMs, () => processWithdrawals(pool, chain, log));
+    add(`chain.withdrawals:${network}`, pollMs, () => processWithdrawals(pool, only, log));
     // Sweeps: credited deposits into the hot wallet, where the network is account-based (collection.sweeps).
-    if (chain.networks.some((network) => chain.collection.sweeps(network))) add('chain.sweeps', pollMs, () => collectDeposits(pool, chain, log));
-    add('custody.movements', pollMs, () => confirmCustodyMovements(pool, chain, log));
+    if (chain.collection.sweeps(network)) add(`chain.sweeps:${network}`, pollMs, () => collectDeposits(pool, only, log));
+    add(`custody.movements:${network}`, pollMs, () => confirmCustodyMovements(pool, only, log));
   }
   const { reference, feeds } = sources.market;
   if (reference && sources.ratesWalkMs > 0) add('rates.walk', sources.ratesWalkMs, reference.step);

@@ -6,7 +6,8 @@ import { openTool, openToolCustody } from '../cli/tool.ts';
 import { createWorker } from './worker.ts';
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
-const tool = await openTool({ quiet: false });
+// As many connections as the server's pool: each job running holds one for its claim (worker.ts), half of them run at once.
+const tool = await openTool({ quiet: false, poolSize: 20 });
 const { config, log, database } = tool;
 const custody = await openToolCustody(tool, 'worker');
 const worker = createWorker({ pool: database.pool, log, handlers: custody.jobs, pollMs: config.workerPollMs });

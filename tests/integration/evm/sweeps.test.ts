@@ -134,7 +134,7 @@ describe('Ethereum sweeps on anvil', () => {
   });
 
   it('runs as the worker job of networks that sweep, and shows what the chain holds', async () => {
-    expect(custody.jobs.map((j) => j.name)).toContain('chain.sweeps');
+    expect(custody.jobs.map((j) => j.name)).toContain('chain.sweeps:ETHEREUM');
     const holdings = await custody.chain.holdings('ETHEREUM');
     const addresses = (await database.pool.query<{ address: Address }>(`SELECT address FROM deposit_addresses WHERE network = 'ETHEREUM'`)).rows.map((r) => r.address);
     let eth = await anvil.publicClient.getBalance({ address: hot });

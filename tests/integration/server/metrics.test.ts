@@ -53,7 +53,7 @@ describe('metrics and readiness of a running server', () => {
     // The worker has run its jobs at least once.
     const text = await waitFor('the worker to run a job', async () => {
       const scraped = await scrape();
-      return (sample(scraped, 'wallet_job_runs_total{job_name="chain.deposits"}') ?? 0) > 0 && scraped;
+      return (sample(scraped, 'wallet_job_runs_total{job_name="chain.deposits:BITCOIN"}') ?? 0) > 0 && scraped;
     }, 30_000);
 
     const checked = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
@@ -67,9 +67,9 @@ describe('metrics and readiness of a running server', () => {
     expect(sample(text, 'wallet_http_request_duration_seconds_bucket{method="GET",route="/api/:account/asset",status="4xx",le="+Inf"}')).toBe(2);
     // No raw id ever becomes a label value.
     expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/);
-    expect(sample(text, 'wallet_job_failures_total{job_name="chain.deposits"}')).toBe(0);
-    expect(sample(text, 'wallet_job_lag_seconds{job_name="chain.deposits"}')).toBeGreaterThanOrEqual(0);
-    expect(sample(text, 'wallet_job_failing{job_name="chain.deposits"}')).toBe(0);
+    expect(sample(text, 'wallet_job_failures_total{job_name="chain.deposits:BITCOIN"}')).toBe(0);
+    expect(sample(text, 'wallet_job_lag_seconds{job_name="chain.deposits:BITCOIN"}')).toBeGreaterThanOrEqual(0);
+    expect(sample(text, 'wallet_job_failing{job_name="chain.deposits:BITCOIN"}')).toBe(0);
     expect(sample(text, 'wallet_deposits_pending{network="BITCOIN"}')).toBe(0);
     expect(sample(text, 'wallet_withdrawals_open{network="ETHEREUM"}')).toBe(0);
     expect(sample(text, 'wallet_withdrawals_under_review')).toBe(0);

@@ -41,7 +41,7 @@ describe('the custody on Litecoin Core regtest', () => {
 
   /** One round of the worker's chain jobs, as jobs/main.ts runs them. */
   const work = async () => {
-    for (const job of custody.jobs) if (job.name.startsWith('chain.') || job.name === 'custody.movements') await job.run();
+    for (const job of custody.jobs) if (job.name.startsWith('chain.') || job.name.startsWith('custody.movements')) await job.run();
   };
   const mine = async (blocks: number) => {
     await node.mine(blocks);

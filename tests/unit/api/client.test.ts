@@ -99,6 +99,15 @@ describe('gateway client', () => {
     expect((await failure(apiCall('/user/pinCode/validate', { method: 'POST', pincode: '0000' }))).retryAfterSeconds).toBeUndefined();
   });
 
+  it('keeps the network a NETWORK_UNAVAILABLE names, and says which in the user\'s words', async () => {
+    setApiSession(fakeSession('token-1', null).session);
+    handler = (_req, res) => json(res, 503, { exceptionCode: 'NETWORK_UNAVAILABLE', message: 'The LITECOIN network is not answering right now; try again shortly', network: 'LITECOIN' });
+    const error = await failure(apiCall('/x/withdrawal/check-address', { method: 'POST', body: { currency: 'LTC', address: 'x' } }));
+    expect(error).toMatchObject({ code: 'NETWORK_UNAVAILABLE', status: 503, network: 'LITECOIN' });
+    expect(errorText(error, { serverMessage: true })).toBe("The Litecoin network isn't answering right now. Please try again in a few minutes.");
+    expect(errorText(error, { serverMessage: 'refusal', fallback: 'sell_unavailable' })).toBe("The Litecoin network isn't answering right now. Please try again in a few minutes.");
+  });
+
   it('a 401 re-authenticates and retries once with the new token', async () => {
     const { session, state } = fakeSession('old', 'new');
     setApiSession(session);

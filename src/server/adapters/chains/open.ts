@@ -14,7 +14,11 @@ import { createTonAdapter } from './ton/adapter.ts';
 import { createEvmAdapter } from './evm/adapter.ts';
 import { createUtxoAdapter } from './utxo/adapter.ts';
 import { UTXO_NETWORKS } from './utxo/networks.ts';
-import { ChainOffError, ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type ChainSettings, type SweepSource } from './port.ts';
+import { RpcUnavailableError } from './utxo/rpc.ts';
+import { TonApiError } from './ton/api.ts';
+import { TronApiError } from './tron/api.ts';
+import { budgetLeftMs, budgetMs } from '../../net/call-budget.ts';
+import { ChainOffError, ChainUnavailableError, ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type ChainSettings, type SweepSource } from './port.ts';
 
 /** What the chain adapters need: the chains' settings (config-chains.ts), the custody's seed and address rules. */
 export type ChainsOptions = ChainSettings & {
@@ -43,6 +47,7 @@ export const CHAIN_ADAPTERS: readonly ChainAdapterEntry[] = [
         tokens: options.evm.tokens,
         confirmations: options.confirmations.ETHEREUM,
         replaceAfterBlocks: options.evm.replaceAfterBlocks,
+        callTimeoutMs: options.callTimeoutMs,
         seed: options.seed,
         addresses: options.addresses,
       }),
@@ -52,19 +57,19 @@ export const CHAIN_ADAPTERS: readonly ChainAdapterEntry[] = [
     name: 'utxo-node',
     networks: (options) => UTXO_NETWORKS.filter((network) => options.utxo.nodes[network] !== undefined),
     open: (pool, options) =>
-      createUtxoAdapter(pool, { env: options.env, seed: options.seed, addresses: options.addresses, confirmations: options.confirmations, ...options.utxo }),
+      createUtxoAdapter(pool, { env: options.env, seed: options.seed, addresses: options.addresses, confirmations: options.confirmations, callTimeoutMs: options.callTimeoutMs, ...options.utxo }),
   },
   {
     name: 'tron',
     networks: (options) => (options.tron.apiUrl ? ['TRON'] : []),
     open: (pool, options) =>
-      createTronAdapter(pool, { ...options.tron, apiUrl: options.tron.apiUrl ?? '', confirmations: options.confirmations.TRON, env: options.env, seed: options.seed, addresses: options.addresses }),
+      createTronAdapter(pool, { ...options.tron, apiUrl: options.tron.apiUrl ?? '', callTimeoutMs: options.callTimeoutMs, confirmations: options.confirmations.TRON, env: options.env, seed: options.seed, addresses: options.addresses }),
   },
   {
     name: 'toncenter',
     networks: (options) => (options.ton.apiUrl ? ['TON'] : []),
     open: (pool, options) =>
-      createTonAdapter(pool, { apiUrl: options.ton.apiUrl ?? '', apiKey: options.ton.apiKey, env: options.env, seed: options.seed, addresses: options.addresses, confirmations: options.confirmations.TON }),
+      createTonAdapter(pool, { apiUrl: options.ton.apiUrl ?? '', apiKey: options.ton.apiKey, callTimeoutMs: options.callTimeoutMs, env: options.env, seed: options.seed, addresses: options.addresses, confirmations: options.confirmations.TON }),
   },
   {
     name: 'devnet',
@@ -99,6 +104,44 @@ export function openChains(pool: pg.Pool, options: ChainsOptions, registry: read
   return { port: routeChains(byNetwork), devnet, adapters: names };
 }
 
+/**
+ * Whether a failure is the node's or the API's not answering (refused, timed out, HTTP 5xx or 429, not its protocol)
+ * rather than an answer: the error itself or anything in its cause chain (viem wraps its transport errors).
+ */
+export function isUnanswered(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && current instanceof Error; depth++, current = current.cause) {
+    if (current instanceof ChainUnavailableError || current instanceof RpcUnavailableError || current instanceof TronApiError) return true;
+    if (current instanceof TonApiError) return current.status >= 500 || current.status === 429;
+    // fetch's own timeout and abort (DOMException), its connection failure, viem's transport errors.
+    if (['TimeoutError', 'AbortError', 'HttpRequestError', 'WebSocketRequestError', 'SocketClosedError'].includes(current.name)) return true;
+    if (current instanceof TypeError && current.message === 'fetch failed') return true;
+  }
+  return false;
+}
+
+/**
+ * One call to a network's adapter: a node that does not answer becomes ChainUnavailableError naming the network,
+ * and inside a request (net/call-budget.ts) the call gives up when the request's budget is spent, whatever the
+ * adapter's own timeout.
+ */
+async function guarded<T>(network: Network, call: () => Promise<T>): Promise<T> {
+  const left = budgetLeftMs();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    if (left === undefined) return await call();
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ChainUnavailableError(network, `the node did not answer within ${budgetMs() ?? left} ms`)), left);
+    });
+    return await Promise.race([call(), expired]);
+  } catch (error) {
+    if (error instanceof ChainUnavailableError || !isUnanswered(error)) throw error;
+    throw new ChainUnavailableError(network, error instanceof Error ? error.message : String(error), { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** One port over several adapters; a network without one refuses every call with ChainOffError. */
 export function routeChains(byNetwork: Partial<Record<Network, ChainAdapter>>): ChainAdapter {
   const on = NETWORKS.filter((network) => byNetwork[network] !== undefined);
@@ -110,27 +153,28 @@ export function routeChains(byNetwork: Partial<Record<Network, ChainAdapter>>): 
   return {
     networks: on,
     requiredConfirmations: (network) => adapter(network).requiredConfirmations(network),
-    scan: async (network, cursor, limit) => adapter(network).scan(network, cursor, limit),
-    status: async (network, transfers) => adapter(network).status(network, transfers),
+    scan: (network, cursor, limit) => guarded(network, () => adapter(network).scan(network, cursor, limit)),
+    status: (network, transfers) => guarded(network, () => adapter(network).status(network, transfers)),
     explorerUrl: (network) => byNetwork[network]?.explorerUrl(network),
-    hotWalletAddress: async (network) => adapter(network).hotWalletAddress(network),
-    signWithdrawal: async (order) => adapter(order.network).signWithdrawal(order),
-    broadcast: async (network, rawTx) => adapter(network).broadcast(network, rawTx),
-    accountState: async (network, address) => (await adapter(network).accountState?.(network, address)) ?? 'UNKNOWN',
-    estimateFee: async (query) => adapter(query.network).estimateFee(query),
-    replaceByFee: async (stuck, fee) => adapter(stuck.order.network).replaceByFee(stuck, fee),
+    hotWalletAddress: (network) => guarded(network, () => adapter(network).hotWalletAddress(network)),
+    signWithdrawal: (order) => guarded(order.network, () => adapter(order.network).signWithdrawal(order)),
+    broadcast: (network, rawTx) => guarded(network, () => adapter(network).broadcast(network, rawTx)),
+    accountState: (network, address) => guarded(network, async () => (await adapter(network).accountState?.(network, address)) ?? 'UNKNOWN'),
+    estimateFee: (query) => guarded(query.network, () => adapter(query.network).estimateFee(query)),
+    replaceByFee: (stuck, fee) => guarded(stuck.order.network, () => adapter(stuck.order.network).replaceByFee(stuck, fee)),
     replaceAfterBlocks: (network) => byNetwork[network]?.replaceAfterBlocks?.(network),
-    tipHeight: async (network) => {
-      const found = adapter(network);
-      if (!found.tipHeight) throw new ChainUnsupportedError(`${network}'s adapter does not tell its height`);
-      return found.tipHeight(network);
-    },
-    holdings: async (network) => adapter(network).holdings(network),
+    tipHeight: (network) =>
+      guarded(network, async () => {
+        const found = adapter(network);
+        if (!found.tipHeight) throw new ChainUnsupportedError(`${network}'s adapter does not tell its height`);
+        return found.tipHeight(network);
+      }),
+    holdings: (network) => guarded(network, () => adapter(network).holdings(network)),
     collection: {
       // An off network sweeps nothing: there is nobody to ask.
       sweeps: (network) => byNetwork[network]?.collection.sweeps(network) ?? false,
-      sweep: async (source: SweepSource) => adapter(source.network).collection.sweep(source),
-      topUpGas: async (target) => adapter(target.network).collection.topUpGas(target),
+      sweep: (source: SweepSource) => guarded(source.network, () => adapter(source.network).collection.sweep(source)),
+      topUpGas: (target) => guarded(target.network, () => adapter(target.network).collection.topUpGas(target)),
     },
   };
 }

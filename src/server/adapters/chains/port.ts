@@ -138,6 +138,11 @@ export type ChainSettings = Readonly<{
   /** Address formats, chain ids and explorer links: mainnet, testnet or regtest (no explorer). */
   env: ChainEnv;
   blockMs: number;
+  /**
+   * CHAIN_CALL_TIMEOUT_MS: each node or API call's timeout outside a request (background jobs); unset keeps each
+   * adapter's own (UTXO JSON-RPC 30 s, EVM 20 s, TON and TRON 15 s). A request's calls share CHAIN_REQUEST_BUDGET_MS.
+   */
+  callTimeoutMs?: number | undefined;
   /** CONFIRMATIONS: after how many a deposit (and a withdrawal) counts, per network; unset ones keep the adapter's default. */
   confirmations: Partial<Record<Network, number>>;
   /** MIN_DEPOSIT: per currency, atomic units below which a deposit is recorded but not credited. */
@@ -171,6 +176,20 @@ export function transferKey(ref: TransferRef): string {
 
 /** A call for a network that has no adapter in this environment (it is off): nothing was done. */
 export class ChainOffError extends Error {}
+
+/**
+ * The network's node or API did not answer (in time, or at all) or answered something that is not its protocol:
+ * nothing is known to have been done, and asking again later may work. The router (open.ts) throws it for every
+ * such failure of any adapter, naming the network; the gateway answers it 503 NETWORK_UNAVAILABLE.
+ */
+export class ChainUnavailableError extends Error {
+  readonly network: Network;
+  constructor(network: Network, message: string, options?: { cause?: unknown }) {
+    super(`${network}: ${message}`, options);
+    this.name = 'ChainUnavailableError';
+    this.network = network;
+  }
+}
 
 /** The network's adapter cannot do this at all (replace-by-fee on a network without it): nothing was done. */
 export class ChainUnsupportedError extends Error {}

@@ -8,7 +8,7 @@
  */
 import { divideUnits, pow10 } from '../../../lib/amount.ts';
 import { findCoin, type CoinMeta, type Network } from '../../../lib/currencies.ts';
-import type { FeeEstimate, HotWalletFees, WithdrawalChainPort } from '../../adapters/chains/port.ts';
+import { ChainUnavailableError, type FeeEstimate, type HotWalletFees, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
 import type { PriceTable, RatesPort } from '../../adapters/rates/port.ts';
 import { requireUsd } from '../rates.ts';
 import { WithdrawalError } from './rules.ts';
@@ -76,6 +76,8 @@ export function createFeeCalculator(deps: { chain: FeeChain; rates: RatesPort; f
       const recipient = toAddress ?? (await deps.chain.hotWalletAddress(network));
       return await deps.chain.estimateFee({ network, currency, toAddress: recipient, amount });
     } catch (error) {
+      // A node that does not answer at all is its network's outage (503 NETWORK_UNAVAILABLE), not a fee it cannot tell.
+      if (error instanceof ChainUnavailableError) throw error;
       throw new WithdrawalError('WITHDRAWAL_FEE_UNAVAILABLE', `The ${network} network's fee cannot be estimated right now; try again shortly`, { cause: error });
     }
   }

@@ -144,6 +144,11 @@ export function SendScreen({ flow }: { flow: SendVisit }) {
           {!fee || form.checking ? t('send_fee_loading') : fee.internal ? t('send_fee_free') : formatCryptoWithCode(fee.fee, ticker, coin.round, locale)}
         </span>
       </p>
+      {form.checkFailed && (
+        <p className="m-0 text-sm text-danger" role="alert" data-testid="send-check-error">
+          {form.checkError ?? t('common_something_went_wrong')}
+        </p>
+      )}
 
       {canContinue && <MainAction label={t('common_continue')} onClick={flow.continueToReview} />}
 

@@ -25,10 +25,12 @@ export type EvmOptions = {
   replaceAfterBlocks: number;
   seed: Uint8Array;
   addresses: ChainAddressing;
+  /** CHAIN_CALL_TIMEOUT_MS: each call's timeout outside a request; default the client's own. */
+  callTimeoutMs?: number | undefined;
 };
 
 export function createEvmAdapter(pool: pg.Pool, options: EvmOptions): ChainAdapter {
-  const client = openClient(options.rpcUrl);
+  const client = openClient(options.rpcUrl, options.callTimeoutMs);
   const tokens = Object.entries(options.tokens).filter(([currency]) => findCoin(currency)?.network === 'ETHEREUM' && findCoin(currency)?.token === true);
   const tokenContract = new Map<string, Address>(tokens.map(([currency, contract]) => [currency, getAddress(contract)]));
   const contracts = [...tokenContract.values()];

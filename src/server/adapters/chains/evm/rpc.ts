@@ -4,6 +4,18 @@
  */
 import { createPublicClient, http, webSocket, type PublicClient } from 'viem';
 import type { ChainEnv } from '../port.ts';
+import { callTimeoutMs } from '../../../net/call-budget.ts';
+
+/** Each HTTP call's timeout outside a request (a request's budget is shorter: net/call-budget.ts). */
+const HTTP_TIMEOUT_MS = 20_000;
+
+/** fetch bounded by what is left of the request's budget, besides viem's own timeout. */
+const budgetedFetch =
+  (ownMs: number): typeof fetch =>
+  (input, init) => {
+    const budget = AbortSignal.timeout(callTimeoutMs(ownMs));
+    return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, budget]) : budget });
+  };
 
 /** Public test networks (Sepolia, Holesky, Hoodi): CHAIN_ENV=testnet. */
 export const TESTNET_CHAIN_IDS: ReadonlySet<number> = new Set([11155111, 17000, 560048]);
@@ -11,8 +23,9 @@ export const MAINNET_CHAIN_ID = 1;
 
 export class ChainIdMismatchError extends Error {}
 
-export function openClient(rpcUrl: string): PublicClient {
-  const transport = /^wss?:/.test(rpcUrl) ? webSocket(rpcUrl, { retryCount: 3 }) : http(rpcUrl, { retryCount: 2, timeout: 20_000 });
+/** `timeoutMs`: each HTTP call's own timeout (CHAIN_CALL_TIMEOUT_MS; default 20 s). */
+export function openClient(rpcUrl: string, timeoutMs = HTTP_TIMEOUT_MS): PublicClient {
+  const transport = /^wss?:/.test(rpcUrl) ? webSocket(rpcUrl, { retryCount: 3 }) : http(rpcUrl, { retryCount: 2, timeout: timeoutMs, fetchFn: budgetedFetch(timeoutMs) });
   // No cache: the block number must be the node's now (viem keeps it for 4 s by default).
   return createPublicClient({ transport, cacheTime: 0 });
 }

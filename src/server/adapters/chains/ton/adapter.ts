@@ -32,10 +32,12 @@ export type TonAdapterOptions = {
   confirmations?: number | undefined;
   /** A TonApi over something else than HTTP (tests); default: the HTTP client of `apiUrl`. */
   api?: TonApi;
+  /** CHAIN_CALL_TIMEOUT_MS: each call's timeout outside a request; default the client's own. */
+  callTimeoutMs?: number | undefined;
 };
 
 export function createTonAdapter(pool: pg.Pool, options: TonAdapterOptions): ChainAdapter {
-  const api = options.api ?? createTonApi({ apiUrl: options.apiUrl, apiKey: options.apiKey });
+  const api = options.api ?? createTonApi({ apiUrl: options.apiUrl, apiKey: options.apiKey, ...(options.callTimeoutMs === undefined ? {} : { timeoutMs: options.callTimeoutMs }) });
   const testOnly = options.env !== 'mainnet';
   const confirmations = options.confirmations ?? TON_DEFAULT_CONFIRMATIONS;
   const wallets = createTonWallets(options.seed);

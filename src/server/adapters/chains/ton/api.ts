@@ -3,6 +3,7 @@
  * as the X-API-Key header. Hashes go out in hex (v3 takes hex, base64 or base64url) and come back in base64: `hexHash`
  * turns them into the hex the custody stores. Addresses come back raw (`0:ABC…`).
  */
+import { callTimeoutMs } from '../../../net/call-budget.ts';
 
 /** A message as v3 shows it inside a transaction. */
 export type V3Message = {
@@ -71,7 +72,7 @@ export function createTonApi(options: { apiUrl: string; apiKey?: string | undefi
       method: init?.method ?? 'GET',
       headers: init ? { ...headers, 'content-type': 'application/json' } : headers,
       body: init ? JSON.stringify(init.body) : undefined,
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: AbortSignal.timeout(callTimeoutMs(timeoutMs)),
     });
     const text = await response.text();
     let body: unknown;

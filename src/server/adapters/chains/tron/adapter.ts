@@ -32,10 +32,12 @@ export type TronOptions = {
   addresses: ChainAddressing;
   /** How long a signed transaction stays valid after its reference block (tests shorten it). */
   expirationMs?: number | undefined;
+  /** CHAIN_CALL_TIMEOUT_MS: each call's timeout outside a request; default the client's own. */
+  callTimeoutMs?: number | undefined;
 };
 
 export function createTronAdapter(pool: pg.Pool, options: TronOptions): ChainAdapter {
-  const api = createTronApi({ apiUrl: options.apiUrl, apiKey: options.apiKey });
+  const api = createTronApi({ apiUrl: options.apiUrl, apiKey: options.apiKey, ...(options.callTimeoutMs === undefined ? {} : { timeoutMs: options.callTimeoutMs }) });
   const store = createTronStore(pool);
   const contracts = new Map(Object.entries(options.tokens).filter(([currency]) => findCoin(currency)?.network === 'TRON'));
   const tokens = new Map([...contracts].map(([currency, contract]) => [toHexAddress(contract), currency]));

@@ -2,6 +2,7 @@
  * A client of a TronGrid-compatible full-node HTTP API (java-tron's /wallet/* endpoints, `visible: false`: addresses
  * in hex with the 0x41 prefix). Only the calls the adapter makes, with the fields it reads.
  */
+import { callTimeoutMs } from '../../../net/call-budget.ts';
 
 export type TronContract = {
   type: string;
@@ -91,7 +92,7 @@ export function createTronApi(options: { apiUrl: string; apiKey?: string | undef
   const post = async <T>(path: string, body: unknown): Promise<T> => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (options.apiKey) headers['TRON-PRO-API-KEY'] = options.apiKey;
-    const response = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(options.timeoutMs ?? 15_000) });
+    const response = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(callTimeoutMs(options.timeoutMs ?? 15_000)) });
     const text = await response.text();
     if (!response.ok) throw new TronApiError(`TRON API ${path} answered HTTP ${response.status}: ${text.slice(0, 200)}`);
     try {

@@ -26,6 +26,8 @@ export type UtxoOptions = {
   maxFeeRate?: Partial<Record<UtxoNetwork, bigint>>;
   /** CHAIN_ENV=testnet4 or signet: the chain Bitcoin's node runs under testnet's address formats (default `test`). */
   testChain?: TestChain;
+  /** CHAIN_CALL_TIMEOUT_MS: each JSON-RPC call's timeout outside a request (default 30 s). */
+  callTimeoutMs?: number | undefined;
 };
 
 /** Confirmations when CONFIRMATIONS does not say. */
@@ -45,7 +47,7 @@ export function createUtxoAdapter(pool: pg.Pool, options: UtxoOptions): ChainAda
     const profile = utxoProfile(network, options.env, options.addresses.utxoParams(network), options.testChain);
     contexts.set(network, {
       pool,
-      rpc: createRpc(url),
+      rpc: createRpc(url, options.callTimeoutMs === undefined ? {} : { timeoutMs: options.callTimeoutMs }),
       network,
       profile,
       path: (index) => options.addresses.path(network, index),

@@ -2,6 +2,10 @@
  * A Bitcoin Core–style JSON-RPC client (Bitcoin Core, Litecoin Core, Dogecoin Core): fetch, basic auth from the
  * URL's user and password, batches. Amounts come back as the node writes them (decimal strings, never floats).
  */
+import { callTimeoutMs } from '../../../net/call-budget.ts';
+
+/** Each call's timeout outside a request (a request's budget is shorter: net/call-budget.ts). */
+export const RPC_TIMEOUT_MS = 30_000;
 
 /** The node answered with an error (`code` is Bitcoin Core's RPC error code, e.g. -5 no such transaction). */
 export class RpcError extends Error {
@@ -50,7 +54,7 @@ export function createRpc(url: string, options: { timeoutMs?: number } = {}): Rp
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(auth ? { authorization: auth } : {}) },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+        signal: AbortSignal.timeout(callTimeoutMs(options.timeoutMs ?? RPC_TIMEOUT_MS)),
       });
     } catch (error) {
       throw new RpcUnavailableError(`the node at ${shown} is unreachable: ${(error as Error).message}`, { cause: error });

@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { pino } from 'pino';
+import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { quietLog, waitFor } from '../../support/custody.ts';
+import { openDatabase, type Database } from '../../../src/server/db/database.ts';
+import { createWorker } from '../../../src/server/jobs/worker.ts';
+import type { JobHandler } from '../../../src/server/jobs/port.ts';
+
+/**
+ * The worker on a real job_schedule: each job in its own lane (a job that hangs delays no other), at most
+ * `concurrency` at once, never one job twice at once across processes, failures backing off exponentially up to the
+ * cap and back to the schedule after a success, one ERROR line per failing streak, and a graceful stop.
+ */
+type Line = { level: number; msg: string; job?: string; failures?: number; retryInMs?: number };
+
+const gate = () => {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+};
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the worker', () => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
+    database = await openDatabase({ databaseUrl: testDatabase.url, dataDir: await mkdtemp(join(tmpdir(), 'worker-lanes-')) }, quietLog);
+  }, 60_000);
+  afterAll(async () => {
+    await database?.close();
+    await testDatabase?.drop();
+  });
+  beforeEach(async () => {
+    await database.pool.query('DELETE FROM job_schedule');
+  });
+
+  it('runs a job while another hangs: each job has its own lane', async () => {
+    const hung = gate();
+    let ticks = 0;
+    const handlers: JobHandler[] = [
+      { name: 'test.hang', everyMs: 0, run: () => hung.opened },
+      { name: 'test.tick', everyMs: 0, run: async () => void ticks++ },
+    ];
+    const worker = createWorker({ pool: database.pool, log: quietLog, handlers, pollMs: 20 });
+    worker.start();
+    try {
+      await waitFor('test.tick to run five times while test.hang hangs', async () => ticks >= 5, 5_000);
+    } finally {
+      hung.open();
+      await worker.stop();
+    }
+  });
+
+  it('runs at most `concurrency` jobs at once, and the rest as slots free up', async () => {
+    const hung = gate();
+    let running = 0;
+    let most = 0;
+    const ran = new Set<string>();
+    const handlers: JobHandler[] = ['a', 'b', 'c', 'd'].map((name) => ({
+      name: `test.${name}`,
+      everyMs: 60_000,
+      run: async () => {
+        running++;
+        most = Math.max(most, running);
+        ran.add(name);
+        await hung.opened;
+        running--;
+      },
+    }));
+    const worker = createWorker({ pool: database.pool, log: quietLog, handlers, pollMs: 20, concurrency: 2 });
+    worker.start();
+    try {
+      await waitFor('two jobs running', async () => running === 2, 5_000);
+      await pause(200);
+      expect(running).toBe(2);
+      hung.open();
+      await waitFor('all four jobs run', async () => ran.size === 4, 5_000);
+      expect(most).toBe(2);
+    } finally {
+      hung.open();
+      await worker.stop();
+    }
+  });
+
+  it('never runs one job twice at once across two processes', async () => {
+    const pools = [new pg.Pool({ connectionString: testDatabase.url, max: 4 }), new pg.Pool({ connectionString: testDatabase.url, max: 4 })];
+    let inFlight = 0;
+    let most = 0;
+    let runs = 0;
+    const handler: JobHandler = {
+      name: 'test.shared',
+      everyMs: 0,
+      run: async () => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await pause(30);
+        inFlight--;
+        runs++;
+      },
+    };
+    const workers = pools.map((pool) => createWorker({ pool, log: quietLog, handlers: [handler], pollMs: 5 }));
+    for (const worker of workers) worker.start();
+    try {
+      await waitFor('ten runs', async () => runs >= 10, 10_000);
+      expect(most).toBe(1);
+    } finally {
+      await Promise.all(workers.map((worker) => worker.stop()));
+      await Promise.all(pools.map((pool) => pool.end()));
+    }
+  });
+
+  it('backs a failing job off exponentially up to the cap, logs one ERROR per streak, and returns to its schedule after a success', async () => {
+    const lines: Line[] = [];
+    const log = pino(
+      { level: 'info' },
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          for (const text of chunk.toString().split('\n')) if (text.trim()) lines.push(JSON.parse(text) as Line);
+          done();
+        },
+      }),
+    );
+    const started: number[] = [];
+    const failuresSeen: number[] = [];
+    const handler: JobHandler = {
+      name: 'test.flaky',
+      everyMs: 0,
+      run: async () => {
+        started.push(Date.now());
+        // Fails four times the same way, then works.
+        if (started.length <= 4) throw new Error('the node did not answer');
+      },
+    };
+    const worker = createWorker({ pool: database.pool, log, handlers: [handler], pollMs: 10, backoff: { baseMs: 100, maxMs: 300 } });
+    const failures = async () => (await database.pool.query<{ failures: number }>(`SELECT failures FROM job_schedule WHERE name = 'test.flaky'`)).rows[0]?.failures;
+    worker.start();
+    try {
+      for (let n = 1; n <= 4; n++) failuresSeen.push(await waitFor(`failure ${n}`, async () => ((await failures()) === n ? n : undefined), 5_000));
+      await waitFor('a success after the failures', async () => started.length >= 6, 5_000);
+    } finally {
+      await worker.stop();
+    }
+    expect(failuresSeen).toEqual([1, 2, 3, 4]);
+    expect(await failures()).toBe(0);
+    const gaps = started.slice(1).map((at, i) => at - (started[i] ?? at));
+    // After failures 1, 2, 3, 4: 100, 200, 300 (the cap), 300 ms; after the success, the schedule (0 ms) again.
+    for (const [i, wanted] of [100, 200, 300, 300].entries()) {
+      expect(gaps[i]).toBeGreaterThanOrEqual(wanted - 5);
+      expect(gaps[i]).toBeLessThan(wanted + 150);
+    }
+    expect(gaps[4]).toBeLessThan(100);
+    const own = lines.filter((line) => line.job === 'test.flaky');
+    expect(own.filter((line) => line.level >= 50).map((line) => [line.msg, line.failures, line.retryInMs])).toEqual([['job failed', 1, 100]]);
+    expect(own.filter((line) => line.level === 40).map((line) => [line.msg, line.failures, line.retryInMs])).toEqual([
+      ['job still failing', 2, 200],
+      ['job still failing', 3, 300],
+      ['job still failing', 4, 300],
+    ]);
+    expect(own.filter((line) => line.level === 30).map((line) => [line.msg, line.failures])).toEqual([['job recovered', 4]]);
+  });
+
+  it('stops gracefully: the job in hand finishes, no other starts', async () => {
+    const hung = gate();
+    let started = false;
+    let finished = false;
+    let others = 0;
+    const handlers: JobHandler[] = [
+      {
+        name: 'test.long',
+        everyMs: 0,
+        run: async () => {
+          started = true;
+          await hung.opened;
+          finished = true;
+        },
+      },
+      { name: 'test.other', everyMs: 0, run: async () => void others++ },
+    ];
+    const worker = createWorker({ pool: database.pool, log: quietLog, handlers, pollMs: 20, concurrency: 1 });
+    worker.start();
+    await waitFor('test.long to start', async () => started, 5_000);
+    await pause(100);
+    const othersBefore = others;
+    let stopped = false;
+    const stopping = worker.stop().then(() => (stopped = true));
+    await pause(100);
+    expect(stopped).toBe(false);
+    hung.open();
+    await stopping;
+    expect(finished).toBe(true);
+    // test.other waited for the one slot behind test.long and did not start after the stop.
+    await pause(100);
+    expect(others).toBe(othersBefore);
+  });
+});
