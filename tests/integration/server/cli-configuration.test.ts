@@ -83,12 +83,13 @@ describe('the commands read the server configuration', () => {
     const cli = await runNode('src/server/cli/custody.ts', { ENV_FILE: serverFile }, ['balances']);
     expect(cli.stderr).toBe('');
     expect(cli.code).toBe(0);
-    const lines = cli.stdout.trim().split('\n').slice(1).map((line) => line.split('\t'));
+    const [header = [], ...lines] = cli.stdout.trim().split('\n').map((line) => line.split('\t'));
+    const column = (name: string) => header.indexOf(name);
     const shown = (currency: string, units: bigint) => formatUnits(units, findCoin(currency)?.decimals ?? 0);
-    expect(lines.map(([network, currency, users, , , , position]) => ({ network, currency, users, position }))).toEqual(
+    expect(lines.map((cells) => ({ network: cells[column('NETWORK')], currency: cells[column('CURRENCY')], users: cells[column('USERS')], position: cells[column('POSITION')] }))).toEqual(
       rows.map((row) => ({ network: row.network, currency: row.currency, users: shown(row.currency, row.liability), position: shown(row.currency, row.position) })),
     );
-    expect(lines.find(([, currency]) => currency === 'LTC')?.[2]).toBe('1.23456789');
+    expect(lines.find((cells) => cells[column('CURRENCY')] === 'LTC')?.[column('USERS')]).toBe('1.23456789');
 
     // The same through the process environment instead of the file: the same loader, the same answer.
     const inline = Object.fromEntries(serverEnv(testDatabase.url).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1).replace(/^"|"$/g, '')]));
