@@ -9,7 +9,9 @@ const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 /**
  * A withdrawal (SPEC §7 POST withdrawal): `amount` is debited, the recipient gets `amount - fee`. INTERNAL ones
  * (to another user's deposit address) settle in the request's transaction; EXTERNAL ones go PENDING (held) →
- * SIGNED (raw transaction recorded before it is broadcast) → BROADCAST → COMPLETED, or FAILED (hold returned).
+ * SIGNED (raw transaction recorded before it is broadcast) → BROADCAST → COMPLETED, or FAILED (hold returned). A
+ * COMPLETED one whose transaction a reorganisation took off the chain is BROADCAST again (`reopened`: its settlement
+ * taken back onto the hold) until it is mined again or fails.
  */
 export const withdrawals = pgTable(
   'withdrawals',
@@ -44,6 +46,12 @@ export const withdrawals = pgTable(
     broadcastHeight: bigint('broadcast_height', { mode: 'number' }),
     /** What the network charged (the mined transaction's fee in the network's coin), booked NETWORK_FEES → WORLD. */
     networkFee: units('network_fee'),
+    /** The block the completing transaction was mined in: a reorganisation from there puts the completion in doubt. */
+    blockHeight: bigint('block_height', { mode: 'number' }),
+    /** A reorganisation replaced the block of this COMPLETED withdrawal: `status` must show it still confirmed, else it is reopened. */
+    inDoubtSince: timestamp('in_doubt_since', { withTimezone: true }),
+    /** Times it was reopened (COMPLETED → BROADCAST) after its transaction left the chain: each round's settlement has keys of its own. */
+    reopened: integer('reopened').notNull().default(0),
     failureReason: text('failure_reason'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     signedAt: timestamp('signed_at', { withTimezone: true }),
@@ -54,6 +62,7 @@ export const withdrawals = pgTable(
     unique('withdrawals_idempotency').on(t.walletAccountId, t.idempotencyKey),
     index('withdrawals_open').on(t.state, t.createdAt).where(sql`${t.state} IN ('PENDING', 'SIGNED', 'BROADCAST')`),
     index('withdrawals_tx_hash').on(t.network, t.txHash),
+    index('withdrawals_in_doubt').on(t.network).where(sql`${t.inDoubtSince} IS NOT NULL`),
     check('withdrawals_amounts', sql`${t.amount} > 0 AND ${t.fee} >= 0 AND ${t.fee} < ${t.amount}`),
   ],
 );
