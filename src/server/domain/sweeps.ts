@@ -11,7 +11,9 @@
  *   moving (SKIPPED). Everything signed is signed once per reference (`sweep:<id>`, `sweep:<id>:top-up:<n>`), so a
  *   worker that dies anywhere sends the same transaction again, never a second one.
  * - Confirm: once the sweep has its confirmations it is CONFIRMED (FAILED if it reverted: its deposits go back to be
- *   swept again). Each top-up's fee and the sweep's are booked as they are mined, NETWORK_FEES → WORLD in the
+ *   swept again). One not on the chain (a reorganisation took it, or the node lost it) is sent again with the same
+ *   bytes; but when a deposit it collects left the chain (REVERSED, REVERSAL_DUE) it can never be mined: FAILED with
+ *   an ERROR, its other deposits free for another sweep. Each top-up's fee and the sweep's are booked as they are mined, NETWORK_FEES → WORLD in the
  *   network's own coin. The swept amount itself moves between two addresses of the custody: no ledger entry.
  */
 import type pg from 'pg';
@@ -29,6 +31,9 @@ const BATCH = 20;
 const FIELDS = ['id', 'network', 'currency', 'address', 'derivationIndex', 'amount', 'state', 'txHash', 'topUps', 'topUpTxHash'] as const;
 type Sweep = Pick<typeof sweeps.$inferSelect, (typeof FIELDS)[number]>;
 const SELECT = `SELECT ${selectColumns(sweeps, 's', FIELDS)} FROM sweeps s`;
+
+/** Why a sweep failed whose deposits left the chain before it was mined (a reorganisation): it never can be now. */
+export const SWEPT_DEPOSITS_LEFT = 'DEPOSITS_LEFT_THE_CHAIN: the deposits this sweep collected left the chain before it was mined';
 
 /** The ledger keys of a sweep's network fees (the audit spells them the same way). */
 export const sweepFeeKey = (id: string) => `sweep:fee:${id}`;
@@ -132,6 +137,22 @@ export async function confirmSweeps(pool: pg.Pool, chain: SweepChain, network: N
         const fee = status.state === 'DROPPED' ? 0n : (status.fee ?? 0n);
         await bookFee(client, network, sweepTopUpFeeKey(sweep.id, sweep.topUps), sweep.id, fee);
         await client.query(`UPDATE sweeps SET state = 'PENDING', top_up_fees = top_up_fees + $2 WHERE id = $1`, [sweep.id, fee.toString()]);
+      } else if ((status.state === 'SEEN' && status.blockHeight === null) || status.state === 'DROPPED') {
+        // Not on the chain: sent again (the adapter's status sends it while it can still be mined), unless the
+        // deposits it collects left the chain, so that it never can be.
+        const gone = await client.query<{ id: string; tx_hash: string }>(
+          `SELECT d.id, d.tx_hash FROM sweep_deposits x JOIN chain_deposits d ON d.id = x.deposit_id WHERE x.sweep_id = $1 AND d.state IN ('REVERSED', 'REVERSAL_DUE')`,
+          [sweep.id],
+        );
+        if (gone.rows.length > 0) {
+          await client.query(`UPDATE sweeps SET state = 'FAILED', reason = $2, closed_at = now() WHERE id = $1`, [sweep.id, SWEPT_DEPOSITS_LEFT]);
+          // Its deposits still credited are free for another sweep; a reversed one revived and credited again is too.
+          await client.query('DELETE FROM sweep_deposits WHERE sweep_id = $1', [sweep.id]);
+          log.error({ sweep: sweep.id, network, tx: sweep.txHash, deposits: gone.rows.map((d) => d.id), depositTxs: gone.rows.map((d) => d.tx_hash) }, 'sweep left the chain with the deposits it collected: failed, its other deposits will be swept again');
+        } else if (status.state === 'DROPPED') {
+          await client.query(`UPDATE sweeps SET state = 'PENDING' WHERE id = $1`, [sweep.id]);
+          log.warn({ sweep: sweep.id, network, tx: sweep.txHash }, 'sweep left the chain; it will be sent again');
+        }
       } else if (status.state === 'SEEN') {
         if (status.confirmations < required) return;
         await bookFee(client, network, sweepFeeKey(sweep.id), sweep.id, status.fee ?? 0n);
@@ -142,9 +163,6 @@ export async function confirmSweeps(pool: pg.Pool, chain: SweepChain, network: N
         await client.query(`UPDATE sweeps SET state = 'FAILED', fee = $2, reason = $3, closed_at = now() WHERE id = $1`, [sweep.id, (status.fee ?? 0n).toString(), status.reason]);
         await client.query('DELETE FROM sweep_deposits WHERE sweep_id = $1', [sweep.id]);
         log.error({ sweep: sweep.id, network, tx: sweep.txHash, reason: status.reason }, 'sweep failed on the chain; its deposits will be swept again');
-      } else {
-        await client.query(`UPDATE sweeps SET state = 'PENDING' WHERE id = $1`, [sweep.id]);
-        log.warn({ sweep: sweep.id, network, tx: sweep.txHash }, 'sweep left the chain; it will be sent again');
       }
     });
   }

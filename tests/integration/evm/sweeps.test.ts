@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { encodeFunctionData, parseEther, type Address, type Hex } from 'viem';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { anvilAccount, mintCall, startAnvil, tokenAbi, type Anvil } from '../../support/anvil.ts';
@@ -8,7 +10,7 @@ import type { Custody } from '../../../src/server/custody.ts';
 import type { Database } from '../../../src/server/db/database.ts';
 import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposits.ts';
 import { balancesOf, SYSTEM_ACCOUNTS, systemAccountId } from '../../../src/server/domain/ledger.ts';
-import { collectDeposits } from '../../../src/server/domain/sweeps.ts';
+import { collectDeposits, SWEPT_DEPOSITS_LEFT } from '../../../src/server/domain/sweeps.ts';
 import { custodyBalances } from '../../../src/server/domain/custody-balances.ts';
 
 const CONFIRMATIONS = 2;
@@ -149,5 +151,37 @@ describe('Ethereum sweeps on anvil', () => {
     expect(row('USDT_ETH')).toMatchObject({ holdings: usdt, position: 25_000_000n, matches: true });
     const ethRow = row('ETH');
     expect((ethRow?.holdings ?? 0n) - (ethRow?.position ?? 0n) - (ethRow?.uncredited ?? 0n)).toBe(parseEther('10'));
+  });
+
+  it('fails, with one ERROR, an ETH sweep whose deposit a reorganisation took away, instead of leaving it SENT with a transaction the node does not know', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const log = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _encoding, done) => (chunk.toString().split('\n').filter((l) => l.trim()).forEach((l) => lines.push(JSON.parse(l) as { level: number; msg: string })), done()) }));
+    const { accountId } = await createWalletAccount(database.pool);
+    const address = await depositAddressOf(custody, database, accountId, 'ETH');
+    const before = await anvil.publicClient.getBlockNumber({ cacheTime: 0 });
+    const snapshot = await anvil.testClient.snapshot();
+    await credited(address, () => anvil.send({ to: address, value: parseEther('1') }));
+    await collectDeposits(database.pool, custody.chain, log);
+    const [sent] = await sweepsOf(address);
+    expect(sent).toMatchObject({ currency: 'ETH', state: 'SENT' });
+
+    // The chain goes back to before the deposit and grows longer without it (or the sweep).
+    const tip = await anvil.publicClient.getBlockNumber({ cacheTime: 0 });
+    await anvil.testClient.revert({ id: snapshot });
+    await anvil.mine(Number(tip - before) + 1);
+    for (let i = 0; i < 3; i++) {
+      await scanDeposits(database.pool, custody.chain, 'ETHEREUM', { log });
+      await confirmDeposits(database.pool, custody.chain, log);
+      await collectDeposits(database.pool, custody.chain, log);
+    }
+    expect((await database.pool.query('SELECT state FROM chain_deposits WHERE to_address = $1', [address])).rows).toEqual([{ state: 'REVERSED' }]);
+    expect(await sweepsOf(address)).toEqual([expect.objectContaining({ id: sent?.id, state: 'FAILED', fee: null })]);
+    expect((await database.pool.query('SELECT reason FROM sweeps WHERE id = $1', [sent?.id])).rows[0]).toEqual({ reason: SWEPT_DEPOSITS_LEFT });
+    expect(lines.filter((line) => line.level >= 50).map((line) => line.msg)).toEqual(['sweep left the chain with the deposits it collected: failed, its other deposits will be swept again']);
+    expect(await anvil.publicClient.getBalance({ address })).toBe(0n);
+    expect(await balancesOf(database.pool, accountId)).toEqual([expect.objectContaining({ currency: 'ETH', available: 0n, onHold: 0n })]);
+    // `custody balances` as before the deposit: the ledger's position and the chain differ by the hot wallet's float alone.
+    const eth = (await custodyBalances(database.pool, custody.chain)).find((r) => r.network === 'ETHEREUM' && r.currency === 'ETH');
+    expect((eth?.holdings ?? 0n) - (eth?.position ?? 0n) - (eth?.uncredited ?? 0n)).toBe(parseEther('10'));
   });
 });
