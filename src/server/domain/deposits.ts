@@ -71,11 +71,17 @@ async function unwindReorg(db: pg.ClientBase, network: Network, reorg: ChainReor
       RETURNING id, state, tx_hash AS "txHash", wallet_account_id AS "walletAccountId"`,
     [network, reorg.rescanFrom],
   );
-  // Completed withdrawals mined there are checked again too (withdrawals/reopen.ts): their transaction may have left.
+  // Completed withdrawals and cold sweeps mined there are checked again too (withdrawals/reopen.ts,
+  // custody-movements.ts): their transaction may have left.
   await db.query(
     `UPDATE withdrawals SET in_doubt_since = coalesce(in_doubt_since, now())
       WHERE network = $1 AND state = 'COMPLETED' AND kind = 'EXTERNAL'
         AND (block_height >= $2 OR (block_height IS NULL AND closed_at > now() - interval '1 day'))`,
+    [network, reorg.rescanFrom],
+  );
+  await db.query(
+    `UPDATE custody_movements SET in_doubt_since = coalesce(in_doubt_since, now())
+      WHERE network = $1 AND state = 'COMPLETED' AND (block_height >= $2 OR (block_height IS NULL AND closed_at > now() - interval '1 day'))`,
     [network, reorg.rescanFrom],
   );
   const context = { network, orphaned: reorg.orphaned, rescanFrom: reorg.rescanFrom };

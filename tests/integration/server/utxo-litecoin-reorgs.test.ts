@@ -22,6 +22,7 @@ import { deriveAddress } from '../../../src/server/domain/addresses.ts';
 import { changePath, utxoProfile } from '../../../src/server/adapters/chains/utxo/networks.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import { custodyBalances } from '../../../src/server/domain/custody-balances.ts';
+import { sweepToCold } from '../../../src/server/domain/custody-movements.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
 import type { WithdrawalView } from '../../../src/server/domain/withdrawals/view.ts';
 
@@ -49,7 +50,7 @@ describe('reorganisations on Litecoin Core regtest', () => {
 
   /** One round of the worker's chain jobs, as jobs/main.ts runs them (a failing job fails the test). */
   const work = async () => {
-    for (const job of custody.jobs) if (job.name.startsWith('chain.')) await job.run();
+    for (const job of custody.jobs) if (job.name.startsWith('chain.') || job.name === 'custody.movements') await job.run();
   };
   const mine = async (blocks: number) => {
     await node.mine(blocks);
@@ -241,6 +242,43 @@ describe('reorganisations on Litecoin Core regtest', () => {
     expect(await auditFailures(database.pool)).toEqual([]);
     expect(await matching()).toMatchObject({ matches: true, inFlight: 0 });
     await rm(backup, { recursive: true, force: true });
+  });
+
+  it('puts a completed cold sweep whose block was invalidated in flight again, its booking taken back, and books it again once mined', async () => {
+    const cold = await outsideAddress();
+    const movement = await sweepToCold(database.pool, { chain: custody.chain, addresses: custody.addresses }, { currency: 'LTC', address: cold, amount: '0.1' });
+    const state = async () => (await database.pool.query<{ state: string; reopened: number }>('SELECT state, reopened FROM custody_movements WHERE id = $1', [movement.id])).rows[0];
+    await waitFor('the cold sweep booked', async () => {
+      await mine(1);
+      return (await state())?.state === 'COMPLETED';
+    });
+    const booked = await matching();
+    expect(booked).toMatchObject({ matches: true, cold: 10_000_000n });
+    const mined = await node.rpc.call<{ blockhash: string }>('getrawtransaction', movement.txHash, true);
+    const { height } = await node.rpc.call<{ height: number }>('getblockheader', mined.blockhash);
+
+    await replaceFrom(height, 4, [movement.txHash]);
+    await work();
+    expect(await state()).toEqual({ state: 'BROADCAST', reopened: 1 });
+    expect(await matching()).toMatchObject({ matches: true, cold: 0n, inFlight: 1 });
+    expect(logs.some((line) => line.msg.startsWith('a completed cold sweep’s transaction left the chain'))).toBe(true);
+
+    await node.rpc.call('prioritisetransaction', movement.txHash, 0, 100_000_000);
+    await waitFor('the cold sweep booked again', async () => {
+      await mine(1);
+      return (await state())?.state === 'COMPLETED';
+    });
+    expect(await paid(movement.txHash, cold)).toBe(10_000_000n);
+    expect(await matching()).toMatchObject({ matches: true, cold: 10_000_000n, position: booked?.position });
+    const keys = await database.pool.query<{ key: string }>(`SELECT idempotency_key AS key FROM ledger_entries WHERE reference = $1 ORDER BY id`, [`custody-movement:${movement.id}`]);
+    expect(keys.rows.map((r) => r.key.replace(movement.id, 'ID'))).toEqual([
+      'cold-sweep:ID',
+      'cold-sweep:network-fee:ID',
+      'cold-sweep:reopen:ID#1',
+      'cold-sweep:ID#1',
+      'cold-sweep:network-fee:ID#1',
+    ]);
+    expect(await auditFailures(database.pool)).toEqual([]);
   });
 
   it('fails and refunds a completed withdrawal whose block was invalidated once its input is spent elsewhere', async () => {
