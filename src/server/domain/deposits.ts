@@ -71,19 +71,21 @@ async function unwindReorg(db: pg.ClientBase, network: Network, reorg: ChainReor
       RETURNING id, state, tx_hash AS "txHash", wallet_account_id AS "walletAccountId"`,
     [network, reorg.rescanFrom],
   );
-  // Completed withdrawals and cold sweeps mined there are checked again too (withdrawals/reopen.ts,
-  // custody-movements.ts): their transaction may have left.
+  // Completed withdrawals, cold sweeps and sweeps mined there are checked again too (withdrawals/reopen.ts,
+  // custody-movements.ts, sweeps.ts): their transaction may have left.
   await db.query(
     `UPDATE withdrawals SET in_doubt_since = coalesce(in_doubt_since, now())
       WHERE network = $1 AND state = 'COMPLETED' AND kind = 'EXTERNAL'
         AND (block_height >= $2 OR (block_height IS NULL AND closed_at > now() - interval '1 day'))`,
     [network, reorg.rescanFrom],
   );
-  await db.query(
-    `UPDATE custody_movements SET in_doubt_since = coalesce(in_doubt_since, now())
-      WHERE network = $1 AND state = 'COMPLETED' AND (block_height >= $2 OR (block_height IS NULL AND closed_at > now() - interval '1 day'))`,
-    [network, reorg.rescanFrom],
-  );
+  for (const [table, done] of [['custody_movements', 'COMPLETED'], ['sweeps', 'CONFIRMED']] as const) {
+    await db.query(
+      `UPDATE ${table} SET in_doubt_since = coalesce(in_doubt_since, now())
+        WHERE network = $1 AND state = $3 AND (block_height >= $2 OR (block_height IS NULL AND closed_at > now() - interval '1 day'))`,
+      [network, reorg.rescanFrom, done],
+    );
+  }
   const context = { network, orphaned: reorg.orphaned, rescanFrom: reorg.rescanFrom };
   // A node that came back with a shorter chain is an operator's matter (a restored or damaged node): said once, here;
   // the cursor moves onto its chain, so the next scans are ordinary ones.

@@ -13,7 +13,8 @@
  * - Confirm: once the sweep has its confirmations it is CONFIRMED (FAILED if it reverted: its deposits go back to be
  *   swept again). One not on the chain (a reorganisation took it, or the node lost it) is sent again with the same
  *   bytes; but when a deposit it collects left the chain (REVERSED, REVERSAL_DUE) it can never be mined: FAILED with
- *   an ERROR, its other deposits free for another sweep. Each top-up's fee and the sweep's are booked as they are mined, NETWORK_FEES → WORLD in the
+ *   an ERROR, its other deposits free for another sweep. A CONFIRMED one a reorganisation put in doubt is re-checked
+ *   first: still confirmed, nothing changes; else SENT again with its fee's booking taken back (`reopened` rounds). Each top-up's fee and the sweep's are booked as they are mined, NETWORK_FEES → WORLD in the
  *   network's own coin. The swept amount itself moves between two addresses of the custody: no ledger entry.
  */
 import type pg from 'pg';
@@ -28,7 +29,7 @@ import { SYSTEM_ACCOUNTS, systemAccountId, transfer, type Queryable } from './le
 export type SweepChain = Pick<ChainPort, 'networks' | 'status' | 'requiredConfirmations'> & { collection: CollectionPort };
 
 const BATCH = 20;
-const FIELDS = ['id', 'network', 'currency', 'address', 'derivationIndex', 'amount', 'state', 'txHash', 'topUps', 'topUpTxHash'] as const;
+const FIELDS = ['id', 'network', 'currency', 'address', 'derivationIndex', 'amount', 'state', 'txHash', 'topUps', 'topUpTxHash', 'fee', 'reopened'] as const;
 type Sweep = Pick<typeof sweeps.$inferSelect, (typeof FIELDS)[number]>;
 const SELECT = `SELECT ${selectColumns(sweeps, 's', FIELDS)} FROM sweeps s`;
 
@@ -36,12 +37,15 @@ const SELECT = `SELECT ${selectColumns(sweeps, 's', FIELDS)} FROM sweeps s`;
 export const SWEPT_DEPOSITS_LEFT = 'DEPOSITS_LEFT_THE_CHAIN: the deposits this sweep collected left the chain before it was mined';
 
 /** The ledger keys of a sweep's network fees (the audit spells them the same way). */
-export const sweepFeeKey = (id: string) => `sweep:fee:${id}`;
+export const sweepFeeKey = (id: string, round = 0) => `sweep:fee:${id}${round === 0 ? '' : `#${round}`}`;
+/** The entry that takes back a confirmed sweep's fee when a reorganisation took its transaction (round 1, 2…). */
+export const sweepFeeReopenKey = (id: string, round: number) => `sweep:fee-reopen:${id}#${round}`;
 export const sweepTopUpFeeKey = (id: string, n: number) => `sweep:top-up-fee:${id}:${n}`;
 
 /** The worker's job: plan, run and confirm the sweeps of every network whose adapter sweeps. */
 export async function collectDeposits(pool: pg.Pool, chain: SweepChain, log: Logger): Promise<void> {
   for (const network of chain.networks.filter((n) => chain.collection.sweeps(n))) {
+    await recheckConfirmedSweeps(pool, chain, network, log);
     await planSweeps(pool, network);
     await runSweeps(pool, chain, network, log);
     await confirmSweeps(pool, chain, network, log);
@@ -155,11 +159,15 @@ export async function confirmSweeps(pool: pg.Pool, chain: SweepChain, network: N
         }
       } else if (status.state === 'SEEN') {
         if (status.confirmations < required) return;
-        await bookFee(client, network, sweepFeeKey(sweep.id), sweep.id, status.fee ?? 0n);
-        await client.query(`UPDATE sweeps SET state = 'CONFIRMED', fee = $2, closed_at = now() WHERE id = $1`, [sweep.id, (status.fee ?? 0n).toString()]);
+        await bookFee(client, network, sweepFeeKey(sweep.id, sweep.reopened), sweep.id, status.fee ?? 0n);
+        await client.query(`UPDATE sweeps SET state = 'CONFIRMED', fee = $2, block_height = $3, in_doubt_since = NULL, closed_at = now() WHERE id = $1`, [
+          sweep.id,
+          (status.fee ?? 0n).toString(),
+          status.blockHeight,
+        ]);
         confirmed++;
       } else if (status.state === 'FAILED') {
-        await bookFee(client, network, sweepFeeKey(sweep.id), sweep.id, status.fee ?? 0n);
+        await bookFee(client, network, sweepFeeKey(sweep.id, sweep.reopened), sweep.id, status.fee ?? 0n);
         await client.query(`UPDATE sweeps SET state = 'FAILED', fee = $2, reason = $3, closed_at = now() WHERE id = $1`, [sweep.id, (status.fee ?? 0n).toString(), status.reason]);
         await client.query('DELETE FROM sweep_deposits WHERE sweep_id = $1', [sweep.id]);
         log.error({ sweep: sweep.id, network, tx: sweep.txHash, reason: status.reason }, 'sweep failed on the chain; its deposits will be swept again');
@@ -167,6 +175,45 @@ export async function confirmSweeps(pool: pg.Pool, chain: SweepChain, network: N
     });
   }
   return confirmed;
+}
+
+/**
+ * CONFIRMED sweeps a reorganisation put in doubt (deposits.ts `unwindReorg`): still confirmed, the doubt is lifted;
+ * otherwise SENT again with its fee's booking taken back (`sweep:fee-reopen:<id>#<n>`), and `confirmSweeps` decides as
+ * for any sweep off the chain: sent again, or failed when its deposits left the chain.
+ */
+async function recheckConfirmedSweeps(pool: pg.Pool, chain: SweepChain, network: Network, log: Logger): Promise<void> {
+  const doubtful = await pool.query<Sweep & { version: string }>(`SELECT ${selectColumns(sweeps, 's', FIELDS)}, s.xmin::text AS version FROM sweeps s WHERE s.network = $1 AND s.state = 'CONFIRMED' AND s.in_doubt_since IS NOT NULL AND s.tx_hash IS NOT NULL LIMIT 200`, [network]);
+  if (doubtful.rows.length === 0) return;
+  const statuses = await chain.status(network, doubtful.rows.map((s) => ({ txHash: s.txHash ?? '', outputIndex: 0 })));
+  for (const row of doubtful.rows) {
+    const status = statuses.get(transferKey({ txHash: row.txHash ?? '', outputIndex: 0 }));
+    if (!status) continue;
+    if (status.state === 'SEEN' && status.blockHeight !== null && status.confirmations >= chain.requiredConfirmations(network)) {
+      await pool.query(`UPDATE sweeps SET in_doubt_since = NULL, block_height = $2 WHERE id = $1 AND state = 'CONFIRMED' AND xmin = $3::text::xid`, [row.id, status.blockHeight, row.version]);
+      continue;
+    }
+    const reopened = await inTransaction(pool, async (client) => {
+      const claimed = await client.query(`SELECT 1 FROM sweeps WHERE id = $1 AND state = 'CONFIRMED' AND xmin = $2::text::xid FOR UPDATE SKIP LOCKED`, [row.id, row.version]);
+      if (claimed.rowCount === 0) return false;
+      const round = row.reopened + 1;
+      const fee = row.fee === null ? 0n : BigInt(row.fee);
+      if (fee > 0n) {
+        await transfer(client, {
+          key: sweepFeeReopenKey(row.id, round),
+          kind: 'SWEEP_FEE_REOPEN',
+          reference: `sweep:${row.id}`,
+          from: systemAccountId(SYSTEM_ACCOUNTS.world(network)),
+          to: systemAccountId(SYSTEM_ACCOUNTS.networkFees(network)),
+          currency: NETWORK_INFO[network].coin,
+          amount: fee,
+        });
+      }
+      await client.query(`UPDATE sweeps SET state = 'SENT', reopened = $2, fee = NULL, block_height = NULL, in_doubt_since = NULL, closed_at = NULL WHERE id = $1`, [row.id, round]);
+      return true;
+    });
+    if (reopened) log.warn({ sweep: row.id, network, tx: row.txHash, now: status.state }, 'a confirmed sweep’s transaction left the chain: in flight again, its fee’s booking taken back');
+  }
 }
 
 /** What the network charged the custodian for one of its own transactions: NETWORK_FEES → WORLD, in the network's coin. */

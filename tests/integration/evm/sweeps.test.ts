@@ -184,4 +184,34 @@ describe('Ethereum sweeps on anvil', () => {
     const eth = (await custodyBalances(database.pool, custody.chain)).find((r) => r.network === 'ETHEREUM' && r.currency === 'ETH');
     expect((eth?.holdings ?? 0n) - (eth?.position ?? 0n) - (eth?.uncredited ?? 0n)).toBe(parseEther('10'));
   });
+
+  it('takes back the fee of a confirmed ETH sweep a reorganisation took with its deposit, and fails it with one ERROR', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const log = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _encoding, done) => (chunk.toString().split('\n').filter((l) => l.trim()).forEach((l) => lines.push(JSON.parse(l) as { level: number; msg: string })), done()) }));
+    const { accountId } = await createWalletAccount(database.pool);
+    const address = await depositAddressOf(custody, database, accountId, 'ETH');
+    const feesBefore = await networkFees();
+    const before = await anvil.publicClient.getBlockNumber({ cacheTime: 0 });
+    const snapshot = await anvil.testClient.snapshot();
+    await credited(address, () => anvil.send({ to: address, value: parseEther('1') }));
+    const [confirmed] = await swept(address);
+    expect(confirmed).toMatchObject({ state: 'CONFIRMED', fee: expect.any(String) });
+    expect(await networkFees()).toBe(feesBefore - BigInt(confirmed?.fee ?? '0'));
+
+    const tip = await anvil.publicClient.getBlockNumber({ cacheTime: 0 });
+    await anvil.testClient.revert({ id: snapshot });
+    await anvil.mine(Number(tip - before) + 1);
+    for (let i = 0; i < 3; i++) {
+      await scanDeposits(database.pool, custody.chain, 'ETHEREUM', { log });
+      await confirmDeposits(database.pool, custody.chain, log);
+      await collectDeposits(database.pool, custody.chain, log);
+    }
+    expect((await database.pool.query('SELECT state FROM chain_deposits WHERE to_address = $1', [address])).rows).toEqual([{ state: 'REVERSED' }]);
+    expect(await sweepsOf(address)).toEqual([expect.objectContaining({ id: confirmed?.id, state: 'FAILED', fee: null })]);
+    expect((await database.pool.query('SELECT reopened FROM sweeps WHERE id = $1', [confirmed?.id])).rows[0]).toEqual({ reopened: 1 });
+    expect(await networkFees()).toBe(feesBefore);
+    expect(lines.filter((line) => line.level >= 50).map((line) => line.msg)).toEqual(['sweep left the chain with the deposits it collected: failed, its other deposits will be swept again']);
+    const eth = (await custodyBalances(database.pool, custody.chain)).find((r) => r.network === 'ETHEREUM' && r.currency === 'ETH');
+    expect((eth?.holdings ?? 0n) - (eth?.position ?? 0n) - (eth?.uncredited ?? 0n)).toBe(parseEther('10'));
+  });
 });
