@@ -156,6 +156,8 @@ export async function confirmSweeps(pool: pg.Pool, chain: SweepChain, network: N
         } else if (status.state === 'DROPPED') {
           await client.query(`UPDATE sweeps SET state = 'PENDING' WHERE id = $1`, [sweep.id]);
           log.warn({ sweep: sweep.id, network, tx: sweep.txHash }, 'sweep left the chain; it will be sent again');
+        } else if (sweep.topUps > 0 && sweep.topUpTxHash) {
+          await checkTopUp(client, chain, sweep, log);
         }
       } else if (status.state === 'SEEN') {
         if (status.confirmations < required) return;
@@ -214,6 +216,48 @@ async function recheckConfirmedSweeps(pool: pg.Pool, chain: SweepChain, network:
     });
     if (reopened) log.warn({ sweep: row.id, network, tx: row.txHash, now: status.state }, 'a confirmed sweep’s transaction left the chain: in flight again, its fee’s booking taken back');
   }
+}
+
+/** Why a sweep waits for good: the gas its top-up brought left the chain and the top-up cannot be mined again. */
+export const TOP_UP_LEFT = 'GAS_TOP_UP_LEFT_THE_CHAIN: the gas top-up this sweep needs left the chain for good';
+
+/**
+ * A token sweep waiting off the chain may wait for the gas its top-up brought, which a reorganisation can take too.
+ * The top-up is asked about (the adapter sends our own transaction again while its nonce is free); one back off the
+ * chain has its fee's booking taken back and waits again as a top-up of its own (TOPPING_UP, its fee booked anew
+ * under the next number once mined, then the sweep's same bytes follow). One gone for good (its nonce taken) is an
+ * operator's: one ERROR, the sweep's `reason` says it.
+ */
+async function checkTopUp(client: pg.PoolClient, chain: SweepChain, sweep: Sweep, log: Logger): Promise<void> {
+  const ref = { txHash: sweep.topUpTxHash ?? '', outputIndex: 0 };
+  const topUp = (await chain.status(sweep.network, [ref])).get(transferKey(ref));
+  if (!topUp || (topUp.state === 'SEEN' && topUp.blockHeight !== null) || topUp.state === 'FAILED') return;
+  if (topUp.state === 'DROPPED') {
+    // Its nonce went to another transaction of the hot wallet: the sweep's signed bytes need gas nobody sends. Said once.
+    const marked = await client.query(`UPDATE sweeps SET reason = $2 WHERE id = $1 AND reason IS NULL`, [sweep.id, TOP_UP_LEFT]);
+    if (marked.rowCount === 1) log.error({ sweep: sweep.id, network: sweep.network, topUp: sweep.topUpTxHash, tx: sweep.txHash }, 'the gas top-up of a sweep left the chain for good: the sweep cannot be mined until its address gets the gas');
+    return;
+  }
+  const booked = await client.query<{ amount: string }>(
+    `SELECT p.amount::text FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id
+      WHERE e.idempotency_key = $1 AND p.ledger_account_id = $2`,
+    [sweepTopUpFeeKey(sweep.id, sweep.topUps), systemAccountId(SYSTEM_ACCOUNTS.networkFees(sweep.network))],
+  );
+  const fee = -BigInt(booked.rows[0]?.amount ?? '0');
+  // Keyed under the top-ups' prefix, so the audit's sum of top-up fees nets it out.
+  if (fee > 0n) {
+    await transfer(client, {
+      key: `${sweepTopUpFeeKey(sweep.id, sweep.topUps)}:reopen`,
+      kind: 'SWEEP_FEE_REOPEN',
+      reference: `sweep:${sweep.id}`,
+      from: systemAccountId(SYSTEM_ACCOUNTS.world(sweep.network)),
+      to: systemAccountId(SYSTEM_ACCOUNTS.networkFees(sweep.network)),
+      currency: NETWORK_INFO[sweep.network].coin,
+      amount: fee,
+    });
+  }
+  await client.query(`UPDATE sweeps SET state = 'TOPPING_UP', top_ups = top_ups + 1, top_up_fees = top_up_fees - $2 WHERE id = $1`, [sweep.id, fee.toString()]);
+  log.warn({ sweep: sweep.id, network: sweep.network, topUp: sweep.topUpTxHash }, 'the gas top-up of a sweep left the chain and waits again: the sweep follows once it is mined');
 }
 
 /** What the network charged the custodian for one of its own transactions: NETWORK_FEES → WORLD, in the network's coin. */

@@ -214,4 +214,40 @@ describe('Ethereum sweeps on anvil', () => {
     const eth = (await custodyBalances(database.pool, custody.chain)).find((r) => r.network === 'ETHEREUM' && r.currency === 'ETH');
     expect((eth?.holdings ?? 0n) - (eth?.position ?? 0n) - (eth?.uncredited ?? 0n)).toBe(parseEther('10'));
   });
+
+  it('sends again a gas top-up a reorganisation took from under a token sweep, books its fee anew once mined again, and the sweep follows', async () => {
+    const { accountId } = await createWalletAccount(database.pool);
+    const address = await depositAddressOf(custody, database, accountId, 'USDT_ETH');
+    await credited(address, () => anvil.send({ to: tokens.USDT_ETH, data: encodeFunctionData({ abi: tokenAbi, functionName: 'transfer', args: [address, 7_000_000n] }) }));
+    const feesBefore = await networkFees();
+    const before = await anvil.publicClient.getBlockNumber({ cacheTime: 0 });
+    const snapshot = await anvil.testClient.snapshot();
+    await collectDeposits(database.pool, custody.chain, quietLog);
+    await collectDeposits(database.pool, custody.chain, quietLog);
+    const [sent] = await sweepsOf(address);
+    expect(sent).toMatchObject({ state: 'SENT', top_ups: 1 });
+
+    // Top-up and sweep are replaced by a longer chain without them; the token deposit, older, stays.
+    const tip = await anvil.publicClient.getBlockNumber({ cacheTime: 0 });
+    await anvil.testClient.revert({ id: snapshot });
+    await anvil.mine(Number(tip - before) + 1);
+    await waitFor(
+      'the sweep confirmed again',
+      async () => {
+        await scanDeposits(database.pool, custody.chain, 'ETHEREUM');
+        await confirmDeposits(database.pool, custody.chain, quietLog);
+        await collectDeposits(database.pool, custody.chain, quietLog);
+        await anvil.mine(1);
+        return (await sweepsOf(address))[0]?.state === 'CONFIRMED';
+      },
+      30_000,
+    );
+    const [done] = await sweepsOf(address);
+    expect(done).toMatchObject({ id: sent?.id, tx_hash: sent?.tx_hash, top_up_tx_hash: sent?.top_up_tx_hash, top_ups: 2 });
+    const [sweepFee, topUpFee] = [await receiptFee(done?.tx_hash ?? ''), await receiptFee(done?.top_up_tx_hash ?? '')];
+    expect(done).toMatchObject({ fee: sweepFee.toString(), top_up_fees: topUpFee.toString() });
+    expect(await networkFees()).toBe(feesBefore - sweepFee - topUpFee);
+    expect(await anvil.balanceOf(tokens.USDT_ETH, address)).toBe(0n);
+    expect((await database.pool.query('SELECT state FROM chain_deposits WHERE to_address = $1', [address])).rows).toEqual([{ state: 'CREDITED' }]);
+  });
 });
