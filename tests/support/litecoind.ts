@@ -12,6 +12,8 @@ import { coinsToUnits, createRpc, RpcError, type Rpc } from '../../src/server/ad
 export type Litecoind = {
   /** http://user:password@127.0.0.1:port, as LITECOIN_RPC_URL. */
   url: string;
+  /** The node's data directory (its chain under `regtest/`): a halted node's may be copied or replaced before `restart`. */
+  datadir: string;
   rpc: Rpc;
   /** The node's own wallet (funding, receiving). */
   wallet: Rpc;
@@ -116,6 +118,7 @@ export async function startLitecoind(extraArgs: string[] = []): Promise<Litecoin
   await mine(101);
   return {
     url,
+    datadir,
     rpc,
     wallet,
     newAddress,

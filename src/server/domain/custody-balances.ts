@@ -29,7 +29,7 @@ export type CustodyBalance = {
   holdings: bigint | undefined;
   /** Outputs the custody holds that the ledger does not credit (deposits below the minimum). */
   uncredited: bigint;
-  /** Deposits, withdrawals and cold sweeps not settled yet: a difference may be theirs. */
+  /** Deposits (pending, or credited and put in doubt or on hold by a reorganisation), withdrawals and cold sweeps not settled yet: a difference may be theirs. */
   inFlight: number;
   /** What deposits still waiting for their confirmations bring (a node may count them in its holdings already). */
   pending: bigint;
@@ -73,7 +73,9 @@ export async function custodyBalances(pool: pg.Pool, chain: Pick<ChainPort, 'net
         [network, currency],
       );
       const flight = await pool.query<{ n: number }>(
-        `SELECT ((SELECT count(*) FROM chain_deposits WHERE network = $1 AND currency = $2 AND state = 'PENDING')
+        // A credited deposit a reorganisation put in doubt or on hold is not settled either: the chain may not hold it now.
+        `SELECT ((SELECT count(*) FROM chain_deposits WHERE network = $1 AND currency = $2
+                   AND (state IN ('PENDING', 'HELD', 'REVERSAL_DUE') OR (state = 'CREDITED' AND in_doubt_since IS NOT NULL)))
                + (SELECT count(*) FROM withdrawals WHERE network = $1 AND currency = $2 AND state IN ('PENDING', 'SIGNED', 'BROADCAST'))
                + (SELECT count(*) FROM custody_movements WHERE network = $1 AND currency = $2 AND state IN ('SIGNED', 'BROADCAST')))::int AS n`,
         [network, currency],

@@ -71,7 +71,26 @@ async function unwindReorg(db: pg.ClientBase, network: Network, reorg: ChainReor
       RETURNING id, state, tx_hash AS "txHash", wallet_account_id AS "walletAccountId"`,
     [network, reorg.rescanFrom],
   );
-  log?.warn({ network, orphaned: reorg.orphaned, rescanFrom: reorg.rescanFrom }, 'chain reorganisation: deposits from the replaced blocks are checked again');
+  // Completed withdrawals, cold sweeps and sweeps mined there are checked again too (withdrawals/reopen.ts,
+  // custody-movements.ts, sweeps.ts): their transaction may have left.
+  await db.query(
+    `UPDATE withdrawals SET in_doubt_since = coalesce(in_doubt_since, now())
+      WHERE network = $1 AND state = 'COMPLETED' AND kind = 'EXTERNAL'
+        AND (block_height >= $2 OR (block_height IS NULL AND closed_at > now() - interval '1 day'))`,
+    [network, reorg.rescanFrom],
+  );
+  for (const [table, done] of [['custody_movements', 'COMPLETED'], ['sweeps', 'CONFIRMED']] as const) {
+    await db.query(
+      `UPDATE ${table} SET in_doubt_since = coalesce(in_doubt_since, now())
+        WHERE network = $1 AND state = $3 AND (block_height >= $2 OR (block_height IS NULL AND closed_at > now() - interval '1 day'))`,
+      [network, reorg.rescanFrom, done],
+    );
+  }
+  const context = { network, orphaned: reorg.orphaned, rescanFrom: reorg.rescanFrom };
+  // A node that came back with a shorter chain is an operator's matter (a restored or damaged node): said once, here;
+  // the cursor moves onto its chain, so the next scans are ordinary ones.
+  if (reorg.lostBlocks !== undefined) log?.error({ ...context, lostBlocks: reorg.lostBlocks }, 'the node lost blocks below the scan cursor: handled as a reorganisation of that depth');
+  else log?.warn(context, 'chain reorganisation: deposits from the replaced blocks are checked again');
   for (const row of touched.rows.filter((r) => r.state === 'CREDITED')) {
     log?.warn({ network, deposit: row.id, account: row.walletAccountId, tx: row.txHash }, 'a credited deposit was in a replaced block: checking it is mined again');
   }

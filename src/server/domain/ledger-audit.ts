@@ -8,7 +8,7 @@ import type { AuditCheck } from './audit-check.ts';
 import { WITHDRAWAL_CHECKS } from './withdrawal-audit.ts';
 import { SWEEP_CHECKS } from './sweep-audit.ts';
 import { CUSTODY_CHECKS } from './custody-audit.ts';
-import { depositEntryKeySql, depositReversalKeySql, orderEntryKeySql } from './orders/entry-keys.ts';
+import { depositEntryKeySql, depositHoldKeySql, depositReversalKeySql, orderEntryKeySql } from './orders/entry-keys.ts';
 
 export const LEDGER_CHECKS: AuditCheck[] = [
   {
@@ -58,7 +58,7 @@ export const LEDGER_CHECKS: AuditCheck[] = [
     sql: `SELECT d.id AS deposit, d.state, d.amount::text, e.id AS entry_id
             FROM chain_deposits d
             LEFT JOIN ledger_entries e ON e.idempotency_key = ${depositEntryKeySql('d')}
-           WHERE (d.state IN ('CREDITED', 'REVERSAL_DUE', 'REVERSED')) <> (e.id IS NOT NULL)
+           WHERE (d.state IN ('CREDITED', 'HELD', 'REVERSAL_DUE', 'REVERSED')) <> (e.id IS NOT NULL)
               OR (e.id IS NOT NULL AND NOT EXISTS (
                     SELECT 1 FROM ledger_postings p
                      WHERE p.entry_id = e.id AND p.ledger_account_id = d.wallet_account_id
@@ -83,11 +83,22 @@ export const LEDGER_CHECKS: AuditCheck[] = [
               OR NOT EXISTS (SELECT 1 FROM ledger_entries r WHERE r.idempotency_key = ${depositReversalKeySql('d', 'k.revival')})`,
   },
   {
+    name: "each hold of a credited deposit that lost its confirmations has its entry, and its release unless it is still held",
+    sql: `SELECT d.id AS deposit, d.state, k.n AS hold
+            FROM chain_deposits d CROSS JOIN LATERAL generate_series(1, d.holds) AS k(n)
+           WHERE NOT EXISTS (SELECT 1 FROM ledger_entries h JOIN ledger_postings p ON p.entry_id = h.id
+                              WHERE h.idempotency_key = ${depositHoldKeySql('hold', 'd', 'k.n')} AND p.ledger_account_id = d.wallet_account_id
+                                AND p.currency = d.currency AND p.bucket = 'ON_HOLD' AND p.amount = d.amount)
+              OR (d.state = 'HELD' AND k.n = d.holds) = EXISTS (SELECT 1 FROM ledger_entries r WHERE r.idempotency_key = ${depositHoldKeySql('release', 'd', 'k.n')})
+          UNION ALL
+          SELECT d.id, d.state, 0 FROM chain_deposits d WHERE d.state = 'HELD' AND d.holds = 0`,
+  },
+  {
     name: "each deposit's history item has the deposit's state",
     sql: `SELECT d.id AS deposit, d.state, t.state AS shown
             FROM chain_deposits d LEFT JOIN wallet_transactions t ON t.id = d.wallet_transaction_id
            WHERE t.id IS NULL
-              OR (d.state = 'PENDING' AND t.state <> 'IN_PROGRESS')
+              OR (d.state IN ('PENDING', 'HELD') AND t.state <> 'IN_PROGRESS')
               OR (d.state IN ('CREDITED', 'REVERSAL_DUE') AND t.state <> 'COMPLETED')
               OR (d.state IN ('FAILED', 'BELOW_MINIMUM', 'REVERSED') AND t.state <> 'FAILED')`,
   },
@@ -152,7 +163,7 @@ export const LEDGER_CHECKS: AuditCheck[] = [
            WHERE o.chain_deposit_id IS NOT NULL
              AND (d.id IS NULL OR o.delivery <> 'CHAIN' OR d.wallet_account_id <> o.wallet_account_id OR d.currency <> o.currency OR d.amount <> o.amount
                   OR d.wallet_transaction_id IS DISTINCT FROM o.wallet_transaction_id
-                  OR (o.state = 'COMPLETED') <> (d.state IN ('CREDITED', 'REVERSAL_DUE', 'REVERSED'))
+                  OR (o.state = 'COMPLETED') <> (d.state IN ('CREDITED', 'HELD', 'REVERSAL_DUE', 'REVERSED'))
                   OR o.state NOT IN ('PENDING', 'COMPLETED'))
           UNION ALL
           SELECT o.id, o.state, NULL, NULL, o.amount::text, NULL FROM buy_orders o WHERE o.delivery = 'CHAIN' AND o.state = 'COMPLETED' AND o.chain_deposit_id IS NULL`,

@@ -5,7 +5,7 @@ export const SWEEP_CHECKS: AuditCheck[] = [
   {
     name: "each mined sweep's network fee is booked once, from the gas float (or NETWORK_FEES before it) to WORLD, and no open sweep has one",
     sql: `SELECT s.id AS sweep, s.state, s.fee::text, e.id AS fee_entry
-            FROM sweeps s LEFT JOIN ledger_entries e ON e.idempotency_key = 'sweep:fee:' || s.id::text
+            FROM sweeps s LEFT JOIN ledger_entries e ON e.idempotency_key = 'sweep:fee:' || s.id::text || CASE WHEN s.reopened = 0 THEN '' ELSE '#' || s.reopened END
            WHERE (e.id IS NOT NULL) <> (s.state IN ('CONFIRMED', 'FAILED') AND s.fee > 0)
               OR (e.id IS NOT NULL AND NOT EXISTS (
                     SELECT 1 FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
@@ -18,5 +18,12 @@ export const SWEEP_CHECKS: AuditCheck[] = [
             LEFT JOIN ledger_entries e ON e.idempotency_key LIKE 'sweep:top-up-fee:' || s.id::text || ':%'
             LEFT JOIN ledger_postings p ON p.entry_id = e.id AND p.ledger_account_id IN (SELECT id FROM ledger_accounts WHERE code IN ('GAS_FLOAT:' || s.network, 'NETWORK_FEES:' || s.network))
            GROUP BY s.id, s.top_up_fees HAVING coalesce(sum(-p.amount), 0) <> s.top_up_fees`,
+  },
+  {
+    name: "each earlier fee of a sweep reopened after a reorganisation is taken back by the entry of its reopening",
+    sql: `SELECT s.id AS sweep, k.round
+            FROM sweeps s CROSS JOIN LATERAL generate_series(0, s.reopened - 1) AS k(round)
+           WHERE EXISTS (SELECT 1 FROM ledger_entries e WHERE e.idempotency_key = 'sweep:fee:' || s.id::text || CASE WHEN k.round = 0 THEN '' ELSE '#' || k.round END)
+             <> EXISTS (SELECT 1 FROM ledger_entries r WHERE r.idempotency_key = 'sweep:fee-reopen:' || s.id::text || '#' || (k.round + 1))`,
   },
 ];

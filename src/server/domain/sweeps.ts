@@ -11,9 +11,13 @@
  *   moving (SKIPPED). Everything signed is signed once per reference (`sweep:<id>`, `sweep:<id>:top-up:<n>`), so a
  *   worker that dies anywhere sends the same transaction again, never a second one.
  * - Confirm: once the sweep has its confirmations it is CONFIRMED (FAILED if it reverted: its deposits go back to be
- *   swept again). Each top-up's fee and the sweep's are booked as they are mined, from the network's gas float to
- *   WORLD in the network's own coin (gas-float.ts). The swept amount itself, like a top-up's, moves between two
- *   addresses of the custody: no ledger entry.
+ *   swept again). One not on the chain (a reorganisation took it, or the node lost it) is sent again with the same
+ *   bytes; but when a deposit it collects left the chain (REVERSED, REVERSAL_DUE) it can never be mined: FAILED with
+ *   an ERROR, its other deposits free for another sweep. A CONFIRMED one a reorganisation put in doubt is re-checked
+ *   first: still confirmed, nothing changes; else SENT again with its fee's booking taken back (`reopened` rounds).
+ *   Each top-up's fee and the sweep's are booked as they are mined, from the network's gas float to WORLD in the
+ *   network's own coin (gas-float.ts). The swept amount itself, like a top-up's, moves between two addresses of the
+ *   custody: no ledger entry.
  */
 import type pg from 'pg';
 import { NETWORK_INFO, type Network } from '../../lib/currencies.ts';
@@ -27,17 +31,23 @@ import { networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, transfer, type Query
 export type SweepChain = Pick<ChainPort, 'networks' | 'status' | 'requiredConfirmations'> & { collection: CollectionPort };
 
 const BATCH = 20;
-const FIELDS = ['id', 'network', 'currency', 'address', 'derivationIndex', 'amount', 'state', 'txHash', 'topUps', 'topUpTxHash'] as const;
+const FIELDS = ['id', 'network', 'currency', 'address', 'derivationIndex', 'amount', 'state', 'txHash', 'topUps', 'topUpTxHash', 'fee', 'reopened'] as const;
 type Sweep = Pick<typeof sweeps.$inferSelect, (typeof FIELDS)[number]>;
 const SELECT = `SELECT ${selectColumns(sweeps, 's', FIELDS)} FROM sweeps s`;
 
+/** Why a sweep failed whose deposits left the chain before it was mined (a reorganisation): it never can be now. */
+export const SWEPT_DEPOSITS_LEFT = 'DEPOSITS_LEFT_THE_CHAIN: the deposits this sweep collected left the chain before it was mined';
+
 /** The ledger keys of a sweep's network fees (the audit spells them the same way). */
-export const sweepFeeKey = (id: string) => `sweep:fee:${id}`;
+export const sweepFeeKey = (id: string, round = 0) => `sweep:fee:${id}${round === 0 ? '' : `#${round}`}`;
+/** The entry that takes back a confirmed sweep's fee when a reorganisation took its transaction (round 1, 2…). */
+export const sweepFeeReopenKey = (id: string, round: number) => `sweep:fee-reopen:${id}#${round}`;
 export const sweepTopUpFeeKey = (id: string, n: number) => `sweep:top-up-fee:${id}:${n}`;
 
 /** The worker's job: plan, run and confirm the sweeps of every network whose adapter sweeps. */
 export async function collectDeposits(pool: pg.Pool, chain: SweepChain, log: Logger): Promise<void> {
   for (const network of chain.networks.filter((n) => chain.collection.sweeps(n))) {
+    await recheckConfirmedSweeps(pool, chain, network, log);
     await planSweeps(pool, network);
     await runSweeps(pool, chain, network, log);
     await confirmSweeps(pool, chain, network, log);
@@ -133,23 +143,123 @@ export async function confirmSweeps(pool: pg.Pool, chain: SweepChain, network: N
         const fee = status.state === 'DROPPED' ? 0n : (status.fee ?? 0n);
         await bookFee(client, network, sweepTopUpFeeKey(sweep.id, sweep.topUps), sweep.id, fee);
         await client.query(`UPDATE sweeps SET state = 'PENDING', top_up_fees = top_up_fees + $2 WHERE id = $1`, [sweep.id, fee.toString()]);
+      } else if ((status.state === 'SEEN' && status.blockHeight === null) || status.state === 'DROPPED') {
+        // Not on the chain: sent again (the adapter's status sends it while it can still be mined), unless the
+        // deposits it collects left the chain, so that it never can be.
+        const gone = await client.query<{ id: string; tx_hash: string }>(
+          `SELECT d.id, d.tx_hash FROM sweep_deposits x JOIN chain_deposits d ON d.id = x.deposit_id WHERE x.sweep_id = $1 AND d.state IN ('REVERSED', 'REVERSAL_DUE')`,
+          [sweep.id],
+        );
+        if (gone.rows.length > 0) {
+          await client.query(`UPDATE sweeps SET state = 'FAILED', reason = $2, closed_at = now() WHERE id = $1`, [sweep.id, SWEPT_DEPOSITS_LEFT]);
+          // Its deposits still credited are free for another sweep; a reversed one revived and credited again is too.
+          await client.query('DELETE FROM sweep_deposits WHERE sweep_id = $1', [sweep.id]);
+          log.error({ sweep: sweep.id, network, tx: sweep.txHash, deposits: gone.rows.map((d) => d.id), depositTxs: gone.rows.map((d) => d.tx_hash) }, 'sweep left the chain with the deposits it collected: failed, its other deposits will be swept again');
+        } else if (status.state === 'DROPPED') {
+          await client.query(`UPDATE sweeps SET state = 'PENDING' WHERE id = $1`, [sweep.id]);
+          log.warn({ sweep: sweep.id, network, tx: sweep.txHash }, 'sweep left the chain; it will be sent again');
+        } else if (sweep.topUps > 0 && sweep.topUpTxHash) {
+          await checkTopUp(client, chain, sweep, log);
+        }
       } else if (status.state === 'SEEN') {
         if (status.confirmations < required) return;
-        await bookFee(client, network, sweepFeeKey(sweep.id), sweep.id, status.fee ?? 0n);
-        await client.query(`UPDATE sweeps SET state = 'CONFIRMED', fee = $2, closed_at = now() WHERE id = $1`, [sweep.id, (status.fee ?? 0n).toString()]);
+        await bookFee(client, network, sweepFeeKey(sweep.id, sweep.reopened), sweep.id, status.fee ?? 0n);
+        await client.query(`UPDATE sweeps SET state = 'CONFIRMED', fee = $2, block_height = $3, in_doubt_since = NULL, closed_at = now() WHERE id = $1`, [
+          sweep.id,
+          (status.fee ?? 0n).toString(),
+          status.blockHeight,
+        ]);
         confirmed++;
       } else if (status.state === 'FAILED') {
-        await bookFee(client, network, sweepFeeKey(sweep.id), sweep.id, status.fee ?? 0n);
+        await bookFee(client, network, sweepFeeKey(sweep.id, sweep.reopened), sweep.id, status.fee ?? 0n);
         await client.query(`UPDATE sweeps SET state = 'FAILED', fee = $2, reason = $3, closed_at = now() WHERE id = $1`, [sweep.id, (status.fee ?? 0n).toString(), status.reason]);
         await client.query('DELETE FROM sweep_deposits WHERE sweep_id = $1', [sweep.id]);
         log.error({ sweep: sweep.id, network, tx: sweep.txHash, reason: status.reason }, 'sweep failed on the chain; its deposits will be swept again');
-      } else {
-        await client.query(`UPDATE sweeps SET state = 'PENDING' WHERE id = $1`, [sweep.id]);
-        log.warn({ sweep: sweep.id, network, tx: sweep.txHash }, 'sweep left the chain; it will be sent again');
       }
     });
   }
   return confirmed;
+}
+
+/**
+ * CONFIRMED sweeps a reorganisation put in doubt (deposits.ts `unwindReorg`): still confirmed, the doubt is lifted;
+ * otherwise SENT again with its fee's booking taken back (`sweep:fee-reopen:<id>#<n>`), and `confirmSweeps` decides as
+ * for any sweep off the chain: sent again, or failed when its deposits left the chain.
+ */
+async function recheckConfirmedSweeps(pool: pg.Pool, chain: SweepChain, network: Network, log: Logger): Promise<void> {
+  const doubtful = await pool.query<Sweep & { version: string }>(`SELECT ${selectColumns(sweeps, 's', FIELDS)}, s.xmin::text AS version FROM sweeps s WHERE s.network = $1 AND s.state = 'CONFIRMED' AND s.in_doubt_since IS NOT NULL AND s.tx_hash IS NOT NULL LIMIT 200`, [network]);
+  if (doubtful.rows.length === 0) return;
+  const statuses = await chain.status(network, doubtful.rows.map((s) => ({ txHash: s.txHash ?? '', outputIndex: 0 })));
+  for (const row of doubtful.rows) {
+    const status = statuses.get(transferKey({ txHash: row.txHash ?? '', outputIndex: 0 }));
+    if (!status) continue;
+    if (status.state === 'SEEN' && status.blockHeight !== null && status.confirmations >= chain.requiredConfirmations(network)) {
+      await pool.query(`UPDATE sweeps SET in_doubt_since = NULL, block_height = $2 WHERE id = $1 AND state = 'CONFIRMED' AND xmin = $3::text::xid`, [row.id, status.blockHeight, row.version]);
+      continue;
+    }
+    const reopened = await inTransaction(pool, async (client) => {
+      const claimed = await client.query(`SELECT 1 FROM sweeps WHERE id = $1 AND state = 'CONFIRMED' AND xmin = $2::text::xid FOR UPDATE SKIP LOCKED`, [row.id, row.version]);
+      if (claimed.rowCount === 0) return false;
+      const round = row.reopened + 1;
+      const fee = row.fee === null ? 0n : BigInt(row.fee);
+      if (fee > 0n) {
+        await transfer(client, {
+          key: sweepFeeReopenKey(row.id, round),
+          kind: 'SWEEP_FEE_REOPEN',
+          reference: `sweep:${row.id}`,
+          from: systemAccountId(SYSTEM_ACCOUNTS.world(network)),
+          to: networkFeePayer(network),
+          currency: NETWORK_INFO[network].coin,
+          amount: fee,
+        });
+      }
+      await client.query(`UPDATE sweeps SET state = 'SENT', reopened = $2, fee = NULL, block_height = NULL, in_doubt_since = NULL, closed_at = NULL WHERE id = $1`, [row.id, round]);
+      return true;
+    });
+    if (reopened) log.warn({ sweep: row.id, network, tx: row.txHash, now: status.state }, 'a confirmed sweep’s transaction left the chain: in flight again, its fee’s booking taken back');
+  }
+}
+
+/** Why a sweep waits for good: the gas its top-up brought left the chain and the top-up cannot be mined again. */
+export const TOP_UP_LEFT = 'GAS_TOP_UP_LEFT_THE_CHAIN: the gas top-up this sweep needs left the chain for good';
+
+/**
+ * A token sweep waiting off the chain may wait for the gas its top-up brought, which a reorganisation can take too.
+ * The top-up is asked about (the adapter sends our own transaction again while its nonce is free); one back off the
+ * chain has its fee's booking taken back and waits again as a top-up of its own (TOPPING_UP, its fee booked anew
+ * under the next number once mined, then the sweep's same bytes follow). One gone for good (its nonce taken) is an
+ * operator's: one ERROR, the sweep's `reason` says it.
+ */
+async function checkTopUp(client: pg.PoolClient, chain: SweepChain, sweep: Sweep, log: Logger): Promise<void> {
+  const ref = { txHash: sweep.topUpTxHash ?? '', outputIndex: 0 };
+  const topUp = (await chain.status(sweep.network, [ref])).get(transferKey(ref));
+  if (!topUp || (topUp.state === 'SEEN' && topUp.blockHeight !== null) || topUp.state === 'FAILED') return;
+  if (topUp.state === 'DROPPED') {
+    // Its nonce went to another transaction of the hot wallet: the sweep's signed bytes need gas nobody sends. Said once.
+    const marked = await client.query(`UPDATE sweeps SET reason = $2 WHERE id = $1 AND reason IS NULL`, [sweep.id, TOP_UP_LEFT]);
+    if (marked.rowCount === 1) log.error({ sweep: sweep.id, network: sweep.network, topUp: sweep.topUpTxHash, tx: sweep.txHash }, 'the gas top-up of a sweep left the chain for good: the sweep cannot be mined until its address gets the gas');
+    return;
+  }
+  const booked = await client.query<{ amount: string }>(
+    `SELECT p.amount::text FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id
+      WHERE e.idempotency_key = $1 AND p.ledger_account_id = $2`,
+    [sweepTopUpFeeKey(sweep.id, sweep.topUps), networkFeePayer(sweep.network)],
+  );
+  const fee = -BigInt(booked.rows[0]?.amount ?? '0');
+  // Keyed under the top-ups' prefix, so the audit's sum of top-up fees nets it out.
+  if (fee > 0n) {
+    await transfer(client, {
+      key: `${sweepTopUpFeeKey(sweep.id, sweep.topUps)}:reopen`,
+      kind: 'SWEEP_FEE_REOPEN',
+      reference: `sweep:${sweep.id}`,
+      from: systemAccountId(SYSTEM_ACCOUNTS.world(sweep.network)),
+      to: networkFeePayer(sweep.network),
+      currency: NETWORK_INFO[sweep.network].coin,
+      amount: fee,
+    });
+  }
+  await client.query(`UPDATE sweeps SET state = 'TOPPING_UP', top_ups = top_ups + 1, top_up_fees = top_up_fees - $2 WHERE id = $1`, [sweep.id, fee.toString()]);
+  log.warn({ sweep: sweep.id, network: sweep.network, topUp: sweep.topUpTxHash }, 'the gas top-up of a sweep left the chain and waits again: the sweep follows once it is mined');
 }
 
 /** What the network charged the custodian for one of its own transactions: gas float → WORLD, in the network's coin. */

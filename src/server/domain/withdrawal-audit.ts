@@ -8,7 +8,7 @@ export const WITHDRAWAL_CHECKS: AuditCheck[] = [
     sql: `SELECT w.id AS withdrawal, w.state, h.id AS hold_entry, s.id AS settle_entry, r.id AS release_entry
             FROM withdrawals w
             LEFT JOIN ledger_entries h ON h.idempotency_key = ${orderEntryKeySql('withdrawal', 'hold', 'w.id')}
-            LEFT JOIN ledger_entries s ON s.idempotency_key = ${orderEntryKeySql('withdrawal', 'settle', 'w.id')}
+            LEFT JOIN ledger_entries s ON s.idempotency_key = ${orderEntryKeySql('withdrawal', 'settle', 'w.id', 'w.reopened')}
             LEFT JOIN ledger_entries r ON r.idempotency_key = ${orderEntryKeySql('withdrawal', 'release', 'w.id')}
            WHERE w.kind = 'EXTERNAL' AND (
                  h.id IS NULL
@@ -21,7 +21,7 @@ export const WITHDRAWAL_CHECKS: AuditCheck[] = [
   {
     name: 'each completed outside withdrawal paid the recipient the amount less the fee, and the fee to fee income',
     sql: `SELECT w.id AS withdrawal, w.amount::text, w.fee::text
-            FROM withdrawals w JOIN ledger_entries s ON s.idempotency_key = ${orderEntryKeySql('withdrawal', 'settle', 'w.id')}
+            FROM withdrawals w JOIN ledger_entries s ON s.idempotency_key = ${orderEntryKeySql('withdrawal', 'settle', 'w.id', 'w.reopened')}
            WHERE w.kind = 'EXTERNAL' AND (
                  NOT EXISTS (SELECT 1 FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
                               WHERE p.entry_id = s.id AND a.code = 'WORLD:' || w.network AND p.amount = w.amount - w.fee)
@@ -31,13 +31,22 @@ export const WITHDRAWAL_CHECKS: AuditCheck[] = [
   {
     name: "each withdrawal's network fee is booked once, from the gas float or network fees to the world, exactly as recorded",
     sql: `SELECT w.id AS withdrawal, w.network_fee::text, n.id AS fee_entry
-            FROM withdrawals w LEFT JOIN ledger_entries n ON n.idempotency_key = ${orderEntryKeySql('withdrawal', 'networkFee', 'w.id')}
+            FROM withdrawals w LEFT JOIN ledger_entries n ON n.idempotency_key = ${orderEntryKeySql('withdrawal', 'networkFee', 'w.id', 'w.reopened')}
            WHERE (w.network_fee IS NULL) <> (n.id IS NULL)
               OR (n.id IS NOT NULL AND (
                    NOT EXISTS (SELECT 1 FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
                                 WHERE p.entry_id = n.id AND a.code = 'WORLD:' || w.network AND p.amount = w.network_fee)
                 OR NOT EXISTS (SELECT 1 FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
                                 WHERE p.entry_id = n.id AND a.code IN ('GAS_FLOAT:' || w.network, 'NETWORK_FEES:' || w.network) AND p.amount = -w.network_fee)))`,
+  },
+  {
+    name: 'each earlier settlement of a withdrawal reopened after a reorganisation has its entry and the entry that took it back',
+    sql: `SELECT w.id AS withdrawal, k.round
+            FROM withdrawals w CROSS JOIN LATERAL generate_series(0, w.reopened - 1) AS k(round)
+           WHERE NOT EXISTS (SELECT 1 FROM ledger_entries s WHERE s.idempotency_key = ${orderEntryKeySql('withdrawal', 'settle', 'w.id', 'k.round')})
+              OR NOT EXISTS (SELECT 1 FROM ledger_entries o JOIN ledger_postings p ON p.entry_id = o.id
+                              WHERE o.idempotency_key = ${orderEntryKeySql('withdrawal', 'reopen', 'w.id', '(k.round + 1)')}
+                                AND p.ledger_account_id = w.wallet_account_id AND p.currency = w.currency AND p.bucket = 'ON_HOLD' AND p.amount = w.amount)`,
   },
   {
     // One held for review (withdrawals/review.ts) has a hold; approved, the hold went back before the transfer; rejected, no transfer.

@@ -1,6 +1,6 @@
 /**
- * An account frozen for withdrawals: a deposit it was credited left the chain and its balance could not give the
- * credit back (deposit-reversals.ts). Withdrawal requests are refused (WITHDRAWALS_FROZEN, 403) until the reversal
+ * An account frozen for withdrawals: a deposit it was credited left the chain (or lost its confirmations) and its
+ * balance could not give the credit back (or hold it) (deposit-reversals.ts). Withdrawal requests are refused (WITHDRAWALS_FROZEN, 403) until the reversal
  * goes through (the balance covers it again) or the transaction is mined again; an operator may lift it by hand
  * (README, "Reorganisations and frozen accounts").
  */
@@ -36,12 +36,16 @@ export async function freezeWithdrawals(db: Queryable, walletAccountId: string, 
   return (frozen.rowCount ?? 0) > 0;
 }
 
-/** Lifts the freeze once no deposit of the account is still owed back (REVERSAL_DUE); returns whether it lifted one. */
+/**
+ * Lifts the freeze once no deposit of the account is still owed back (REVERSAL_DUE) or credited in doubt without a
+ * hold (its balance could not hold it); returns whether it lifted one.
+ */
 export async function unfreezeWhenSettled(db: Queryable, walletAccountId: string): Promise<boolean> {
   const lifted = await db.query(
     `UPDATE wallet_accounts SET withdrawals_frozen_at = NULL, withdrawals_frozen_reason = NULL
       WHERE id = $1 AND withdrawals_frozen_at IS NOT NULL
-        AND NOT EXISTS (SELECT 1 FROM chain_deposits WHERE wallet_account_id = $1 AND state = 'REVERSAL_DUE')`,
+        AND NOT EXISTS (SELECT 1 FROM chain_deposits WHERE wallet_account_id = $1
+                         AND (state = 'REVERSAL_DUE' OR (state = 'CREDITED' AND in_doubt_since IS NOT NULL)))`,
     [walletAccountId],
   );
   return (lifted.rowCount ?? 0) > 0;

@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { encodeFunctionData, parseEther, type Address, type Hex } from 'viem';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { anvilAccount, mintCall, startAnvil, tokenAbi, type Anvil } from '../../support/anvil.ts';
@@ -8,7 +10,7 @@ import type { Custody } from '../../../src/server/custody.ts';
 import type { Database } from '../../../src/server/db/database.ts';
 import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposits.ts';
 import { balancesOf, SYSTEM_ACCOUNTS, systemAccountId } from '../../../src/server/domain/ledger.ts';
-import { collectDeposits } from '../../../src/server/domain/sweeps.ts';
+import { collectDeposits, SWEPT_DEPOSITS_LEFT } from '../../../src/server/domain/sweeps.ts';
 import { custodyBalances } from '../../../src/server/domain/custody-balances.ts';
 import { fundGasFromChain } from '../../../src/server/domain/gas-float.ts';
 
@@ -152,5 +154,103 @@ describe('Ethereum sweeps on anvil', () => {
     expect(row('USDT_ETH')).toMatchObject({ holdings: usdt, position: 25_000_000n, matches: true });
     const ethRow = row('ETH');
     expect(ethRow).toMatchObject({ holdings: eth, difference: 0n, matches: true });
+  });
+
+  it('fails, with one ERROR, an ETH sweep whose deposit a reorganisation took away, instead of leaving it SENT with a transaction the node does not know', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const log = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _encoding, done) => (chunk.toString().split('\n').filter((l) => l.trim()).forEach((l) => lines.push(JSON.parse(l) as { level: number; msg: string })), done()) }));
+    const { accountId } = await createWalletAccount(database.pool);
+    const address = await depositAddressOf(custody, database, accountId, 'ETH');
+    const before = await anvil.publicClient.getBlockNumber({ cacheTime: 0 });
+    const snapshot = await anvil.testClient.snapshot();
+    await credited(address, () => anvil.send({ to: address, value: parseEther('1') }));
+    await collectDeposits(database.pool, custody.chain, log);
+    const [sent] = await sweepsOf(address);
+    expect(sent).toMatchObject({ currency: 'ETH', state: 'SENT' });
+
+    // The chain goes back to before the deposit and grows longer without it (or the sweep).
+    const tip = await anvil.publicClient.getBlockNumber({ cacheTime: 0 });
+    await anvil.testClient.revert({ id: snapshot });
+    await anvil.mine(Number(tip - before) + 1);
+    for (let i = 0; i < 3; i++) {
+      await scanDeposits(database.pool, custody.chain, 'ETHEREUM', { log });
+      await confirmDeposits(database.pool, custody.chain, log);
+      await collectDeposits(database.pool, custody.chain, log);
+    }
+    expect((await database.pool.query('SELECT state FROM chain_deposits WHERE to_address = $1', [address])).rows).toEqual([{ state: 'REVERSED' }]);
+    expect(await sweepsOf(address)).toEqual([expect.objectContaining({ id: sent?.id, state: 'FAILED', fee: null })]);
+    expect((await database.pool.query('SELECT reason FROM sweeps WHERE id = $1', [sent?.id])).rows[0]).toEqual({ reason: SWEPT_DEPOSITS_LEFT });
+    expect(lines.filter((line) => line.level >= 50).map((line) => line.msg)).toEqual(['sweep left the chain with the deposits it collected: failed, its other deposits will be swept again']);
+    expect(await anvil.publicClient.getBalance({ address })).toBe(0n);
+    expect(await balancesOf(database.pool, accountId)).toEqual([expect.objectContaining({ currency: 'ETH', available: 0n, onHold: 0n })]);
+    // `custody balances` as before the deposit: the ledger's position and the chain differ by the hot wallet's float alone.
+    const eth = (await custodyBalances(database.pool, custody.chain)).find((r) => r.network === 'ETHEREUM' && r.currency === 'ETH');
+    expect((eth?.holdings ?? 0n) - (eth?.position ?? 0n) - (eth?.uncredited ?? 0n)).toBe(parseEther('10'));
+  });
+
+  it('takes back the fee of a confirmed ETH sweep a reorganisation took with its deposit, and fails it with one ERROR', async () => {
+    const lines: { level: number; msg: string }[] = [];
+    const log = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _encoding, done) => (chunk.toString().split('\n').filter((l) => l.trim()).forEach((l) => lines.push(JSON.parse(l) as { level: number; msg: string })), done()) }));
+    const { accountId } = await createWalletAccount(database.pool);
+    const address = await depositAddressOf(custody, database, accountId, 'ETH');
+    const feesBefore = await gasFloat();
+    const before = await anvil.publicClient.getBlockNumber({ cacheTime: 0 });
+    const snapshot = await anvil.testClient.snapshot();
+    await credited(address, () => anvil.send({ to: address, value: parseEther('1') }));
+    const [confirmed] = await swept(address);
+    expect(confirmed).toMatchObject({ state: 'CONFIRMED', fee: expect.any(String) });
+    expect(await gasFloat()).toBe(feesBefore - BigInt(confirmed?.fee ?? '0'));
+
+    const tip = await anvil.publicClient.getBlockNumber({ cacheTime: 0 });
+    await anvil.testClient.revert({ id: snapshot });
+    await anvil.mine(Number(tip - before) + 1);
+    for (let i = 0; i < 3; i++) {
+      await scanDeposits(database.pool, custody.chain, 'ETHEREUM', { log });
+      await confirmDeposits(database.pool, custody.chain, log);
+      await collectDeposits(database.pool, custody.chain, log);
+    }
+    expect((await database.pool.query('SELECT state FROM chain_deposits WHERE to_address = $1', [address])).rows).toEqual([{ state: 'REVERSED' }]);
+    expect(await sweepsOf(address)).toEqual([expect.objectContaining({ id: confirmed?.id, state: 'FAILED', fee: null })]);
+    expect((await database.pool.query('SELECT reopened FROM sweeps WHERE id = $1', [confirmed?.id])).rows[0]).toEqual({ reopened: 1 });
+    expect(await gasFloat()).toBe(feesBefore);
+    expect(lines.filter((line) => line.level >= 50).map((line) => line.msg)).toEqual(['sweep left the chain with the deposits it collected: failed, its other deposits will be swept again']);
+    const eth = (await custodyBalances(database.pool, custody.chain)).find((r) => r.network === 'ETHEREUM' && r.currency === 'ETH');
+    expect((eth?.holdings ?? 0n) - (eth?.position ?? 0n) - (eth?.uncredited ?? 0n)).toBe(parseEther('10'));
+  });
+
+  it('sends again a gas top-up a reorganisation took from under a token sweep, books its fee anew once mined again, and the sweep follows', async () => {
+    const { accountId } = await createWalletAccount(database.pool);
+    const address = await depositAddressOf(custody, database, accountId, 'USDT_ETH');
+    await credited(address, () => anvil.send({ to: tokens.USDT_ETH, data: encodeFunctionData({ abi: tokenAbi, functionName: 'transfer', args: [address, 7_000_000n] }) }));
+    const feesBefore = await gasFloat();
+    const before = await anvil.publicClient.getBlockNumber({ cacheTime: 0 });
+    const snapshot = await anvil.testClient.snapshot();
+    await collectDeposits(database.pool, custody.chain, quietLog);
+    await collectDeposits(database.pool, custody.chain, quietLog);
+    const [sent] = await sweepsOf(address);
+    expect(sent).toMatchObject({ state: 'SENT', top_ups: 1 });
+
+    // Top-up and sweep are replaced by a longer chain without them; the token deposit, older, stays.
+    const tip = await anvil.publicClient.getBlockNumber({ cacheTime: 0 });
+    await anvil.testClient.revert({ id: snapshot });
+    await anvil.mine(Number(tip - before) + 1);
+    await waitFor(
+      'the sweep confirmed again',
+      async () => {
+        await scanDeposits(database.pool, custody.chain, 'ETHEREUM');
+        await confirmDeposits(database.pool, custody.chain, quietLog);
+        await collectDeposits(database.pool, custody.chain, quietLog);
+        await anvil.mine(1);
+        return (await sweepsOf(address))[0]?.state === 'CONFIRMED';
+      },
+      30_000,
+    );
+    const [done] = await sweepsOf(address);
+    expect(done).toMatchObject({ id: sent?.id, tx_hash: sent?.tx_hash, top_up_tx_hash: sent?.top_up_tx_hash, top_ups: 2 });
+    const [sweepFee, topUpFee] = [await receiptFee(done?.tx_hash ?? ''), await receiptFee(done?.top_up_tx_hash ?? '')];
+    expect(done).toMatchObject({ fee: sweepFee.toString(), top_up_fees: topUpFee.toString() });
+    expect(await gasFloat()).toBe(feesBefore - sweepFee - topUpFee);
+    expect(await anvil.balanceOf(tokens.USDT_ETH, address)).toBe(0n);
+    expect((await database.pool.query('SELECT state FROM chain_deposits WHERE to_address = $1', [address])).rows).toEqual([{ state: 'CREDITED' }]);
   });
 });

@@ -192,6 +192,82 @@ describe('deposits through reorganisations', () => {
     expect(await entries(`deposit:LITECOIN:${gone.txHash}:0`)).toBe(1);
   });
 
+  it('puts a credited deposit that lost its confirmations on hold (Pending, not spendable) until it has them again, and reverses it from the hold if it leaves', async () => {
+    chain = scriptedChain('LITECOIN', 2);
+    const user = await newUser();
+    const to = await deriveAddress(OUTSIDE_SEED, 'LITECOIN', 2, 'mainnet');
+    const withdraw = (amount: string) => call(user, 'POST', at(user, '/withdrawal'), { currency: 'LTC', amount, depositAddress: to, idempotencyKey: randomUUID() });
+    const deposit = await creditedDeposit(await addressOf(user), LTC(0.4));
+    const balance = async () => ({ available: await available(user), onHold: (await asset(user))?.onHold ?? '0' });
+    const held = (n: number) => entries(`deposit-hold:LITECOIN:${deposit.txHash}:0:${n}`);
+    const released = (n: number) => entries(`deposit-release:LITECOIN:${deposit.txHash}:0:${n}`);
+
+    // Its block is replaced and the transaction is back in the mempool, at 0 confirmations.
+    reorgAt(deposit);
+    chain.toMempool(deposit);
+    await scan();
+    await confirm();
+    expect(await depositRow(deposit.txHash)).toEqual([expect.objectContaining({ state: 'HELD', confirmations: 0, block_height: null })]);
+    expect(await balance()).toEqual({ available: '0', onHold: '0.4' });
+    expect((await history(user)).find((item) => item.hash === deposit.txHash)).toMatchObject({ state: 'IN_PROGRESS' });
+    const refused = await withdraw('0.1');
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ exceptionCode: 'WITHDRAWAL_NOT_ENOUGH_FUNDS' });
+    expect(logs.filter((line) => line.msg.startsWith('credited deposit lost its confirmations: its amount is on hold'))).toHaveLength(1);
+
+    // Mined again: held while it has fewer than its confirmations, available once it has them, by one release.
+    chain.mine(deposit, (height += 1));
+    chain.setTip(height);
+    await confirm();
+    expect(await depositRow(deposit.txHash)).toEqual([expect.objectContaining({ state: 'HELD', confirmations: 1, block_height: String(height) })]);
+    expect(await balance()).toEqual({ available: '0', onHold: '0.4' });
+    chain.setTip((height += 1));
+    await Promise.all([confirm(), confirm()]);
+    await confirm();
+    expect(await depositRow(deposit.txHash)).toEqual([expect.objectContaining({ state: 'CREDITED', confirmations: 2, in_doubt_since: null })]);
+    expect(await balance()).toEqual({ available: '0.4', onHold: '0' });
+    expect((await history(user)).find((item) => item.hash === deposit.txHash)).toMatchObject({ state: 'COMPLETED' });
+    expect([await held(1), await released(1)]).toEqual([1, 1]);
+
+    // Held a second time (its own entries), then gone for good: the hold is released and the credit reversed.
+    reorgAt({ ...deposit, blockHeight: height - 1 });
+    chain.toMempool(deposit);
+    await scan();
+    await confirm();
+    expect(await balance()).toEqual({ available: '0', onHold: '0.4' });
+    chain.drop(deposit);
+    await confirm();
+    expect(await depositRow(deposit.txHash)).toEqual([expect.objectContaining({ state: 'REVERSED' })]);
+    expect(await balance()).toEqual({ available: '0', onHold: '0' });
+    expect([await held(2), await released(2), await entries(`deposit-reversal:LITECOIN:${deposit.txHash}:0`)]).toEqual([1, 1, 1]);
+  });
+
+  it('freezes withdrawals once, with one error, when the deposit that lost its confirmations was already spent, and lifts it when it is confirmed again', async () => {
+    chain = scriptedChain('LITECOIN', 2);
+    const user = await newUser();
+    const deposit = await creditedDeposit(await addressOf(user), LTC(0.3));
+    const to = await deriveAddress(OUTSIDE_SEED, 'LITECOIN', 3, 'mainnet');
+    const withdraw = (amount: string) => call(user, 'POST', at(user, '/withdrawal'), { currency: 'LTC', amount, depositAddress: to, idempotencyKey: randomUUID() });
+    expect((await withdraw('0.25')).status).toBe(200);
+    reorgAt(deposit);
+    chain.toMempool(deposit);
+    await scan();
+    await confirm();
+    await confirm();
+    expect(await depositRow(deposit.txHash)).toEqual([expect.objectContaining({ state: 'CREDITED', in_doubt_since: expect.any(Date) })]);
+    const errors = logs.filter((line) => line.level >= 50 && line.msg.includes('lost its confirmations and the balance cannot hold it'));
+    expect(errors).toEqual([expect.objectContaining({ account: user.accountId, tx: deposit.txHash })]);
+    const refused = await withdraw('0.01');
+    expect(refused.body).toMatchObject({ exceptionCode: 'WITHDRAWALS_FROZEN' });
+
+    chain.mine(deposit, (height += 1));
+    chain.setTip((height += 1));
+    await confirm();
+    expect(await depositRow(deposit.txHash)).toEqual([expect.objectContaining({ state: 'CREDITED', in_doubt_since: null })]);
+    expect((await pool.query('SELECT withdrawals_frozen_at FROM wallet_accounts WHERE id = $1', [user.accountId])).rows[0]).toEqual({ withdrawals_frozen_at: null });
+    expect((await withdraw('0.01')).status).toBe(200);
+  });
+
   it('credits exactly once a deposit that failed when it left the chain and was then mined again', async () => {
     chain = scriptedChain('LITECOIN', 2);
     const user = await newUser();

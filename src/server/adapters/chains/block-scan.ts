@@ -34,11 +34,12 @@ export async function scanBlocks(source: BlockSource, cursor: string | null, opt
   const last = parseBlockCursor(cursor);
   let next = last ? last.height + 1 : options.startHeight;
   let reorg: ChainReorg | undefined;
-  if (last && (await source.hashAt(last.height)) !== last.hash) {
-    next = Math.max(options.startHeight, last.height - options.rewindDepth + 1);
-    reorg = { orphaned: last, rescanFrom: next };
-  }
   const tip = await source.tipHeight();
+  if (last && (await source.hashAt(last.height)) !== last.hash) {
+    // A node that lost blocks (its tip below the cursor) forked at or below its tip: rewind from there.
+    next = Math.max(options.startHeight, Math.min(last.height, tip) - options.rewindDepth + 1);
+    reorg = { orphaned: last, rescanFrom: next, ...(tip < last.height ? { lostBlocks: last.height - tip } : {}) };
+  }
   const transfers: ChainTransfer[] = [];
   let read: BlockRef | null = reorg ? null : last;
   for (let height = next; height <= tip && height < next + options.limit; height++) {

@@ -55,7 +55,15 @@ export type BlockRef = { height: number; hash: string };
  * deposits at or above `rescanFrom` by `status` before crediting them, and alert an operator about any it already
  * credited there (their confirmations did not hold).
  */
-export type ChainReorg = { orphaned: BlockRef; rescanFrom: number };
+export type ChainReorg = {
+  orphaned: BlockRef;
+  rescanFrom: number;
+  /**
+   * Set when the node's best chain ends below the cursor's block (it came back having lost blocks): how many. The
+   * rewind then counts from the node's tip, so every block it lost is in the unwound range.
+   */
+  lostBlocks?: number | undefined;
+};
 
 /**
  * One scan's answer. `cursor` is opaque to the scanner, which stores it as it is and passes it back: a block-based

@@ -13,7 +13,9 @@ const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
  * recorded, never credited (MIN_DEPOSIT). A CREDITED one a reorganisation put in doubt (`in_doubt_since`) that left
  * the chain becomes REVERSED (the credit taken back) or, when the balance no longer holds it, REVERSAL_DUE (the
  * account frozen for withdrawals until it is reversed or mined again). A REVERSED one mined again is PENDING once more
- * (`revivals` counts it) and is credited again by an entry of its own.
+ * (`revivals` counts it) and is credited again by an entry of its own. A CREDITED one in doubt whose transaction is
+ * on a chain again but with fewer than its confirmations (back in the mempool, mined anew higher up) is HELD: its
+ * amount on hold (not spendable, shown Pending) until it has them again (CREDITED) or leaves the chain (REVERSED).
  */
 export const chainDeposits = pgTable(
   'chain_deposits',
@@ -33,11 +35,13 @@ export const chainDeposits = pgTable(
     blockHeight: bigint('block_height', { mode: 'number' }),
     confirmations: integer('confirmations').notNull().default(0),
     confirmationsRequired: integer('confirmations_required').notNull(),
-    state: text('state', { enum: ['PENDING', 'CREDITED', 'FAILED', 'BELOW_MINIMUM', 'REVERSAL_DUE', 'REVERSED'] }).notNull().default('PENDING'),
+    state: text('state', { enum: ['PENDING', 'CREDITED', 'HELD', 'FAILED', 'BELOW_MINIMUM', 'REVERSAL_DUE', 'REVERSED'] }).notNull().default('PENDING'),
     /** A reorganisation replaced the block of this credited deposit: `status` must show it mined again, else it is reversed. */
     inDoubtSince: timestamp('in_doubt_since', { withTimezone: true }),
     /** Times it was mined again after its credit was reversed: each revival's credit and reversal have keys of their own (entry-keys.ts). */
     revivals: integer('revivals').notNull().default(0),
+    /** Times its credit was put on hold (HELD) because its transaction lost its confirmations: the n-th hold and its release are entries of their own (entry-keys.ts). */
+    holds: integer('holds').notNull().default(0),
     ledgerEntryId: bigint('ledger_entry_id', { mode: 'number' }),
     detectedAt: timestamp('detected_at', { withTimezone: true }).notNull().defaultNow(),
     creditedAt: timestamp('credited_at', { withTimezone: true }),
@@ -45,7 +49,7 @@ export const chainDeposits = pgTable(
   (t) => [
     unique('chain_deposits_output').on(t.network, t.txHash, t.outputIndex),
     index('chain_deposits_pending').on(t.detectedAt).where(sql`${t.state} = 'PENDING'`),
-    index('chain_deposits_in_doubt').on(t.network, t.blockHeight).where(sql`${t.inDoubtSince} IS NOT NULL OR ${t.state} = 'REVERSAL_DUE'`),
+    index('chain_deposits_in_doubt').on(t.network, t.blockHeight).where(sql`${t.inDoubtSince} IS NOT NULL OR ${t.state} IN ('REVERSAL_DUE', 'HELD')`),
   ],
 );
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import type { Network } from '../../../lib/currencies.ts';
 
 const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
@@ -7,7 +7,9 @@ const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 /**
  * A custodian movement (`npm run custody -- sweep-to-cold`): the custody's own coins sent from its outputs to a cold
  * address. SIGNED (the transaction recorded before it is sent) → BROADCAST → COMPLETED when confirmed, booked
- * COLD_STORAGE → WORLD plus its network fee; `idempotency_key` makes a repeated command the same movement.
+ * COLD_STORAGE → WORLD plus its network fee; `idempotency_key` makes a repeated command the same movement. A
+ * COMPLETED one whose transaction a reorganisation took off the chain is BROADCAST again, its booking taken back
+ * (`reopened` counts it; each round's booking has keys of its own).
  */
 export const custodyMovements = pgTable(
   'custody_movements',
@@ -23,6 +25,12 @@ export const custodyMovements = pgTable(
     rawTx: text('raw_tx').notNull(),
     confirmations: integer('confirmations').notNull().default(0),
     networkFee: units('network_fee'),
+    /** The block the completing transaction was mined in: a reorganisation from there puts the completion in doubt. */
+    blockHeight: bigint('block_height', { mode: 'number' }),
+    /** A reorganisation replaced the block of this COMPLETED movement: `status` must show it still confirmed, else it is reopened. */
+    inDoubtSince: timestamp('in_doubt_since', { withTimezone: true }),
+    /** Times it was reopened (COMPLETED → BROADCAST, its booking taken back) after its transaction left the chain. */
+    reopened: integer('reopened').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     closedAt: timestamp('closed_at', { withTimezone: true }),
   },

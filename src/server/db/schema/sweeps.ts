@@ -1,6 +1,6 @@
 import type { Network } from '../../../lib/currencies.ts';
 import { sql } from 'drizzle-orm';
-import { index, integer, numeric, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, numeric, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { chainDeposits } from './chains.ts';
 
 const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
@@ -31,6 +31,12 @@ export const sweeps = pgTable(
     /** The network's own coin the top-ups paid, booked as each is mined. */
     topUpFees: units('top_up_fees').notNull().default('0'),
     reason: text('reason'),
+    /** The block the sweep was mined in: a reorganisation from there puts the confirmation in doubt. */
+    blockHeight: bigint('block_height', { mode: 'number' }),
+    /** A reorganisation replaced the block of this CONFIRMED sweep: `status` must show it still confirmed, else it is reopened. */
+    inDoubtSince: timestamp('in_doubt_since', { withTimezone: true }),
+    /** Times it was reopened (CONFIRMED → SENT, its fee's booking taken back) after its transaction left the chain. */
+    reopened: integer('reopened').notNull().default(0),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     closedAt: timestamp('closed_at', { withTimezone: true }),
   },

@@ -9,7 +9,9 @@ const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 /**
  * A withdrawal (SPEC §7 POST withdrawal): `amount` is debited, the recipient gets `amount - fee`. INTERNAL ones
  * (to another user's deposit address) settle in the request's transaction; EXTERNAL ones go PENDING (held) →
- * SIGNED (raw transaction recorded before it is broadcast) → BROADCAST → COMPLETED, or FAILED (hold returned).
+ * SIGNED (raw transaction recorded before it is broadcast) → BROADCAST → COMPLETED, or FAILED (hold returned). A
+ * COMPLETED one whose transaction a reorganisation took off the chain is BROADCAST again (`reopened`: its settlement
+ * taken back onto the hold) until it is mined again or fails.
  * One over the limits' review thresholds (domain/withdrawals/limits.ts), of either kind, waits UNDER_REVIEW with its
  * amount held until an operator approves it (→ PENDING, or COMPLETED for an internal one) or rejects it (→ FAILED).
  */
@@ -46,6 +48,12 @@ export const withdrawals = pgTable(
     broadcastHeight: bigint('broadcast_height', { mode: 'number' }),
     /** What the network charged (the mined transaction's fee in the network's coin), booked from the gas float (ETHEREUM, TRON, TON) or NETWORK_FEES to WORLD. */
     networkFee: units('network_fee'),
+    /** The block the completing transaction was mined in: a reorganisation from there puts the completion in doubt. */
+    blockHeight: bigint('block_height', { mode: 'number' }),
+    /** A reorganisation replaced the block of this COMPLETED withdrawal: `status` must show it still confirmed, else it is reopened. */
+    inDoubtSince: timestamp('in_doubt_since', { withTimezone: true }),
+    /** Times it was reopened (COMPLETED → BROADCAST) after its transaction left the chain: each round's settlement has keys of its own. */
+    reopened: integer('reopened').notNull().default(0),
     failureReason: text('failure_reason'),
     /** The amount's USD value at the request (PRICE_SCALE decimals), for the daily limit; NULL without a current price. */
     usdValue: numeric('usd_value', { precision: 38, scale: 8 }),
@@ -68,6 +76,7 @@ export const withdrawals = pgTable(
     // The daily limit sums an account's withdrawals of the last 24 hours; the review queue reads its oldest first.
     index('withdrawals_account_created').on(t.walletAccountId, t.createdAt),
     index('withdrawals_under_review').on(t.createdAt).where(sql`${t.state} = 'UNDER_REVIEW'`),
+    index('withdrawals_in_doubt').on(t.network).where(sql`${t.inDoubtSince} IS NOT NULL`),
     check('withdrawals_amounts', sql`${t.amount} > 0 AND ${t.fee} >= 0 AND ${t.fee} < ${t.amount}`),
   ],
 );

@@ -12,8 +12,8 @@ type FlowsWith<S extends string> = { [F in OrderFlow]: S extends OrderStep<F> ? 
 /** Turns a refusal of the ledger for want of funds into the flow's own error. */
 export type WhenShort = (cause: LedgerError) => Error;
 
-const entryOf = <F extends OrderFlow>(order: OrderRef<F>, step: OrderStep<F>) => ({
-  key: orderEntryKey(order.flow, order.id, step),
+const entryOf = <F extends OrderFlow>(order: OrderRef<F>, step: OrderStep<F>, round = 0) => ({
+  key: orderEntryKey(order.flow, order.id, step, round),
   kind: orderEntryKind(order.flow, step),
   reference: orderReference(order.flow, order.id),
 });
@@ -42,12 +42,37 @@ export function releaseOrder(db: Queryable, order: OrderRef<FlowsWith<'release'>
   return release(db, { ...entryOf(order, 'release'), account: move.account, ...amountOf(move.money) });
 }
 
-/** Pays the held money out to one or more legs (the world, fee income, a settlement account...); they add up to it. */
-export async function settleOrder(db: Queryable, order: OrderRef<FlowsWith<'settle'>>, move: { account: string; money: Money; to: readonly SettleLeg[] }): Promise<PostedEntry> {
+/**
+ * Pays the held money out to one or more legs (the world, fee income, a settlement account...); they add up to it.
+ * `round`: the settlement after the order's n-th reopening (`reopenOrder`), an entry of its own.
+ */
+export async function settleOrder(db: Queryable, order: OrderRef<FlowsWith<'settle'>>, move: { account: string; money: Money; to: readonly SettleLeg[]; round?: number }): Promise<PostedEntry> {
   const paid = move.to.reduce((sum, leg) => sum + leg.units, 0n);
   if (paid !== move.money.units) throw new Error(`settling ${order.flow} ${order.id} pays ${paid}, not the ${move.money.units} held`);
   const to = move.to.map((leg) => ({ account: leg.account, amount: leg.units }));
-  return settle(db, { ...entryOf(order, 'settle'), account: move.account, currency: move.money.currency, to });
+  return settle(db, { ...entryOf(order, 'settle', move.round), account: move.account, currency: move.money.currency, to });
+}
+
+/**
+ * Takes a settlement back onto the owner's hold (a completed withdrawal whose transaction left the chain): each leg
+ * gives back what it was paid, in one entry for the order's `round`-th reopening (1, 2…), with `undo`'s postings
+ * (what else the settlement booked, the network's fee) riding along. Postings to one account and currency are merged.
+ */
+export function reopenOrder(
+  db: Queryable,
+  order: OrderRef<FlowsWith<'reopen'>>,
+  move: { account: string; money: Money; from: readonly SettleLeg[]; undo?: readonly Posting[]; round: number },
+): Promise<PostedEntry> {
+  const postings = new Map<string, Posting>();
+  const add = (posting: Posting) => {
+    const key = `${posting.account}|${posting.currency}|${posting.bucket}`;
+    const amount = (postings.get(key)?.amount ?? 0n) + posting.amount;
+    postings.set(key, { ...posting, amount });
+  };
+  add({ account: move.account, currency: move.money.currency, bucket: 'ON_HOLD', amount: move.money.units });
+  for (const leg of move.from) add({ account: leg.account, currency: move.money.currency, bucket: 'AVAILABLE', amount: -leg.units });
+  for (const posting of move.undo ?? []) add(posting);
+  return post(db, { ...entryOf(order, 'reopen', move.round), postings: [...postings.values()].filter((p) => p.amount !== 0n) });
 }
 
 /** Moves available money between two accounts as one of the order's steps (a transfer to another user). */

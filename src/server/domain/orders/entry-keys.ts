@@ -5,7 +5,7 @@
 
 /** Each order flow's ledger steps and the entry kind each step posts. */
 export const ORDER_FLOWS = {
-  withdrawal: { hold: 'WITHDRAWAL_HOLD', settle: 'WITHDRAWAL', release: 'WITHDRAWAL_RELEASE', internal: 'INTERNAL_TRANSFER', networkFee: 'NETWORK_FEE' },
+  withdrawal: { hold: 'WITHDRAWAL_HOLD', settle: 'WITHDRAWAL', release: 'WITHDRAWAL_RELEASE', internal: 'INTERNAL_TRANSFER', networkFee: 'NETWORK_FEE', reopen: 'WITHDRAWAL_REOPEN' },
   swap: { hold: 'SWAP_HOLD', confirm: 'SWAP', release: 'SWAP_RELEASE' },
   sell: { hold: 'SELL_HOLD', settle: 'SELL_PAYOUT', release: 'SELL_RETURN' },
   buy: { credit: 'BUY_CREDIT' },
@@ -17,9 +17,13 @@ export type OrderStep<F extends OrderFlow> = keyof (typeof ORDER_FLOWS)[F] & str
 /** An order as the ledger knows it: its flow and its id. */
 export type OrderRef<F extends OrderFlow = OrderFlow> = { flow: F; id: string };
 
-/** The idempotency key of one step's entry: `<flow>:<step>:<id>`, applied once whatever retries. */
-export function orderEntryKey<F extends OrderFlow>(flow: F, id: string, step: OrderStep<F>): string {
-  return `${flow}:${step}:${id}`;
+/**
+ * The idempotency key of one step's entry: `<flow>:<step>:<id>`, applied once whatever retries. `round`: a step an
+ * order takes again (a completed withdrawal reopened after a reorganisation settles again, `…#<round>`); the first
+ * round's keys have no suffix.
+ */
+export function orderEntryKey<F extends OrderFlow>(flow: F, id: string, step: OrderStep<F>, round = 0): string {
+  return `${flow}:${step}:${id}${revivalSuffix(round)}`;
 }
 
 /** The entry kind a step posts (WITHDRAWAL_HOLD, SWAP...). */
@@ -39,9 +43,9 @@ export function orderIdOfReference(flow: OrderFlow, reference: string): string |
   return /^[0-9a-f-]{36}$/i.test(id) ? id : undefined;
 }
 
-/** The same key as SQL over an id column, for the audit's joins: `'withdrawal:hold:' || w.id`. */
-export function orderEntryKeySql<F extends OrderFlow>(flow: F, step: OrderStep<F>, idColumn: string): string {
-  return `'${flow}:${step}:' || ${idColumn}`;
+/** The same key as SQL over an id column, for the audit's joins: `'withdrawal:hold:' || w.id`; `round` an SQL expression. */
+export function orderEntryKeySql<F extends OrderFlow>(flow: F, step: OrderStep<F>, idColumn: string, round?: string): string {
+  return `'${flow}:${step}:' || ${idColumn}${round === undefined ? '' : ` || ${revivalSuffixSql(round)}`}`;
 }
 
 /**
@@ -74,4 +78,21 @@ function revivalSuffixSql(revival: string): string {
 /** depositReversalKey as SQL over a chain_deposits alias, of its current revival or of `revival` (an SQL expression). */
 export function depositReversalKeySql(alias: string, revival = `${alias}.revivals`): string {
   return `'deposit-reversal:' || ${alias}.network || ':' || ${alias}.tx_hash || ':' || ${alias}.output_index || ${revivalSuffixSql(revival)}`;
+}
+
+/**
+ * A credited deposit whose transaction lost its confirmations is put on hold (available → on hold) and released
+ * when it has them again: the n-th hold (chain_deposits.holds) and its release, once each.
+ */
+export function depositHoldKey(network: string, txHash: string, outputIndex: number, hold: number): string {
+  return `deposit-hold:${network}:${txHash}:${outputIndex}:${hold}`;
+}
+
+export function depositReleaseKey(network: string, txHash: string, outputIndex: number, hold: number): string {
+  return `deposit-release:${network}:${txHash}:${outputIndex}:${hold}`;
+}
+
+/** depositHoldKey or depositReleaseKey as SQL over a chain_deposits alias and a hold number (an SQL expression). */
+export function depositHoldKeySql(step: 'hold' | 'release', alias: string, hold: string): string {
+  return `'deposit-${step}:' || ${alias}.network || ':' || ${alias}.tx_hash || ':' || ${alias}.output_index || ':' || ${hold}`;
 }

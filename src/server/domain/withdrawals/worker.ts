@@ -7,7 +7,8 @@
  * recorded before it is sent, the earlier hashes are kept, and whichever of them is mined completes the withdrawal. Each row is
  * claimed with FOR UPDATE SKIP LOCKED in its own transaction, so several workers share the work and a crashed one
  * gives its rows back with its connection; a withdrawal found SIGNED after a crash is first looked up on the chain by
- * its hash: if the chain has it, it is only marked broadcast, never sent again.
+ * its hash: if the chain has it, it is only marked broadcast, never sent again. A COMPLETED one whose transaction a
+ * reorganisation took off the chain is BROADCAST again (reopen.ts) and follows the same rules from there.
  */
 import type pg from 'pg';
 import { BroadcastRejectedError, FeeBumpBlockedError, transferKey, type HotWalletFees, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
@@ -19,7 +20,8 @@ import { notifyAccountChanged } from '../account-changes.ts';
 import { networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, transfer, type Queryable } from '../ledger.ts';
 import { NETWORK_INFO, type Network } from '../../../lib/currencies.ts';
 import { orderEntryKey, orderEntryKind, orderReference } from '../orders/entry-keys.ts';
-import { releaseOrder, settleOrder, type SettleLeg } from '../orders/entries.ts';
+import { releaseOrder, settleOrder } from '../orders/entries.ts';
+import { recheckCompletedWithdrawals, settleLegs } from './reopen.ts';
 import { money } from '../../../lib/money.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import { NOW } from '../orders/sql-set.ts';
@@ -28,7 +30,7 @@ const SIGN_BATCH = 20;
 const BROADCAST_BATCH = 20;
 const CONFIRM_BATCH = 200;
 
-const CLAIM_FIELDS = ['id', 'walletAccountId', 'currency', 'network', 'amount', 'fee', 'toAddress', 'rawTx', 'txHash', 'broadcastAttempts', 'replacedTxHashes', 'broadcastHeight'] as const;
+const CLAIM_FIELDS = ['id', 'walletAccountId', 'currency', 'network', 'amount', 'fee', 'toAddress', 'rawTx', 'txHash', 'broadcastAttempts', 'replacedTxHashes', 'broadcastHeight', 'reopened'] as const;
 type Claimed = Pick<typeof withdrawals.$inferSelect, (typeof CLAIM_FIELDS)[number]>;
 const CLAIM = `SELECT ${selectColumns(withdrawals, 'w', CLAIM_FIELDS)} FROM withdrawals w`;
 
@@ -144,7 +146,7 @@ export async function confirmWithdrawals(pool: pg.Pool, chain: WithdrawalChainPo
       } else if (mined?.status.state === 'SEEN') {
         const status = mined.status;
         if (status.confirmations >= chain.requiredConfirmations(network)) {
-          if (await claimBroadcast(pool, row.id, (client, w) => completeWithdrawal(client, w, status.confirmations, mined.txHash, status.fee))) completed += 1;
+          if (await claimBroadcast(pool, row.id, (client, w) => completeWithdrawal(client, w, status, mined.txHash))) completed += 1;
         } else if (status.confirmations !== row.confirmations) {
           await pool.query(`UPDATE withdrawals SET confirmations = $2 WHERE id = $1 AND state = 'BROADCAST'`, [row.id, status.confirmations]);
         }
@@ -204,8 +206,9 @@ async function replaceStuck(pool: pg.Pool, chain: WithdrawalChainPort & Partial<
   await chain.broadcast(replacement.network, replacement.rawTx).catch((error: unknown) => log.warn({ err: error, withdrawal: id }, 'the replacement was not sent; it will be sent again'));
 }
 
-/** The worker's one job for withdrawals: each step in turn. */
+/** The worker's one job for withdrawals: each step in turn, completed ones a reorganisation put in doubt first. */
 export async function processWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort, log: Logger): Promise<void> {
+  await recheckCompletedWithdrawals(pool, chain, log);
   await signWithdrawals(pool, chain, log);
   await broadcastWithdrawals(pool, chain, log);
   await confirmWithdrawals(pool, chain, log);
@@ -227,20 +230,21 @@ async function claimBroadcast(pool: pg.Pool, id: string, work: (client: pg.PoolC
   });
 }
 
-/** Settles the hold: what the recipient receives to the network's world account, the fee to fee income; the network's fee booked. */
-async function completeWithdrawal(db: Queryable, w: Claimed, confirmations: number, minedHash: string, networkFee: bigint | undefined): Promise<void> {
+/**
+ * Settles the hold: what the recipient receives to the network's world account, the fee to fee income; the network's
+ * fee booked; the block kept, so a reorganisation from there puts the completion in doubt (reopen.ts). A withdrawal
+ * reopened before settles by its round's own entry.
+ */
+async function completeWithdrawal(db: Queryable, w: Claimed, status: { confirmations: number; blockHeight: number | null; fee?: bigint | undefined }, minedHash: string): Promise<void> {
   const held = money(w.currency, BigInt(w.amount));
-  const fee = BigInt(w.fee);
-  const legs: SettleLeg[] = [{ account: systemAccountId(SYSTEM_ACCOUNTS.world(w.network)), units: held.units - fee }];
-  if (fee > 0n) legs.push({ account: systemAccountId(SYSTEM_ACCOUNTS.feeIncome()), units: fee });
-  await settleOrder(db, { flow: 'withdrawal', id: w.id }, { account: w.walletAccountId, money: held, to: legs });
+  await settleOrder(db, { flow: 'withdrawal', id: w.id }, { account: w.walletAccountId, money: held, to: settleLegs(w), round: w.reopened });
   await moveOrder(db, ORDER_TABLES.withdrawal, w.id, {
     from: 'BROADCAST',
     to: 'COMPLETED',
-    set: { confirmations, closed_at: NOW, tx_hash: minedHash },
+    set: { confirmations: status.confirmations, closed_at: NOW, tx_hash: minedHash, block_height: status.blockHeight, in_doubt_since: null },
     history: { state: 'COMPLETED', set: { hash: minedHash } },
   });
-  await bookNetworkFee(db, w, networkFee);
+  await bookNetworkFee(db, w, status.fee);
   await notifyAccountChanged(db, w.walletAccountId);
 }
 
@@ -252,7 +256,7 @@ async function completeWithdrawal(db: Queryable, w: Claimed, confirmations: numb
 async function bookNetworkFee(db: Queryable, w: Claimed, fee: bigint | undefined): Promise<void> {
   if (fee === undefined || fee <= 0n) return;
   await transfer(db, {
-    key: orderEntryKey('withdrawal', w.id, 'networkFee'),
+    key: orderEntryKey('withdrawal', w.id, 'networkFee', w.reopened),
     kind: orderEntryKind('withdrawal', 'networkFee'),
     reference: orderReference('withdrawal', w.id),
     from: networkFeePayer(w.network),

@@ -68,6 +68,17 @@ describe('scanBlocks', () => {
     expect(rest.transfers.map((t) => t.txHash)).toEqual(['tx-e2', 'tx-f2']);
   });
 
+  it('counts the rewind from the tip of a node that lost blocks below the cursor, says how many, and moves the cursor there', async () => {
+    // The scan read up to 9:j; the node comes back with blocks 0 to 4 only (five lost).
+    const shorter = chainOf(['a', 'b', 'c', 'd', 'e']);
+    const batch = await scanBlocks(shorter, blockCursor({ height: 9, hash: 'j' }), { ...options, limit: 10 });
+    expect(batch.reorg).toEqual({ orphaned: { height: 9, hash: 'j' }, rescanFrom: 2, lostBlocks: 5 });
+    expect(batch.transfers.map((t) => t.txHash)).toEqual(['tx-c', 'tx-d', 'tx-e']);
+    expect(batch.cursor).toBe('4:e');
+    // Once the cursor is on the node's chain again, the next scan is an ordinary one.
+    expect((await scanBlocks(shorter, batch.cursor, options)).reorg).toBeUndefined();
+  });
+
   it('rewinds no further than its start', async () => {
     const batch = await scanBlocks(chainOf(['x', 'y']), blockCursor({ height: 1, hash: 'old' }), { ...options, rewindDepth: 10 });
     expect(batch.reorg).toEqual({ orphaned: { height: 1, hash: 'old' }, rescanFrom: 0 });

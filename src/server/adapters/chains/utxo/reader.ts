@@ -145,9 +145,11 @@ export async function transferStatus(pool: pg.Pool, rpc: Rpc, network: Network, 
   const orphaned: string[] = [];
   mined.forEach((m, i) => {
     const header = headers[i];
-    if (header instanceof RpcError) throw header;
+    // A block the node no longer has (it came back with a shorter chain while its index still names it): not on the best chain.
+    if (header instanceof RpcError && header.code !== NOT_FOUND) throw header;
+    if (header instanceof RpcError) orphaned.push(m.hash);
     // -1: the block is no longer on the best chain.
-    if (header && header.confirmations > 0) byHash.set(m.hash, { state: 'SEEN', blockHeight: header.height, confirmations: header.confirmations });
+    else if (header && header.confirmations > 0) byHash.set(m.hash, { state: 'SEEN', blockHeight: header.height, confirmations: header.confirmations });
     else orphaned.push(m.hash);
   });
   const inMempool = await rpc.batch<unknown>(orphaned.map((h) => ({ method: 'getmempoolentry', params: [h] })));
@@ -233,8 +235,8 @@ async function withChildren(pool: pg.Pool, rpc: Rpc, network: Network, byHash: M
     } else if (child.released || !child.accepted) await markAccepted(pool, network, child);
     if (blocks[i]) {
       const found = headers[headerOf.get(i) ?? -1];
-      if (found instanceof RpcError) throw found;
-      confirmations = Math.max(0, found?.confirmations ?? 0);
+      if (found instanceof RpcError && found.code !== NOT_FOUND) throw found;
+      confirmations = found instanceof RpcError ? 0 : Math.max(0, found?.confirmations ?? 0);
     }
     const fee = (parent.fee ?? ours.get(child.root)?.fee ?? 0n) + child.fee;
     result.set(child.root, { ...parent, confirmations: Math.min(parent.confirmations, confirmations), fee });
