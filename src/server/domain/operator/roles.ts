@@ -4,6 +4,8 @@
  * roles. Each includes the ones before it. Roles live in operator_roles and are read from the database on every
  * request and inside every action's transaction, so a revoked role stops working at once, in every process.
  */
+import type pg from 'pg';
+import { inTransaction } from '../../db/transaction.ts';
 import type { Queryable } from '../ledger.ts';
 import { COMMAND_LINE, type Actor, type OperatorActor, type Role } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -55,30 +57,34 @@ async function userByEmail(db: Queryable, email: string): Promise<{ id: string; 
   return user;
 }
 
-/** Grants (or changes) a user's role; an admin, or the command line. Returns the role held before, if any. */
-export async function grantRole(db: Queryable, actor: Actor, grant: { email: string; role: Role; reason?: string | undefined }): Promise<Role | undefined> {
-  await requireRole(db, actor, 'admin', { cli: true });
-  const user = await userByEmail(db, grant.email);
-  const before = await db.query<{ role: Role }>('SELECT role FROM operator_roles WHERE user_id = $1 FOR UPDATE', [user.id]);
-  await db.query(
-    `INSERT INTO operator_roles (user_id, role, granted_by) VALUES ($1, $2, $3)
-     ON CONFLICT (user_id) DO UPDATE SET role = excluded.role, granted_by = excluded.granted_by, granted_at = now()`,
-    [user.id, grant.role, actor.id],
-  );
-  const previous = before.rows[0]?.role;
-  await recordAudit(db, actor, { action: 'role.grant', subject: `user:${user.id}`, reason: grant.reason, details: { email: user.email, role: grant.role, previous: previous ?? null } });
-  return previous;
+/** Grants (or changes) a user's role, in one transaction with its audit line; an admin, or the command line. Returns the role held before. */
+export async function grantRole(pool: pg.Pool, actor: Actor, grant: { email: string; role: Role; reason?: string | undefined }): Promise<Role | undefined> {
+  return inTransaction(pool, async (db) => {
+    await requireRole(db, actor, 'admin', { cli: true });
+    const user = await userByEmail(db, grant.email);
+    const before = await db.query<{ role: Role }>('SELECT role FROM operator_roles WHERE user_id = $1 FOR UPDATE', [user.id]);
+    await db.query(
+      `INSERT INTO operator_roles (user_id, role, granted_by) VALUES ($1, $2, $3)
+       ON CONFLICT (user_id) DO UPDATE SET role = excluded.role, granted_by = excluded.granted_by, granted_at = now()`,
+      [user.id, grant.role, actor.id],
+    );
+    const previous = before.rows[0]?.role;
+    await recordAudit(db, actor, { action: 'role.grant', subject: `user:${user.id}`, reason: grant.reason, details: { email: user.email, role: grant.role, previous: previous ?? null } });
+    return previous;
+  });
 }
 
 /** Takes a user's role away; an admin (not their own), or the command line. Returns the role they held. */
-export async function revokeRole(db: Queryable, actor: Actor, revoke: { email: string; reason?: string | undefined }): Promise<Role | undefined> {
-  await requireRole(db, actor, 'admin', { cli: true });
-  const user = await userByEmail(db, revoke.email);
-  if (actor.id === user.id) throw new OperatorError('OPERATOR_OWN_ROLE', 'An admin cannot revoke their own role');
-  const removed = await db.query<{ role: Role }>('DELETE FROM operator_roles WHERE user_id = $1 RETURNING role', [user.id]);
-  const role = removed.rows[0]?.role;
-  if (role) await recordAudit(db, actor, { action: 'role.revoke', subject: `user:${user.id}`, reason: revoke.reason, details: { email: user.email, role } });
-  return role;
+export async function revokeRole(pool: pg.Pool, actor: Actor, revoke: { email: string; reason?: string | undefined }): Promise<Role | undefined> {
+  return inTransaction(pool, async (db) => {
+    await requireRole(db, actor, 'admin', { cli: true });
+    const user = await userByEmail(db, revoke.email);
+    if (actor.id === user.id) throw new OperatorError('OPERATOR_OWN_ROLE', 'An admin cannot revoke their own role');
+    const removed = await db.query<{ role: Role }>('DELETE FROM operator_roles WHERE user_id = $1 RETURNING role', [user.id]);
+    const role = removed.rows[0]?.role;
+    if (role) await recordAudit(db, actor, { action: 'role.revoke', subject: `user:${user.id}`, reason: revoke.reason, details: { email: user.email, role } });
+    return role;
+  });
 }
 
 export type OperatorListItem = { userId: string; email: string | null; role: Role; grantedBy: string | null; grantedAt: string };
