@@ -96,7 +96,7 @@ export function Table(props: { head: TextKey[]; rows: ReactNode[][]; empty?: Tex
           {props.rows.map((cells, i) => (
             <tr key={i} className="border-b border-line">
               {cells.map((cell, j) => (
-                <td key={j} className="py-2 pr-4 align-top break-all">
+                <td key={j} className="py-2 pr-4 align-top">
                   {cell}
                 </td>
               ))}
@@ -110,7 +110,7 @@ export function Table(props: { head: TextKey[]; rows: ReactNode[][]; empty?: Tex
 
 export function Button(props: { children: ReactNode; onClick: () => void; disabled?: boolean; kind?: 'primary' | 'ghost'; testId?: string }) {
   return (
-    <button type="button" className={`${props.kind === 'ghost' ? 'btn-ghost' : 'btn-primary'} h-10 text-sm`} disabled={props.disabled} onClick={props.onClick} data-testid={props.testId}>
+    <button type="button" className={`${props.kind === 'ghost' ? 'btn bg-bg text-fg border border-line' : 'btn-primary'} h-10 text-sm`} disabled={props.disabled} onClick={props.onClick} data-testid={props.testId}>
       {props.children}
     </button>
   );

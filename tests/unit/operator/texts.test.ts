@@ -14,7 +14,7 @@ describe("the operator console's texts", () => {
   });
 
   it('fills placeholders in the chosen language', () => {
-    expect(texts('en')('user_account', { name: 'Main' })).toBe('Account Main');
-    expect(texts('ru')('user_account', { name: 'Main' })).toBe('Счёт Main');
+    expect(texts('en')('user_account', { name: 'Main' })).toBe('Account: Main');
+    expect(texts('ru')('user_account', { name: 'Main' })).toBe('Счёт: Main');
   });
 });
