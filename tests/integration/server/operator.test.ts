@@ -175,6 +175,11 @@ describe('the operator console', () => {
     expect((await balance()).available).toBe(1_500_000n);
     const entries = await pool.query(`SELECT kind FROM ledger_entries WHERE idempotency_key = $1`, [`adjustment:credit:${id}`]);
     expect(entries.rows).toEqual([{ kind: 'OPERATOR_CREDIT' }]);
+    // The user sees the money at once (the cached balances were dropped) and one completed deposit in the history.
+    const assets = await call<{ currency: string; totalAvailable: string }[]>(people.user, 'GET', `/api/${accountId}/asset`);
+    expect(assets.body.find((a) => a.currency === 'BTC')?.totalAvailable).toBe('0.015');
+    const history = await call<{ result: { transactionType: string; state: string; amount: string; currency: string }[] }>(people.user, 'POST', `/api/${accountId}/asset/transactions`, {});
+    expect(history.body.result.filter((item) => item.currency === 'BTC')).toEqual([expect.objectContaining({ transactionType: 'DEPOSIT', state: 'COMPLETED', amount: '0.015' })]);
     expect((await call(people.finance2, 'POST', `/api/operator/adjustments/${id}/reject`, { reason: 'too late' })).body.result).toBe('already');
 
     const debit = await call<{ id: string }>(people.finance2, 'POST', '/api/operator/adjustments', { account: accountId, kind: 'DEBIT', currency: 'BTC', amount: '0.02', reason: 'double credit' });

@@ -13,7 +13,9 @@ import { inTransaction } from '../../db/transaction.ts';
 import type { operatorAdjustments } from '../../db/schema/operator.ts';
 import type { AuditCheck } from '../audit-check.ts';
 import { ensureSystemAccounts, ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId, type Queryable } from '../ledger.ts';
+import { notifyAccountChanged } from '../account-changes.ts';
 import { transferForOrder } from '../orders/entries.ts';
+import { recordHistory } from '../orders/history.ts';
 import { orderEntryKeySql } from '../orders/entry-keys.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
@@ -166,6 +168,28 @@ export async function approveAdjustment(pool: pg.Pool, actor: Actor, decision: D
       actor.id,
       decision.reason ?? null,
     ]);
+    // The user sees it in their history as a completed deposit or withdrawal of the custodian's, and every process
+    // drops its cached balances of the account when this commits.
+    await recordHistory(db, {
+      walletAccountId: row.wallet_account_id,
+      transactionType: credit ? 'DEPOSIT' : 'WITHDRAWAL',
+      direction: credit ? 'DEPOSIT' : 'WITHDRAWAL',
+      state: 'COMPLETED',
+      currency: row.currency,
+      amount: row.amount,
+      network: findCoin(row.currency)?.network ?? null,
+      accountFromType: credit ? null : 'B2C',
+      accountToType: credit ? 'B2C' : null,
+      reference: `adjustment:${decision.id}`,
+    });
+    // A credit shows its asset, as a deposit's does.
+    if (credit) {
+      await db.query(`INSERT INTO account_assets (wallet_account_id, currency) VALUES ($1, $2) ON CONFLICT (wallet_account_id, currency) DO UPDATE SET archived_at = NULL`, [
+        row.wallet_account_id,
+        row.currency,
+      ]);
+    }
+    await notifyAccountChanged(db, row.wallet_account_id);
     await recordAudit(db, actor, {
       action: 'adjustment.approve',
       subject: `adjustment:${decision.id}`,
@@ -204,6 +228,13 @@ export const ADJUSTMENT_CHECKS: AuditCheck[] = [
                                 AND p.bucket = 'AVAILABLE' AND p.amount = CASE j.kind WHEN 'CREDIT' THEN j.amount ELSE -j.amount END)
                 OR NOT EXISTS (SELECT 1 FROM ledger_postings p JOIN ledger_accounts l ON l.id = p.ledger_account_id
                                 WHERE p.entry_id = e.id AND l.code = 'OPERATOR_ADJUSTMENTS' AND p.amount = CASE j.kind WHEN 'CREDIT' THEN -j.amount ELSE j.amount END)))`,
+  },
+  {
+    name: 'each applied operator adjustment has its completed history item of its amount, and no other adjustment has one',
+    sql: `SELECT j.id AS adjustment, j.state, t.id AS history_item, t.state AS shown
+            FROM operator_adjustments j LEFT JOIN wallet_transactions t ON t.reference = 'adjustment:' || j.id
+           WHERE (j.state = 'APPLIED') <> (t.id IS NOT NULL)
+              OR (t.id IS NOT NULL AND (t.state <> 'COMPLETED' OR t.amount <> j.amount OR t.currency <> j.currency OR t.wallet_account_id <> j.wallet_account_id))`,
   },
   {
     name: 'every OPERATOR_CREDIT or OPERATOR_DEBIT entry belongs to an applied adjustment',
