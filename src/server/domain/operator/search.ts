@@ -1,5 +1,5 @@
 /**
- * Finding a user by what an operator has in hand: an e-mail, a user or account id, a Telegram id, a deposit address,
+ * Finding a user by what an operator has in hand: an e-mail (or its beginning), a user or account id, a Telegram id, a deposit address,
  * or the hash of a deposit's or a withdrawal's transaction (replaced ones too). Each hit says what matched.
  */
 import type { Queryable } from '../ledger.ts';
@@ -21,9 +21,9 @@ export async function searchUsers(db: Queryable, raw: string): Promise<SearchHit
   const values: unknown[] = [];
   const param = (value: unknown) => `$${values.push(value)}`;
   const base = (matched: MatchedBy, detail: string) => `SELECT u.id AS "userId", u.email, a.id AS "accountId", '${matched}' AS "matchedBy", ${detail} AS detail`;
-  if (query.includes('@')) {
-    // The whole address first; a part of one ("alice@") finds its prefix.
-    parts.push(`${base('email', 'NULL')} FROM users u JOIN wallet_accounts a ON a.user_id = u.id WHERE u.email = ${param(lower)} OR starts_with(u.email, ${param(lower)})`);
+  if (query.length >= 3) {
+    // An address, or its beginning ("alice", "alice@exa").
+    parts.push(`${base('email', 'NULL')} FROM users u JOIN wallet_accounts a ON a.user_id = u.id WHERE starts_with(u.email, ${param(lower)})`);
   }
   if (UUID.test(query)) {
     const id = param(lower);
