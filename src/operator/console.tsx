@@ -152,7 +152,8 @@ export function OperatorConsole(props: { locale: 'en' | 'ru'; theme: 'dark' | 'l
   );
 }
 
-function Screens(props: { path: string; context: ConsoleContext }) {
+/** The navigation and the screen of `path`, as the operator's role allows. */
+export function Screens(props: { path: string; context: ConsoleContext }) {
   const { t, navigate, operator } = props.context;
   const allowed = SCREENS.filter((s) => RANK[operator.role] >= RANK[s.role]);
   const user = USER_PATH.exec(props.path)?.[1];

@@ -5,7 +5,14 @@ import { ConsoleError } from './api.ts';
 import type { TextKey, Translate } from './texts.ts';
 
 export type Operator = { id: string; email: string; role: 'support' | 'finance' | 'admin' };
-export type ConsoleContext = { t: Translate; call: Call; navigate: (path: string) => void; operator: Operator };
+export type ConsoleContext = {
+  t: Translate;
+  call: Call;
+  navigate: (path: string) => void;
+  operator: Operator;
+  /** Answers already known by path, shown before (or instead of) loading them: the screens' tests render with them. */
+  known?: Readonly<Record<string, unknown>>;
+};
 
 const Context = createContext<ConsoleContext | null>(null);
 export const ConsoleProvider = Context.Provider;
@@ -20,8 +27,8 @@ export const canFinance = (operator: Operator) => operator.role === 'finance' ||
 
 /** Loads `path` now and whenever `reload` is called; the error is the refusal's words. */
 export function useLoad<T>(path: string | null): { data: T | undefined; error: string | undefined; reload: () => void } {
-  const { call } = useConsole();
-  const [data, setData] = useState<T>();
+  const { call, known } = useConsole();
+  const [data, setData] = useState<T | undefined>(path === null ? undefined : (known?.[path] as T | undefined));
   const [error, setError] = useState<string>();
   const [round, setRound] = useState(0);
   useEffect(() => {
