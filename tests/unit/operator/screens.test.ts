@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createElement, type ReactElement } from 'react';
 import { renderToString } from 'react-dom/server';
-import { ConsoleError, createCall } from '../../../src/operator/api.ts';
+import { ConsoleError, createCall, type Call } from '../../../src/operator/api.ts';
 import { Screens } from '../../../src/operator/console.tsx';
 import { texts } from '../../../src/operator/texts.ts';
 import { ConsoleProvider, type ConsoleContext, type Operator } from '../../../src/operator/ui.tsx';
@@ -35,10 +35,13 @@ const KNOWN: Record<string, unknown> = {
   '/roles': { operators: [{ userId: 'me', email: 'me@example.com', role: 'admin', grantedBy: null, grantedAt: '2026-11-01T10:00:00Z' }], roles: ['support', 'finance', 'admin'] },
 };
 
+/** Loads never answer here: the screens show what `known` holds. */
+const never: Call = <T,>() => new Promise<T>(() => {});
+
 function render(element: ReactElement, options: { role?: Operator['role']; locale?: 'en' | 'ru' } = {}): string {
   const context: ConsoleContext = {
     t: texts(options.locale ?? 'en'),
-    call: () => new Promise(() => {}),
+    call: never,
     navigate: () => {},
     operator: { id: 'me', email: 'me@example.com', role: options.role ?? 'admin' },
     known: KNOWN,
@@ -46,7 +49,7 @@ function render(element: ReactElement, options: { role?: Operator['role']; local
   return renderToString(createElement(ConsoleProvider, { value: context }, element));
 }
 const page = (path: string, options: { role?: Operator['role']; locale?: 'en' | 'ru' } = {}) =>
-  render(createElement(Screens, { path, context: { t: texts(options.locale ?? 'en'), call: () => new Promise(() => {}), navigate: () => {}, operator: { id: 'me', email: 'me@example.com', role: options.role ?? 'admin' }, known: KNOWN } }), options);
+  render(createElement(Screens, { path, context: { t: texts(options.locale ?? 'en'), call: never, navigate: () => {}, operator: { id: 'me', email: 'me@example.com', role: options.role ?? 'admin' }, known: KNOWN } }), options);
 
 describe("the operator console's screens", () => {
   it("shows a user: lockouts, Telegram, the freeze with its reason, balances, orders, deposits, the ledger and what operators did", () => {
