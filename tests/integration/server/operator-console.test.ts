@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } fro
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
 import { Hono } from 'hono';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { auditFailures, createWalletAccount, quietLog } from '../../support/custody.ts';
@@ -14,6 +15,7 @@ import type { StoredMail } from '../../../src/server/adapters/mail/port.ts';
 import { COMMAND_LINE } from '../../../src/server/domain/operator/actor.ts';
 import { grantRole, operatorByEmail, revokeRole, listOperators } from '../../../src/server/domain/operator/roles.ts';
 import { resolveAccount } from '../../../src/server/domain/operator/search.ts';
+import { freezeAccount } from '../../../src/server/domain/operator/freeze.ts';
 import { balancesOf } from '../../../src/server/domain/ledger.ts';
 import { refuseFrozenWithdrawals } from '../../../src/server/domain/withdrawal-freeze.ts';
 
@@ -253,5 +255,25 @@ describe('the operator console, in process', () => {
     for (const statement of ['UPDATE operator_audit SET reason = NULL', 'DELETE FROM operator_audit', 'TRUNCATE operator_audit']) {
       await expect(pool.query(statement), statement).rejects.toThrow(/append-only/);
     }
+  });
+
+  it('offers the same actions on the command line, each checked against the operator it names', async () => {
+    const run = (...args: string[]) =>
+      new Promise<{ code: number; out: string; err: string }>((resolve) =>
+        execFile(process.execPath, ['src/server/cli/operator.ts', ...args], { env: { ...process.env, DATABASE_URL: testDatabase.url, LOG_LEVEL: 'warn' } }, (error, out, err) =>
+          resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, out, err }),
+        ),
+      );
+    const { email } = people.user;
+    // Only grant and revoke may run without --as; everything else names its operator (checked in the domain).
+    await expect(freezeAccount(database.pool, COMMAND_LINE, { accountId: people.user.accountId, reason: 'nobody named' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    expect(await run('freeze', email, 'suspicious', 'logins', '--as', people.support.email)).toMatchObject({ code: 0, out: `account ${people.user.accountId}: frozen\n` });
+    const proposed = await run('credit', email, 'btc', '0.001', 'lost', 'deposit', '--as', people.finance1.email);
+    const id = /proposed ([0-9a-f-]{36})/.exec(proposed.out)?.[1] ?? '';
+    expect(id).not.toBe('');
+    expect((await run('approve', id, 'checked', '--as', people.finance2.email)).out).toBe(`${id}: approved\n`);
+    const audit = JSON.parse((await run('audit', '1')).out) as { action: string; reason: string; actor: string }[];
+    expect(audit).toEqual([expect.objectContaining({ action: 'adjustment.approve', reason: 'checked', actor: people.finance2.email })]);
+    expect((await run('nonsense')).err).toContain('usage: npm run operator');
   });
 });
