@@ -17,9 +17,15 @@ async function newUser(page: Page, app: TestApp): Promise<string> {
   return email;
 }
 
+/** Content-Security-Policy violations in the operators' own browser contexts (the fixture watches only `page`'s). */
+const violations: string[] = [];
+
 /** Opens the console in a context of its own and signs in on the provider's e-mail page. */
 async function operatorPage(browser: Browser, app: TestApp, email: string): Promise<Page> {
   const context = await browser.newContext({ baseURL: app.url, viewport: { width: 1280, height: 800 } });
+  context.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(`${message.location().url}: ${message.text()}`);
+  });
   const page = await context.newPage();
   await page.goto('/operator');
   await page.getByTestId('sign-in').click();
@@ -143,6 +149,7 @@ test('the operator console: roles, search by each key, freeze, four eyes, refusa
       const answer = await outsider.request.fetch(`/api/operator${path}`, { method, headers: { authorization: `Bearer ${accessToken}` }, data: method === 'POST' ? { reason: 'let me in' } : undefined });
       expect([path, answer.status()]).toEqual([path, 403]);
     }
+    expect(violations, 'no Content Security Policy violation in the console').toEqual([]);
   } finally {
     await pool.query(`DELETE FROM withdrawals WHERE idempotency_key LIKE 'walk-%'`).catch(() => {});
     await pool.end();
