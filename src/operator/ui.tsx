@@ -103,7 +103,7 @@ export function Table(props: { head: TextKey[]; rows: ReactNode[][]; empty?: Tex
           {props.rows.map((cells, i) => (
             <tr key={i} className="border-b border-line">
               {cells.map((cell, j) => (
-                <td key={j} className="py-2 pr-4 align-top">
+                <td key={j} className="py-2 pr-4 align-top [overflow-wrap:anywhere]">
                   {cell}
                 </td>
               ))}

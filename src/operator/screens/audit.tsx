@@ -4,6 +4,13 @@ import { Button, Refusal, Section, Table, useAction, useConsole, useLoad } from 
 
 type Line = { id: number; at: string; actor: string; action: string; subject: string; reason: string | null; details: Record<string, unknown> };
 
+/** `key: value` pairs, one after another, so a long line wraps between them. */
+function details(values: Record<string, unknown>): string {
+  return Object.entries(values)
+    .map(([key, value]) => `${key}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .join(', ');
+}
+
 export function AuditScreen() {
   const { t, call } = useConsole();
   const { data, error } = useLoad<{ audit: Line[] }>('/audit');
@@ -17,7 +24,7 @@ export function AuditScreen() {
       <Table
         testId="audit-lines"
         head={['audit_at', 'audit_actor', 'audit_action', 'audit_subject', 'audit_reason', 'audit_details']}
-        rows={lines.map((l) => [l.at, l.actor, l.action, l.subject, l.reason ?? '', JSON.stringify(l.details)])}
+        rows={lines.map((l) => [l.at, l.actor, l.action, l.subject, l.reason ?? '', details(l.details)])}
       />
       {last && lines.length % 50 === 0 && (
         <Button kind="ghost" disabled={more.busy} onClick={() => void more.run(async () => setOlder([...older, ...(await call<{ audit: Line[] }>('GET', `/audit?before=${last.id}`)).audit]))}>

@@ -74,6 +74,7 @@ describe("the operator console's screens", () => {
     expect(stuck).toContain('31 min');
     expect(stuck).toContain('node unreachable');
     expect(page('/operator/audit')).toContain('adjustment.approve');
+    expect(page('/operator/audit')).toContain('amount: 0.015');
     expect(page('/operator/roles')).toContain('command line');
     expect(page('/operator')).toContain('data-testid="search-query"');
     expect(page(`/operator/users/${USER}`)).toContain('bobby');
