@@ -2,7 +2,8 @@
  * The operator console's gateway, /api/operator/* (README, "Operator console"). Every route but the sign-in
  * configuration reads the caller's role from the database on each request (`guard`): a user without one gets 403
  * FORBIDDEN on every route, support gets 403 on finance's and admin's. The domain checks the role again inside each
- * action's transaction. A "review queue" of withdrawals adds its routes here with `guard('finance')`.
+ * action's transaction. A "review queue" of withdrawals adds its routes here with `guard('finance')`, passing
+ * `decidedBy(operator, 'finance', line)` (domain/operator/roles.ts) as the decision's hook so the audit line is in its transaction.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import type pg from 'pg';

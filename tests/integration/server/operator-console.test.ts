@@ -13,7 +13,8 @@ import { createOperatorApi } from '../../../src/server/http/operator.ts';
 import type { AccessTokenVerifier } from '../../../src/server/http/auth-middleware.ts';
 import type { StoredMail } from '../../../src/server/adapters/mail/port.ts';
 import { COMMAND_LINE } from '../../../src/server/domain/operator/actor.ts';
-import { grantRole, operatorByEmail, revokeRole, listOperators } from '../../../src/server/domain/operator/roles.ts';
+import { decidedBy, grantRole, operatorByEmail, revokeRole, listOperators } from '../../../src/server/domain/operator/roles.ts';
+import { inTransaction } from '../../../src/server/db/transaction.ts';
 import { resolveAccount } from '../../../src/server/domain/operator/search.ts';
 import { freezeAccount } from '../../../src/server/domain/operator/freeze.ts';
 import { balancesOf } from '../../../src/server/domain/ledger.ts';
@@ -244,6 +245,21 @@ describe('the operator console, in process', () => {
     const removed = (await pool.query<{ id: string }>(`SELECT id::text FROM mail_outbox WHERE recipient = 'x@example.com'`)).rows[0]?.id;
     expect((await call(people.support, 'POST', `/mail/${removed}/resend`, {})).body.exceptionCode).toBe('MAIL_NOT_RESENDABLE');
     expect(sent).toHaveLength(1);
+  });
+
+  it("joins another module's decision: the role checked and the audit line written in that decision's transaction", async () => {
+    const { pool } = database;
+    const decide = async (email: string, marker: string) =>
+      inTransaction(pool, async (tx) => {
+        await tx.query(`UPDATE wallet_accounts SET name = $2 WHERE id = $1`, [people.user.accountId, marker]);
+        await decidedBy(await operatorByEmail(pool, email), 'finance', { action: 'withdrawal.approve', subject: `withdrawal:${marker}`, reason: 'looks fine' })(tx);
+      });
+    await expect(decide(people.support.email, 'by-support')).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await decide(people.finance2.email, 'by-finance');
+    const name = (await pool.query<{ name: string }>('SELECT name FROM wallet_accounts WHERE id = $1', [people.user.accountId])).rows[0]?.name;
+    expect(name).toBe('by-finance');
+    const lines = (await pool.query<{ subject: string; actor: string }>(`SELECT subject, actor FROM operator_audit WHERE action = 'withdrawal.approve'`)).rows;
+    expect(lines).toEqual([{ subject: 'withdrawal:by-finance', actor: people.finance2.email }]);
   });
 
   it('keeps the audit log append-only, and pages it', async () => {

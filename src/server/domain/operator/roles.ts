@@ -8,7 +8,7 @@ import type pg from 'pg';
 import { inTransaction } from '../../db/transaction.ts';
 import type { Queryable } from '../ledger.ts';
 import { COMMAND_LINE, type Actor, type OperatorActor, type Role } from './actor.ts';
-import { recordAudit } from './audit.ts';
+import { recordAudit, type AuditLine } from './audit.ts';
 import { OperatorError } from './errors.ts';
 
 export { COMMAND_LINE, type Actor, type OperatorActor, type Role };
@@ -96,4 +96,15 @@ export async function listOperators(db: Queryable): Promise<OperatorListItem[]> 
       ORDER BY u.email`,
   );
   return rows.rows;
+}
+
+/**
+ * For a decision another module makes in its own transaction and lets us join (the withdrawal review's `onDecided`):
+ * inside that transaction, the actor still holds `needed` and the audit line is written, or the decision rolls back.
+ */
+export function decidedBy(actor: Actor, needed: Role, line: AuditLine): (tx: Queryable) => Promise<void> {
+  return async (tx) => {
+    await requireRole(tx, actor, needed);
+    await recordAudit(tx, actor, line);
+  };
 }
