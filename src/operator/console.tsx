@@ -64,7 +64,8 @@ export function OperatorConsole(props: { locale: 'en' | 'ru'; theme: 'dark' | 'l
   useEffect(() => {
     let live = true;
     void (async () => {
-      const made = await createSession();
+      const made = await createSession().catch(() => undefined);
+      if (!made) return live && setPhase({ name: 'refused', message: t('sign_in_unavailable') });
       if (!live) return;
       setSession(made);
       if (window.location.pathname.startsWith('/operator/callback')) {
