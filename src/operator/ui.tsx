@@ -83,7 +83,7 @@ export function Refusal(props: { error: string | undefined }) {
   ) : null;
 }
 
-/** A table of rows; `empty` when there are none. */
+/** A table of rows; `empty` when there are none. Only long texts (ids, hashes) break inside a word. */
 export function Table(props: { head: TextKey[]; rows: ReactNode[][]; empty?: TextKey; testId?: string }) {
   const { t } = useConsole();
   if (props.rows.length === 0) return <p className="m-0 text-muted text-sm">{t(props.empty ?? 'common_none')}</p>;
@@ -103,7 +103,7 @@ export function Table(props: { head: TextKey[]; rows: ReactNode[][]; empty?: Tex
           {props.rows.map((cells, i) => (
             <tr key={i} className="border-b border-line">
               {cells.map((cell, j) => (
-                <td key={j} className="py-2 pr-4 align-top [overflow-wrap:anywhere]">
+                <td key={j} className={`py-2 pr-4 align-top ${typeof cell === 'string' && cell.length > 24 ? '[overflow-wrap:anywhere]' : ''}`}>
                   {cell}
                 </td>
               ))}
