@@ -4,7 +4,7 @@ import { defineConfig, presetWind3 } from 'unocss';
 export default defineConfig({
   presets: [presetWind3()],
   // The wallet island is client-only, so Astro's server graph never imports its files: scan them directly.
-  content: { filesystem: ['src/wallet/**/*.{ts,tsx}'] },
+  content: { filesystem: ['src/wallet/**/*.{ts,tsx}', 'src/operator/**/*.{ts,tsx}'] },
   theme: {
     colors: {
       bg: 'var(--c-bg)',

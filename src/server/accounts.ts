@@ -1,8 +1,8 @@
 import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { Logger } from './log.ts';
-import { createMailer } from './adapters/mail/mailer.ts';
-import type { Mailer } from './adapters/mail/port.ts';
+import { createMailDelivery, createMailer } from './adapters/mail/mailer.ts';
+import type { MailDelivery, Mailer } from './adapters/mail/port.ts';
 import { createPasswordHasher, type PasswordHasher } from './domain/passwords.ts';
 import { createUserService, type UserService } from './domain/users.ts';
 import { createAccessTokenVerifier, type AccessTokenVerifier } from './http/auth-middleware.ts';
@@ -23,6 +23,8 @@ export type Accounts = {
   users: UserService;
   auth: AccessTokenVerifier;
   mailer: Mailer;
+  /** Sends an outbox mail again as it was (the operator console's resend). */
+  mailDelivery: MailDelivery;
   hasher: PasswordHasher;
   /** Request and mail limits, shared by every instance through PostgreSQL. */
   limits: Limits;
@@ -41,6 +43,7 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
   const mailer = capMails(createMailer({ db: database.db, log, smtpUrl: config.smtpUrl, from: config.mailFrom, production: config.production }), limits.limit('mailsPerAddress'), limits.emailKey, (mail) =>
     log.warn({ kind: mail.kind }, 'mail not sent: the address had its hourly share of mails'),
   );
+  const mailDelivery = createMailDelivery({ log, smtpUrl: config.smtpUrl, from: config.mailFrom });
   const hasher = createPasswordHasher();
   const settings = createSealedSettings(database.pool, secrets);
   const auth = createAccessTokenVerifier({ config, db: database.db, secrets, settings, log });
@@ -99,6 +102,7 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
     users,
     auth,
     mailer,
+    mailDelivery,
     hasher,
     limits,
     idp,
@@ -106,6 +110,7 @@ export async function createAccounts(deps: { config: Config; log: Logger; databa
     close() {
       idp?.close();
       mailer.close();
+      mailDelivery.close();
     },
   };
 }

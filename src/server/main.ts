@@ -92,7 +92,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const progress = createChainProgress({ pool: database.pool, chain: custody.chain });
   const prices = config.market.source === 'exchanges' ? { rates: custody.rates, assets: () => pricedAssets(custody.catalogue) } : undefined;
   const readiness = createReadiness({ pool: database.pool, progress, prices });
-  const gateway = createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, secrets, limits: accounts.limits, messenger: accounts.messenger, analytics, readiness });
+  const gateway = createApi({ config, log, pool: database.pool, db: database.db, users: accounts.users, auth: accounts.auth, custody, mailer: accounts.mailer, mailDelivery: accounts.mailDelivery, secrets, limits: accounts.limits, messenger: accounts.messenger, analytics, readiness });
   const metrics = config.operating.metrics
     ? createMetrics({
         pool: database.pool,

@@ -1,6 +1,7 @@
 /**
  * `npm run screenshots [-- <folder>]` (after `npm run build`): every screen of the wallet island and every page shell
- * at 390×844, in English and Russian, light and dark, plus English light at 1280×800, into `<folder>/<variant>/`
+ * at 390×844, in English and Russian, light and dark, plus English light at 1280×800 and the operator console at
+ * 1280×800 in both languages and themes, into `<folder>/<variant>/`
  * (default `screenshots/`, git-ignored) for anyone to review the look. The server runs on a fresh database
  * (TEST_DATABASE_URL, else an embedded PostgreSQL); one user per language is seeded with the common assets, devnet
  * BTC, and a send. Exits 1 when a screen could not be reached.
@@ -13,6 +14,11 @@ import { signUpAndSignIn } from '../support/auth.ts';
 import { TEST_MNEMONIC, waitFor } from '../support/custody.ts';
 import { createTestDatabase, startTestPostgres } from '../support/database.ts';
 import { freePort, launchServer } from '../support/server.ts';
+import pg from 'pg';
+import { COMMAND_LINE } from '../../src/server/domain/operator/actor.ts';
+import { proposeAdjustment } from '../../src/server/domain/operator/adjustments.ts';
+import { freezeAccount } from '../../src/server/domain/operator/freeze.ts';
+import { grantRole, operatorByEmail } from '../../src/server/domain/operator/roles.ts';
 
 const OUT = resolve(process.argv[2] ?? 'screenshots');
 const PASSWORD = 'screenshots password that is long enough';
@@ -74,10 +80,12 @@ let browser: Browser | undefined;
 const unreachable: string[] = [];
 try {
   const emails: Record<string, string> = {};
+  const userIds: Record<string, string> = {};
   for (const language of LANGUAGES) {
     const email = `screens-${language.toLowerCase()}-${Date.now()}@example.com`;
     emails[language] = email;
     const user = await signUpAndSignIn(server.url, { email, password: PASSWORD, databaseUrl: database.url });
+    userIds[language] = user.userId;
     const api = (path: string, body?: unknown) =>
       fetch(`${server.url}/api${path}`, {
         method: body === undefined ? 'GET' : 'POST',
@@ -141,6 +149,62 @@ try {
     await shoot(context, folder, SCREENS);
     await context.close();
     console.log(`${variant.name}: ${Object.keys(SHELLS).length + Object.keys(SCREENS).length} screens`);
+  }
+
+  // The operator console at desktop width, both languages and themes: the English user is its admin, the Russian
+  // one a finance operator whose proposal and freeze give the pages something to show.
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  try {
+    await grantRole(pool, COMMAND_LINE, { email: emails.ENG ?? '', role: 'admin' });
+    await grantRole(pool, COMMAND_LINE, { email: emails.RUS ?? '', role: 'finance' });
+    const finance = await operatorByEmail(pool, emails.RUS ?? '');
+    const account = (await pool.query<{ id: string }>('SELECT id FROM wallet_accounts WHERE user_id = $1', [userIds.ENG])).rows[0]?.id ?? '';
+    await proposeAdjustment(pool, finance, { accountId: account, kind: 'CREDIT', currency: 'BTC', amount: '0.01', reason: 'lost deposit, checked on chain' });
+    await freezeAccount(pool, finance, { accountId: account, reason: 'card fraud report' });
+  } finally {
+    await pool.end();
+  }
+  const OPERATOR: Record<string, string> = {
+    'operator-search': '/operator',
+    'operator-user': `/operator/users/${userIds.ENG}`,
+    'operator-adjustments': '/operator/adjustments',
+    'operator-mail': '/operator/mail',
+    'operator-stuck': '/operator/stuck',
+    'operator-audit': '/operator/audit',
+    'operator-roles': '/operator/roles',
+  };
+  for (const language of LANGUAGES) {
+    for (const dark of [false, true]) {
+      const folder = join(OUT, `operator-${language.toLowerCase()}-${dark ? 'dark' : 'light'}`);
+      await mkdir(folder, { recursive: true });
+      const context = await browser.newContext({ baseURL: server.url, viewport: { width: 1280, height: 800 }, colorScheme: dark ? 'dark' : 'light' });
+      await context.addCookies([{ name: 'lang', value: language, url: server.url }, { name: 'theme', value: dark ? 'dark' : 'light', url: server.url }]);
+      const page = await context.newPage();
+      await page.goto('/operator');
+      await page.getByTestId('sign-in').click();
+      await page.waitForURL('**/auth/login/email?uid=*');
+      await page.locator('input[type=email]').fill(emails.ENG ?? '');
+      await page.locator('input[type=password]').fill(PASSWORD);
+      await page.locator('form button[type=submit]').click();
+      await page.waitForURL((url) => url.pathname === '/operator', { timeout: 30_000 });
+      for (const [name, path] of Object.entries(OPERATOR)) {
+        try {
+          // Within the island (its session lives in the tab): the address changes without a reload.
+          await page.evaluate((to) => {
+            window.history.pushState(null, '', to);
+            window.dispatchEvent(new PopStateEvent('popstate'));
+          }, path);
+          await page.getByTestId('operator-who').waitFor();
+          await page.waitForLoadState('networkidle');
+          await page.waitForTimeout(300);
+          await page.screenshot({ path: join(folder, `${name}.png`), fullPage: false });
+        } catch (error) {
+          unreachable.push(`${folder}/${name} (${path}): ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+        }
+      }
+      await context.close();
+      console.log(`operator ${language.toLowerCase()} ${dark ? 'dark' : 'light'}: ${Object.keys(OPERATOR).length} pages`);
+    }
   }
 } finally {
   await browser?.close();

@@ -47,8 +47,8 @@ async function expectOk(response: Response, what: string): Promise<Response> {
   return response;
 }
 
-export async function clientConfig(baseUrl: string): Promise<ClientConfig> {
-  const response = await expectOk(await fetch(`${baseUrl}/api/client-config`), 'GET /api/client-config');
+export async function clientConfig(baseUrl: string, path = '/api/client-config'): Promise<ClientConfig> {
+  const response = await expectOk(await fetch(`${baseUrl}${path}`), `GET ${path}`);
   return (await response.json()) as ClientConfig;
 }
 
@@ -96,9 +96,12 @@ export async function confirmEmail(baseUrl: string, code: string): Promise<Respo
 
 export type AuthorizationStart = { jar: CookieJar; uid: string; verifier: string; state: string; config: ClientConfig; endpoints: Awaited<ReturnType<typeof discovery>> };
 
-/** GET /oidc/auth with PKCE, followed to the e-mail login page: returns the interaction uid and the browser's cookies. */
-export async function startAuthorization(baseUrl: string): Promise<AuthorizationStart> {
-  const config = await clientConfig(baseUrl);
+/**
+ * GET /oidc/auth with PKCE, followed to the e-mail login page: returns the interaction uid and the browser's cookies.
+ * `configPath` names another client's configuration (the operator console's: /api/operator/client-config).
+ */
+export async function startAuthorization(baseUrl: string, configPath?: string): Promise<AuthorizationStart> {
+  const config = await clientConfig(baseUrl, configPath);
   const endpoints = await discovery(baseUrl, config.oidc.authority);
   const jar = new CookieJar();
   const verifier = randomBytes(32).toString('base64url');
@@ -187,11 +190,13 @@ export async function finishAuthorization(baseUrl: string, start: AuthorizationS
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: start.config.oidc.redirectUri, client_id: start.config.oidc.clientId, code_verifier: start.verifier }).toString(),
   });
-  return tokensFrom(await expectOk(response, 'the token endpoint'));
+  return tokensFrom(await expectOk(response, 'the token endpoint'), start.config.oidc.scope.split(' ').includes('offline_access'));
 }
 
-async function tokensFrom(response: Response): Promise<Tokens> {
+/** `refresh`: the client asks for offline access, so the answer must carry a refresh token (the wallet's does). */
+async function tokensFrom(response: Response, refresh = true): Promise<Tokens> {
   const body = (await response.json()) as { access_token: string; refresh_token?: string; id_token?: string; expires_in: number };
+  if (!refresh && body.id_token) return { accessToken: body.access_token, refreshToken: body.refresh_token ?? '', idToken: body.id_token, expiresIn: body.expires_in };
   if (!body.refresh_token || !body.id_token) throw new Error(`the token response lacks a refresh or ID token: ${JSON.stringify(Object.keys(body))}`);
   return { accessToken: body.access_token, refreshToken: body.refresh_token, idToken: body.id_token, expiresIn: body.expires_in };
 }

@@ -89,8 +89,15 @@ const configuration: IConfiguration = {
       name: 'browser-not-to-server',
       comment: 'Browser code (and src/lib, shared with it) never imports the server.',
       severity: 'error',
-      from: { path: '^src/(api|stores|wallet|platform|lib)/' },
+      from: { path: '^src/(api|stores|wallet|platform|lib|operator)/' },
       to: { path: '^src/server/' },
+    },
+    {
+      name: 'users-not-to-operator',
+      comment: "The operator console (src/operator) is its own island: nothing of the users' side loads it.",
+      severity: 'error',
+      from: { path: '^src/(api|stores|wallet|platform|lib|layouts)/' },
+      to: { path: '^src/operator/' },
     },
   ],
   options: {

@@ -110,9 +110,17 @@ try {
     }
     check(`  fonts ${path}: all`, total, 80 * KB);
   }
+  // The operator console (issue 30) is an island of its own: none of its files is in a user's page or lazy chunk.
+  const operator = scriptsOf(await html('/operator'));
+  const consoleEntry = [...operator.files].find((file) => /console\.[\w-]+\.js$/.test(file));
+  if (!consoleEntry) failures.push('/operator loads no console island');
+  check('operator console /operator: initial (not a user page)', operator.inline + sum(operator.files), 150 * KB);
   for (const path of ISLAND_PAGES) {
     const js = scriptsOf(await html(path));
     if (js.files.size === 0) failures.push(`${path} loads no wallet island`);
+    const reachable = new Set(js.files);
+    for (const chunk of js.lazy) closure(chunk, reachable);
+    if (consoleEntry && reachable.has(consoleEntry)) failures.push(`${path} can load the operator console's code`);
     check(`wallet island ${path}: initial`, js.inline + sum(js.files), 100 * KB);
     const seen = new Set(js.files);
     const queue = [...js.lazy];

@@ -20,3 +20,4 @@ export * from './schema/ton.ts';
 export * from './schema/feedback.ts';
 export * from './schema/evm.ts';
 export * from './schema/sweeps.ts';
+export * from './schema/operator.ts';

@@ -8,6 +8,7 @@ import type { AuditCheck } from './audit-check.ts';
 import { WITHDRAWAL_CHECKS } from './withdrawal-audit.ts';
 import { SWEEP_CHECKS } from './sweep-audit.ts';
 import { CUSTODY_CHECKS } from './custody-audit.ts';
+import { ADJUSTMENT_CHECKS } from './operator/adjustments.ts';
 import { depositEntryKeySql, depositHoldKeySql, depositReversalKeySql, orderEntryKeySql } from './orders/entry-keys.ts';
 
 export const LEDGER_CHECKS: AuditCheck[] = [
@@ -141,6 +142,7 @@ export const LEDGER_CHECKS: AuditCheck[] = [
   ...WITHDRAWAL_CHECKS,
   ...SWEEP_CHECKS,
   ...CUSTODY_CHECKS,
+  ...ADJUSTMENT_CHECKS,
   {
     name: "each buy order is credited once when paid, from card settlement, its fixed amount, and never otherwise (an on-ramp's never)",
     sql: `SELECT o.id AS buy_order, o.state, o.delivery, e.id AS credit_entry

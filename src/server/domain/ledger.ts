@@ -47,6 +47,8 @@ export const SYSTEM_ACCOUNTS = {
   swapDesk: () => ({ code: 'SWAP_LIQUIDITY', kind: 'SWAP_LIQUIDITY', allowNegative: true }),
   cardSettlement: () => ({ code: 'CARD_SETTLEMENT', kind: 'CARD_SETTLEMENT', allowNegative: true }),
   payoutSettlement: () => ({ code: 'PAYOUT_SETTLEMENT', kind: 'PAYOUT_SETTLEMENT', allowNegative: true }),
+  /** The custodian's side of the operators' credits and debits (domain/operator/adjustments.ts): negative by what it gave. */
+  operatorAdjustments: () => ({ code: 'OPERATOR_ADJUSTMENTS', kind: 'OPERATOR_ADJUSTMENTS', allowNegative: true }),
 } as const;
 
 export type SystemAccount = { code: string; kind: string; allowNegative: boolean };
@@ -83,6 +85,7 @@ export function systemAccounts(networks: readonly string[]): SystemAccount[] {
     SYSTEM_ACCOUNTS.swapDesk(),
     SYSTEM_ACCOUNTS.cardSettlement(),
     SYSTEM_ACCOUNTS.payoutSettlement(),
+    SYSTEM_ACCOUNTS.operatorAdjustments(),
   ];
 }
 

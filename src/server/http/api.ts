@@ -20,7 +20,8 @@ import { createDevnetSandbox } from './sandbox-devnet.ts';
 import { loopbackOnly } from './loopback-only.ts';
 import { createSellApi } from './sell.ts';
 import { createBuyApi } from './buy.ts';
-import type { Mailer } from '../adapters/mail/port.ts';
+import type { MailDelivery, Mailer } from '../adapters/mail/port.ts';
+import { createOperatorApi } from './operator.ts';
 import { createProtectionService } from '../domain/protection.ts';
 import { createFeedbackService } from '../domain/feedback.ts';
 import { createProtectionApi } from './protection.ts';
@@ -37,7 +38,7 @@ import { withinBudget } from '../net/call-budget.ts';
 const ACCOUNT_URL = /^[a-z]+:\/\/[^/]+\/api\/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\//;
 
 /** `auth` is the bearer-token verifier: guard a route with `requireAuth(deps.auth)` from ./auth-middleware.ts. */
-export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody; mailer: Mailer; secrets: SecretsKey; limits: Limits; messenger?: Accounts['messenger']; analytics?: AnalyticsSource | undefined; readiness: Readiness };
+export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; users: UserService; auth: AccessTokenVerifier; custody: Custody; mailer: Mailer; mailDelivery: MailDelivery; secrets: SecretsKey; limits: Limits; messenger?: Accounts['messenger']; analytics?: AnalyticsSource | undefined; readiness: Readiness };
 
 /** One endpoint of the gateway, as registered: `path` has Hono's parameters (`/api/:account/asset`). */
 export type ApiRoute = { method: string; path: string };
@@ -83,6 +84,8 @@ export function createApi(deps: ApiDeps): ApiHandler {
   const telegram = createTelegramArea({ config: deps.config, log: deps.log, auth: deps.auth, messenger: deps.messenger });
   api.route('/', telegram.api);
   api.route('/', createCatalogueApi({ catalogue: deps.custody.catalogue, rates: deps.custody.rates, lastKnownMaxAgeMs: deps.config.market.lastKnownMaxAgeMs }));
+  // The operator console's routes (/operator/…), each checking the caller's role in the database.
+  api.route('/', createOperatorApi({ config: deps.config, pool: deps.pool, auth: deps.auth, mail: deps.mailDelivery }));
   // /c2f/{account}/… starts with a fixed segment, so it stays on `api`.
   api.route('/', createSellApi({ pool: deps.pool, desk: deps.custody.sell, provider: deps.custody.payouts.provider, auth: deps.auth, owners, log: deps.log }));
   // /b2c/…, /fiatDeposit/… and the card provider's webhook: fixed first segments, so on `api` too.

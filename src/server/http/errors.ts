@@ -137,6 +137,18 @@ export const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   C2F_ORDER_NOT_FOUND: 404,
   C2F_PAYOUTS_UNAVAILABLE: 503,
   C2F_PAYOUT_CONFLICT: 409,
+  // The operator console (domain/operator/): a caller without the role gets FORBIDDEN (403).
+  OPERATOR_USER_NOT_FOUND: 404,
+  OPERATOR_ACCOUNT_NOT_FOUND: 404,
+  OPERATOR_NOT_AN_OPERATOR: 404,
+  OPERATOR_OWN_ROLE: 409,
+  FREEZE_REVERSAL_DUE: 409,
+  ADJUSTMENT_NOT_FOUND: 404,
+  ADJUSTMENT_OWN_PROPOSAL: 403,
+  ADJUSTMENT_DECIDED: 409,
+  ADJUSTMENT_INSUFFICIENT_FUNDS: 409,
+  MAIL_NOT_FOUND: 404,
+  MAIL_NOT_RESENDABLE: 409,
 };
 
 /** The status a domain error's code is answered with. */

@@ -6,6 +6,7 @@ import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import type { UserService } from '../domain/users.ts';
 import { addressBucket, clientAddress } from '../net/client-address.ts';
+import { OPERATOR_CLIENT_ID } from './clients.ts';
 
 type Deps = { provider: Provider; users: UserService; config: Config; log: Logger };
 
@@ -34,7 +35,7 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams | undefin
 async function grantFirstParty(deps: Deps, details: Awaited<ReturnType<Provider['interactionDetails']>>, accountId: string): Promise<string> {
   const { provider, config } = deps;
   const clientId = String(details.params.client_id ?? '');
-  if (clientId !== config.oidc.clientId) throw new Error(`client ${clientId} is not a first-party client`);
+  if (clientId !== config.oidc.clientId && clientId !== OPERATOR_CLIENT_ID) throw new Error(`client ${clientId} is not a first-party client`);
   const existing = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
   const grant = existing?.accountId === accountId ? existing : new provider.Grant({ accountId, clientId });
   // The API scope too: requested beside the OpenID ones (provider.ts adds it), it must not leave a consent prompt open.

@@ -12,6 +12,7 @@ import type { SealedSettings, SecretsKey } from '../adapters/keys/port.ts';
 import { refuseNulIds } from './nul-guard.ts';
 import type { IdpSecrets } from './keys.ts';
 import { handleInteraction } from './interactions.ts';
+import { OPERATOR_CLIENT_ID } from './clients.ts';
 import { allowInlineScript } from '../net/content-security-policy.ts';
 import { createUserinfoEndpoint } from './userinfo.ts';
 import { pruneRevokedGrants } from './revocations.ts';
@@ -115,6 +116,19 @@ export function createIdentityProvider(deps: {
         grant_types: ['authorization_code', 'refresh_token', ...(deps.messenger ? [MESSENGER_GRANT] : [])],
         response_types: ['code'],
         scope: `${FIRST_PARTY_SCOPE} ${API_SCOPE}`,
+      },
+      {
+        // The operator console (/operator): its own pages and redirect, the same users; what it may do is decided
+        // by the operator's role in the database on every request, not by the token.
+        client_id: OPERATOR_CLIENT_ID,
+        client_name: 'Operator console',
+        application_type: 'web',
+        token_endpoint_auth_method: 'none',
+        redirect_uris: [`${config.publicUrl}/operator/callback`],
+        post_logout_redirect_uris: [`${config.publicUrl}/operator`],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        scope: `openid email profile ${API_SCOPE}`,
       },
     ],
     // Code + PKCE only: no client may use the implicit or hybrid flows, so discovery does not offer them.

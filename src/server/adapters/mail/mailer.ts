@@ -2,7 +2,7 @@ import nodemailer from 'nodemailer';
 import type { Db } from '../../db/database.ts';
 import { mailOutbox } from '../../db/schema.ts';
 import type { Logger } from '../../log.ts';
-import type { Mailer } from './port.ts';
+import type { MailDelivery, Mailer } from './port.ts';
 import { isCodeMail, renderMail } from './templates.ts';
 
 /**
@@ -35,6 +35,29 @@ export function createMailer(options: { db: Db; log: Logger; smtpUrl: string | u
       // Feedback carries no link or code to replay: it is kept as written.
       const kept = devMailbox || mail.kind === 'feedback' ? rendered : renderMail(mail.kind, mail.language, isCodeMail(mail.kind) ? '[code removed]' : '[link removed]');
       await options.db.insert(mailOutbox).values({ recipient: mail.to, subject: kept.subject, text: kept.text, html: kept.html, kind: mail.kind, status, error });
+    },
+    close() {
+      transport?.close();
+    },
+  };
+}
+
+/**
+ * Sends a mail already rendered (one from the outbox, resent by an operator) through SMTP_URL; without it, it stays
+ * in the outbox (outside production that is the developer's mailbox). The caller records it.
+ */
+export function createMailDelivery(options: { log: Logger; smtpUrl: string | undefined; from: string }): MailDelivery {
+  const transport = options.smtpUrl ? nodemailer.createTransport(options.smtpUrl) : undefined;
+  return {
+    async deliver(mail) {
+      if (!transport) return { status: 'outbox', error: null };
+      try {
+        await transport.sendMail({ from: options.from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+        return { status: 'sent', error: null };
+      } catch (cause) {
+        options.log.error({ err: cause, kind: mail.kind }, 'mail could not be resent');
+        return { status: 'failed', error: cause instanceof Error ? cause.message : String(cause) };
+      }
     },
     close() {
       transport?.close();

@@ -12,3 +12,9 @@ export type MailRequest = { to: string; kind: MailKind; language: MailLanguage; 
 
 /** The port the user service sends mail through. */
 export type Mailer = { send: (mail: MailRequest) => Promise<void>; close: () => void };
+
+/** A mail as the outbox keeps it, rendered already. */
+export type StoredMail = { to: string; kind: string; subject: string; text: string; html: string };
+
+/** Sends a stored mail again as it is (the operator console's resend): 'outbox' where no SMTP_URL sends it. */
+export type MailDelivery = { deliver: (mail: StoredMail) => Promise<{ status: 'outbox' | 'sent' | 'failed'; error: string | null }>; close: () => void };

@@ -9,6 +9,8 @@ export const ORDER_FLOWS = {
   swap: { hold: 'SWAP_HOLD', confirm: 'SWAP', release: 'SWAP_RELEASE' },
   sell: { hold: 'SELL_HOLD', settle: 'SELL_PAYOUT', release: 'SELL_RETURN' },
   buy: { credit: 'BUY_CREDIT' },
+  /** An operator's credit or debit, applied once a second operator approves it (operator/adjustments.ts). */
+  adjustment: { credit: 'OPERATOR_CREDIT', debit: 'OPERATOR_DEBIT' },
 } as const;
 
 export type OrderFlow = keyof typeof ORDER_FLOWS;

@@ -1,0 +1,37 @@
+/** Deposits, withdrawals and sweeps pending past a threshold, per network, with their age and last error. */
+import { useState } from 'react';
+import { Input, Refusal, Section, Table, useConsole, useLoad } from '../ui.tsx';
+
+type Item = { kind: string; id: string; network: string; currency: string; state: string; amount: string; txHash: string | null; ageSeconds: number; lastError: string | null };
+type Report = { olderThanMinutes: number; items: Item[]; jobs: { name: string; lastError: string | null; lastFinishedAt: string | null }[] };
+
+function age(seconds: number): string {
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  return hours > 0 ? `${hours} h ${minutes} min` : `${minutes} min`;
+}
+
+export function StuckScreen() {
+  const { t } = useConsole();
+  const [minutes, setMinutes] = useState('30');
+  const valid = /^\d{1,6}$/.test(minutes) && Number(minutes) > 0;
+  const { data, error } = useLoad<Report>(valid ? `/stuck?minutes=${minutes}` : null);
+  return (
+    <Section title={t('stuck_title')} testId="stuck">
+      <div className="max-w-60">
+        <Input label={t('stuck_older_than')} value={minutes} onChange={setMinutes} />
+      </div>
+      <Refusal error={error} />
+      {data && (
+        <>
+          <Table
+            empty="stuck_none"
+            head={['deposit_network', 'stuck_kind', 'order_id', 'order_state', 'order_amount', 'deposit_tx', 'stuck_age', 'stuck_last_error']}
+            rows={data.items.map((i) => [i.network, i.kind, i.id, i.state, `${i.amount} ${i.currency}`, i.txHash ?? '', age(i.ageSeconds), i.lastError ?? ''])}
+          />
+          <Table head={['stuck_job', 'stuck_last_error', 'stuck_last_run']} rows={data.jobs.map((j) => [j.name, j.lastError ?? '', j.lastFinishedAt ?? ''])} />
+        </>
+      )}
+    </Section>
+  );
+}

@@ -1,0 +1,157 @@
+import type { Browser, Page } from '@playwright/test';
+import pg from 'pg';
+import { test, expect, newEmail, outboxCode, PASSWORD, signUpConfirmed, type TestApp } from './fixtures.ts';
+import { signIn } from '../support/auth.ts';
+import { COMMAND_LINE } from '../../src/server/domain/operator/actor.ts';
+import { grantRole } from '../../src/server/domain/operator/roles.ts';
+
+/**
+ * Issue 30 item 1: the operator console walked in Chromium at desktop width. Roles come from the command line's
+ * function; operators sign in through the same provider with the console's own client.
+ */
+test.use({ viewport: { width: 1280, height: 800 }, isMobile: false, hasTouch: false });
+
+async function newUser(page: Page, app: TestApp): Promise<string> {
+  const email = newEmail('op');
+  await signUpConfirmed(page, { email, password: PASSWORD }, outboxCode(app));
+  return email;
+}
+
+/** Content-Security-Policy violations in the operators' own browser contexts (the fixture watches only `page`'s). */
+const violations: string[] = [];
+
+/** Opens the console in a context of its own and signs in on the provider's e-mail page. */
+async function operatorPage(browser: Browser, app: TestApp, email: string): Promise<Page> {
+  const context = await browser.newContext({ baseURL: app.url, viewport: { width: 1280, height: 800 } });
+  context.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(`${message.location().url}: ${message.text()}`);
+  });
+  const page = await context.newPage();
+  await page.goto('/operator');
+  await page.getByTestId('sign-in').click();
+  await page.waitForURL('**/auth/login/email?uid=*');
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL((url) => url.pathname === '/operator');
+  return page;
+}
+
+/** The console's own access token, as the page keeps it. */
+async function consoleToken(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    for (let i = 0; i < sessionStorage.length; i += 1) {
+      const key = sessionStorage.key(i) ?? '';
+      if (key.startsWith('operator.oidc.user:')) return (JSON.parse(sessionStorage.getItem(key) ?? '{}') as { access_token: string }).access_token;
+    }
+    return '';
+  });
+}
+
+test('the operator console: roles, search by each key, freeze, four eyes, refusals', async ({ page, app, browser }) => {
+  test.setTimeout(120_000);
+  const pool = new pg.Pool({ connectionString: app.env.DATABASE_URL, max: 2 });
+  try {
+    const [finance1, finance2, support, customer] = [await newUser(page, app), await newUser(page, app), await newUser(page, app), await newUser(page, app)];
+    // Roles are granted as `npm run operator -- grant` does.
+    await grantRole(pool, COMMAND_LINE, { email: finance1, role: 'admin' });
+    await grantRole(pool, COMMAND_LINE, { email: finance2, role: 'finance' });
+    await grantRole(pool, COMMAND_LINE, { email: support, role: 'support' });
+
+    const ids = (await pool.query<{ userId: string; accountId: string }>('SELECT u.id AS "userId", a.id AS "accountId" FROM users u JOIN wallet_accounts a ON a.user_id = u.id WHERE u.email = $1', [customer])).rows[0];
+    if (!ids) throw new Error('no customer');
+    const stamp = Date.now();
+    const address = `ltc1qoperatorwalk${stamp}`;
+    await pool.query(`INSERT INTO telegram_accounts (telegram_id, user_id, username) VALUES ($1, $2, 'walker')`, [stamp % 1_000_000_000, ids.userId]);
+    await pool.query(`INSERT INTO deposit_addresses (network, address, wallet_account_id, derivation_index) VALUES ('LITECOIN', $1, $2, 99999)`, [address, ids.accountId]);
+    await pool.query(`INSERT INTO chain_deposits (network, tx_hash, output_index, currency, to_address, amount, wallet_account_id, confirmations_required) VALUES ('LITECOIN', $1, 0, 'LTC', $2, 1000, $3, 6)`, [`deptx${stamp}`, address, ids.accountId]);
+    await pool.query(
+      `INSERT INTO withdrawals (wallet_account_id, idempotency_key, kind, state, currency, network, amount, fee, to_address, tx_hash) VALUES ($1, $2, 'EXTERNAL', 'BROADCAST', 'LTC', 'LITECOIN', 1000, 10, 'ltc1qelsewhere', $3)`,
+      [ids.accountId, `walk-${stamp}`, `wdtx${stamp}`],
+    );
+
+    const admin = await operatorPage(browser, app, finance1);
+    await expect(admin.getByTestId('operator-who')).toHaveText(`${finance1} · admin`);
+
+    // Find the customer by each key.
+    const keys: [string, RegExp][] = [
+      [customer, /e-mail/], [ids.userId, /user id/], [ids.accountId, /account id/], [String(stamp % 1_000_000_000), /Telegram id/],
+      [address, /deposit address/], [`deptx${stamp}`, /deposit transaction/], [`wdtx${stamp}`, /withdrawal transaction/],
+    ];
+    for (const [key, matchedBy] of keys) {
+      await admin.getByTestId('search-query').fill(key);
+      await admin.getByTestId('search-submit').click();
+      await expect(admin.getByTestId('search-hits').locator('tbody tr')).toHaveCount(1);
+      await expect(admin.getByTestId('search-hit')).toHaveText(customer);
+      await expect(admin.getByTestId('search-hits')).toContainText(matchedBy);
+    }
+
+    // The user view: freeze and unfreeze with a reason.
+    await admin.getByTestId('search-hit').click();
+    await expect(admin.getByTestId('user-view')).toBeVisible();
+    await expect(admin.getByTestId('user-view')).toContainText('walker');
+    await admin.getByTestId('freeze-reason').fill('card fraud report');
+    await admin.getByTestId('freeze').click();
+    await expect(admin.getByTestId('freeze-state')).toContainText('frozen');
+    expect((await pool.query('SELECT withdrawals_frozen_at IS NOT NULL AS frozen FROM wallet_accounts WHERE id = $1', [ids.accountId])).rows[0]).toEqual({ frozen: true });
+    await admin.getByTestId('freeze-reason').fill('cleared by the bank');
+    await admin.getByTestId('unfreeze').click();
+    await expect(admin.getByTestId('freeze-state')).toHaveText('Withdrawals are open.');
+
+    // A credit proposed by one operator...
+    await admin.getByTestId('adjustment-currency').fill('BTC');
+    await admin.getByTestId('adjustment-amount').fill('0.25');
+    await admin.getByTestId('adjustment-reason').fill('lost deposit, checked on chain');
+    await admin.getByTestId('adjustment-propose').click();
+    await expect(admin.getByText(/waits for another operator/)).toBeVisible();
+    await admin.getByTestId('nav-adjustments').click();
+    await expect(admin.getByTestId('adjustment-rows')).toContainText('Your proposal');
+
+    // ...applied when a second one approves it.
+    const second = await operatorPage(browser, app, finance2);
+    await second.getByTestId('nav-adjustments').click();
+    await expect(second.getByTestId('adjustment-rows')).toContainText(customer);
+    await second.getByTestId('adjustment-approve').click();
+    await expect(second.getByTestId('adjustments')).toContainText('Nothing here');
+    await second.goto(`/operator/users/${ids.userId}`);
+    await expect(second.getByTestId('balances')).toContainText('0.25');
+    await second.getByTestId('nav-audit').click();
+    await expect(second.getByTestId('audit-lines')).toContainText('adjustment.approve');
+    await expect(second.getByTestId('audit-lines')).toContainText('withdrawals.freeze');
+
+    // Russian and dark.
+    await second.getByTestId('toggle-language').click();
+    await expect(second.getByTestId('nav-audit')).toHaveText('Журнал действий');
+    await second.getByTestId('toggle-theme').click();
+    await expect(second.locator('html')).toHaveAttribute('data-theme', /dark|light/);
+
+    // Support may look but not move money: no proposal form, and the gateway refuses it (403).
+    const helper = await operatorPage(browser, app, support);
+    await helper.goto(`/operator/users/${ids.userId}`);
+    await expect(helper.getByTestId('freeze-state')).toBeVisible();
+    await expect(helper.getByTestId('adjustment-propose')).toHaveCount(0);
+    const refused = await helper.request.post('/api/operator/adjustments', {
+      headers: { authorization: `Bearer ${await consoleToken(helper)}` },
+      data: { account: ids.accountId, kind: 'CREDIT', currency: 'BTC', amount: '1', reason: 'support tries' },
+    });
+    expect([refused.status(), (await refused.json()).exceptionCode]).toEqual([403, 'FORBIDDEN']);
+
+    // A user without a role: the console says so, and every operator route answers 403.
+    const outsider = await operatorPage(browser, app, customer);
+    await expect(outsider.getByTestId('refused')).toContainText('no operator role');
+    const { accessToken } = await signIn(app.url, { email: customer, password: PASSWORD });
+    const routes: [string, string][] = [
+      ['GET', '/me'], ['GET', '/search?q=a'], ['GET', `/users/${ids.userId}`], ['GET', `/users/${ids.userId}/ledger`], ['POST', `/accounts/${ids.accountId}/freeze`], ['POST', `/accounts/${ids.accountId}/unfreeze`],
+      ['GET', '/adjustments'], ['POST', '/adjustments'], ['POST', `/adjustments/${ids.userId}/approve`], ['POST', `/adjustments/${ids.userId}/reject`], ['GET', '/mail'], ['POST', '/mail/1/resend'],
+      ['GET', '/stuck'], ['GET', '/audit'], ['GET', '/roles'], ['POST', '/roles'], ['POST', '/roles/revoke'],
+    ];
+    for (const [method, path] of routes) {
+      const answer = await outsider.request.fetch(`/api/operator${path}`, { method, headers: { authorization: `Bearer ${accessToken}` }, data: method === 'POST' ? { reason: 'let me in' } : undefined });
+      expect([path, answer.status()]).toEqual([path, 403]);
+    }
+    expect(violations, 'no Content Security Policy violation in the console').toEqual([]);
+  } finally {
+    await pool.query(`DELETE FROM withdrawals WHERE idempotency_key LIKE 'walk-%'`).catch(() => {});
+    await pool.end();
+  }
+});
