@@ -6,7 +6,7 @@ import { openTool, openToolCustody } from '../cli/tool.ts';
 import { createWorker } from './worker.ts';
 
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
-// As many connections as the server's pool: each job running holds one for its claim (worker.ts), half of them run at once.
+// As many connections as the server's pool: a quarter of them run jobs at once (worker.ts), each job's work takes more.
 const tool = await openTool({ quiet: false, poolSize: 20 });
 const { config, log, database } = tool;
 const custody = await openToolCustody(tool, 'worker');

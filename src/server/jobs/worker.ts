@@ -1,10 +1,11 @@
 /**
  * The worker: periodic jobs, each in its own lane, so a job waiting on a slow node delays no other job. A lane claims
- * its job through the job_schedule row with FOR UPDATE SKIP LOCKED, so any number of processes share the jobs and no
- * job runs twice at once. The row stays locked while its handler runs (a crashed process releases it with its
- * connection), so at most `concurrency` jobs run at once in a process: each holds a connection for its claim and
- * needs more for its work. A job that fails waits longer each time (exponential, capped, back to its schedule after
- * a success): `failures` and `run_at` in job_schedule show it, and only a first failure or a new error logs an ERROR.
+ * its job by moving its job_schedule row's `run_at` a lease ahead (`UPDATE … WHERE run_at <= now()`: of any number of
+ * processes exactly one wins), renews the lease while the job runs and sets the next run when it ends; a process that
+ * dies mid-job leaves the lease to run out, and another process takes the job up then. No connection is held for a
+ * claim, so the jobs' work and the gateway's requests share the pool; at most `concurrency` jobs run at once in a
+ * process. A job that fails waits longer each time (exponential, capped, back to its schedule after a success):
+ * `failures` and `run_at` in job_schedule show it, and only a first failure or a new error logs an ERROR.
  * Handlers must be idempotent (they may run again after a crash).
  */
 import type pg from 'pg';
@@ -26,10 +27,13 @@ export function retryDelayMs(everyMs: number, failures: number, backoff: Backoff
   return Math.max(everyMs, Math.min(backoff.maxMs, Math.max(everyMs, backoff.baseMs) * 2 ** Math.min(failures - 1, 30)));
 }
 
-/** Jobs one process runs at once: half its pool's connections (a job holds one for its claim, its work needs more). */
+/** Jobs one process runs at once: a quarter of its pool's connections, the rest left to requests. */
 export function defaultConcurrency(pool: pg.Pool): number {
-  return Math.max(1, Math.floor((pool.options.max ?? 10) / 2));
+  return Math.max(1, Math.floor((pool.options.max ?? 10) / 4));
 }
+
+/** A running job's claim: its row's next run is kept this far ahead, renewed every third of it while the job runs. */
+export const LEASE_MS = 60_000;
 
 /** The longest a lane sleeps before looking at its row again (another process may have moved it). */
 const MAX_IDLE_MS = 60_000;
@@ -64,56 +68,53 @@ export function createWorker(options: {
    * worth looking at again (its next run, as far as this process knows).
    */
   const runIfDue = async (handler: JobHandler): Promise<{ ran: boolean; waitMs: number }> => {
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      const claimed = await client.query<{ due: boolean; waitMs: number; failures: number; lastError: string | null }>(
-        `SELECT run_at <= now() AS due, greatest(0, extract(epoch FROM run_at - now()) * 1000)::float8 AS "waitMs",
-                failures, last_error AS "lastError"
-           FROM job_schedule WHERE name = $1 FOR UPDATE SKIP LOCKED`,
-        [handler.name],
-      );
-      const row = claimed.rows[0];
-      if (!row?.due) {
-        await client.query('COMMIT');
-        // Held by another process (no row): look again at the next poll; not due: when it is.
-        return { ran: false, waitMs: row ? row.waitMs : pollMs };
-      }
-      const started = Date.now();
-      let thrown: { error: unknown } | undefined;
-      try {
-        await handler.run();
-      } catch (error) {
-        thrown = { error };
-      }
-      observe?.({ job: handler.name, ok: thrown === undefined, seconds: (Date.now() - started) / 1000 });
-      const failure = thrown === undefined ? null : thrown.error instanceof Error ? thrown.error.message : String(thrown.error);
-      const failures = failure === null ? 0 : row.failures + 1;
-      const delay = retryDelayMs(handler.everyMs, failures, backoff);
-      if (failure === null) {
-        if (row.failures > 0) log.info({ job: handler.name, failures: row.failures }, 'job recovered');
-      } else if (failures === 1 || failure !== row.lastError) {
-        // One ERROR when a job starts failing or fails differently; failing the same way again is a WARN.
-        log.error({ err: thrown?.error, job: handler.name, failures, retryInMs: delay }, 'job failed');
-      } else {
-        log.warn({ job: handler.name, failures, retryInMs: delay, error: failure }, 'job still failing');
-      }
-      await client.query(
-        `UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond', last_started_at = to_timestamp($3 / 1000.0),
-                last_finished_at = now(), last_error = $4, failures = $5, runs = runs + 1 WHERE name = $1`,
-        [handler.name, delay, started, failure, failures],
-      );
-      await client.query('COMMIT');
-      return { ran: true, waitMs: delay };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release();
+    const claimed = await pool.query<{ failures: number; lastError: string | null }>(
+      `UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond' WHERE name = $1 AND run_at <= now()
+       RETURNING failures, last_error AS "lastError"`,
+      [handler.name, LEASE_MS],
+    );
+    const row = claimed.rows[0];
+    if (!row) {
+      // Not due, or running in another process (its lease): look again when it is due.
+      const next = await pool.query<{ waitMs: number }>(`SELECT greatest(0, extract(epoch FROM run_at - now()) * 1000)::float8 AS "waitMs" FROM job_schedule WHERE name = $1`, [handler.name]);
+      return { ran: false, waitMs: next.rows[0]?.waitMs ?? pollMs };
     }
+    const started = Date.now();
+    let renewal: Promise<unknown> = Promise.resolve();
+    const renew = setInterval(() => {
+      renewal = pool.query(`UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond' WHERE name = $1`, [handler.name, LEASE_MS]).catch(() => {});
+    }, LEASE_MS / 3);
+    let thrown: { error: unknown } | undefined;
+    try {
+      await handler.run();
+    } catch (error) {
+      thrown = { error };
+    } finally {
+      clearInterval(renew);
+      // A renewal under way must not land after the next run is set.
+      await renewal;
+    }
+    observe?.({ job: handler.name, ok: thrown === undefined, seconds: (Date.now() - started) / 1000 });
+    const failure = thrown === undefined ? null : thrown.error instanceof Error ? thrown.error.message : String(thrown.error);
+    const failures = failure === null ? 0 : row.failures + 1;
+    const delay = retryDelayMs(handler.everyMs, failures, backoff);
+    if (failure === null) {
+      if (row.failures > 0) log.info({ job: handler.name, failures: row.failures }, 'job recovered');
+    } else if (failures === 1 || failure !== row.lastError) {
+      // One ERROR when a job starts failing or fails differently; failing the same way again is a WARN.
+      log.error({ err: thrown?.error, job: handler.name, failures, retryInMs: delay }, 'job failed');
+    } else {
+      log.warn({ job: handler.name, failures, retryInMs: delay, error: failure }, 'job still failing');
+    }
+    await pool.query(
+      `UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond', last_started_at = to_timestamp($3 / 1000.0),
+              last_finished_at = now(), last_error = $4, failures = $5, runs = runs + 1 WHERE name = $1`,
+      [handler.name, delay, started, failure, failures],
+    );
+    return { ran: true, waitMs: delay };
   };
 
-  /** One job, in turn for a slot: only `concurrency` jobs hold a connection for their claim at once. */
+  /** One job, in turn for a slot: only `concurrency` jobs run at once. */
   const runInSlot = async (handler: JobHandler): Promise<{ ran: boolean; waitMs: number }> => {
     await slots.acquire();
     try {

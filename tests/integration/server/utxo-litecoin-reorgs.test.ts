@@ -50,7 +50,7 @@ describe('reorganisations on Litecoin Core regtest', () => {
 
   /** One round of the worker's chain jobs, as jobs/main.ts runs them (a failing job fails the test). */
   const work = async () => {
-    for (const job of custody.jobs) if (job.name.startsWith('chain.') || job.name === 'custody.movements') await job.run();
+    for (const job of custody.jobs) if (job.name.startsWith('chain.') || job.name.startsWith('custody.movements')) await job.run();
   };
   const mine = async (blocks: number) => {
     await node.mine(blocks);

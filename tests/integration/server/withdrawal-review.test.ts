@@ -37,7 +37,7 @@ describe('withdrawal limits and review on Litecoin Core regtest', () => {
   const at = (user: SignedInUser, path: string) => `/api/${user.accountId}${path}`;
 
   const work = async () => {
-    for (const job of custody.jobs) if (job.name.startsWith('chain.') || job.name === 'custody.movements') await job.run();
+    for (const job of custody.jobs) if (job.name.startsWith('chain.') || job.name.startsWith('custody.movements')) await job.run();
   };
   const mine = async (blocks: number) => {
     await node.mine(blocks);

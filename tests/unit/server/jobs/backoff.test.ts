@@ -23,11 +23,11 @@ describe("a failing job's wait", () => {
 });
 
 describe("the worker's concurrency", () => {
-  it("is half the pool's connections, at least one", () => {
+  it("is a quarter of the pool's connections, at least one", () => {
     const pool = (max: number | undefined) => ({ options: { max } }) as unknown as pg.Pool;
-    expect(defaultConcurrency(pool(20))).toBe(10);
-    expect(defaultConcurrency(pool(4))).toBe(2);
+    expect(defaultConcurrency(pool(20))).toBe(5);
+    expect(defaultConcurrency(pool(4))).toBe(1);
     expect(defaultConcurrency(pool(1))).toBe(1);
-    expect(defaultConcurrency(pool(undefined))).toBe(5);
+    expect(defaultConcurrency(pool(undefined))).toBe(2);
   });
 });
