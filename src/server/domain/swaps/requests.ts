@@ -169,11 +169,15 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
         if ((input.sourceCurrency ?? quote.sourceCurrency) !== quote.sourceCurrency || (input.destinationCurrency ?? quote.destinationCurrency) !== quote.destinationCurrency) {
           throw new SwapError('SWAP_QUOTE_MISMATCH', 'The currencies differ from the quote');
         }
-        const { from, to, limit: l, usd } = await pair(quote.sourceCurrency, quote.destinationCurrency);
+        const { from, limit: l, usd } = await pair(quote.sourceCurrency, quote.destinationCurrency);
         const source = BigInt(quote.sourceAmount);
         if (amountUnits(input.sourceAmount, from) !== source) throw new SwapError('SWAP_QUOTE_MISMATCH', 'sourceAmount differs from the quote');
-        if (source < l.minLimit) throw new SwapError('SWAP_MIN_LIMIT', `Min amount limit is: ${formatUnits(l.minLimit, from.decimals)} ${from.currency}`);
-        if (source > l.maxLimit) throw new SwapError('SWAP_MAX_LIMIT', `Max amount limit is: ${formatUnits(l.maxLimit, from.decimals)} ${from.currency}`);
+        const limitError = (code: 'SWAP_MIN_LIMIT' | 'SWAP_MAX_LIMIT', units: bigint) => {
+          const amount = formatUnits(units, from.decimals);
+          return new SwapError(code, `${code === 'SWAP_MIN_LIMIT' ? 'Min' : 'Max'} amount limit is: ${amount} ${from.currency}`, { details: { amount, currency: from.currency } });
+        };
+        if (source < l.minLimit) throw limitError('SWAP_MIN_LIMIT', l.minLimit);
+        if (source > l.maxLimit) throw limitError('SWAP_MAX_LIMIT', l.maxLimit);
         if (!holds(quote, usd)) throw new SwapError('SWAP_QUOTE_EXPIRED', QUOTE_MOVED);
 
         // Not a hold: the review shows what the balance allows now; the confirmation holds and exchanges at once.
