@@ -190,6 +190,10 @@ describe('swaps', () => {
     expect(swapping).toMatchObject({ id: confirmed.body.transactionId, state: 'COMPLETED', fromCurrency: 'BTC', toCurrency: 'USDT_TRX', fromAmount: '0.004', toAmount: '258.7' });
     const kinds = await pool.query<{ kind: string }>('SELECT kind FROM ledger_entries WHERE reference = $1 ORDER BY id', [`swap:${created.body.id}`]);
     expect(kinds.rows.map((r) => r.kind)).toEqual(['SWAP_HOLD', 'SWAP']);
+    // The history comes with the currency's balance from the same snapshot (issue 33 item 1: one refresh for both).
+    const page = await call<{ result: TransactionItem[]; balance: unknown }>(alice, 'POST', at(alice, '/asset/transactions'), { currency: 'USDT_TRX', sort: 'DESC', properties: ['createdDate'], pageSize: 100, pageNumber: 1 });
+    expect(page.body.balance).toEqual({ currency: 'USDT_TRX', totalAvailable: '258.7', onHold: '0' });
+    expect(page.body.result.map((t) => t.id)).toContain(confirmed.body.transactionId);
     await expect.poll(() => balance(alice, 'BTC')).toEqual({ available: '0.046', onHold: '0' });
     await expect.poll(() => balance(alice, 'USDT_TRX')).toEqual({ available: '258.7', onHold: '0' });
     const swapped = (await history(alice, 'USDT_TRX')).find((t) => t.id === swapping?.id);
