@@ -115,8 +115,24 @@ describe('passcode flows', () => {
     expect($router.get()?.route).toBe('passcodeSuccess');
   });
 
-  it('change: the current code is checked first, then new and confirmation', async () => {
+  it('change (SPEC §4: enter new, then confirm): the code entered on the protection screen is not asked again', async () => {
     profile(true);
+    passcode.$pinState.set({ valid: true, pinCode: '2580' });
+    api.changePincode.mockResolvedValue({ pinCodeActive: true });
+    api.validatePincode.mockClear();
+    const change = passcode.createPasscodeChange();
+    expect(change.$step.get()).toBe('new');
+    await change.submit('1357');
+    await change.submit('1357');
+    expect(api.validatePincode).not.toHaveBeenCalled();
+    expect(api.changePincode).toHaveBeenCalledWith('2580', '1357');
+    expect(passcode.$pinState.get()).toEqual({ valid: true, pinCode: '1357' });
+    expect($router.get()?.route).toBe('passcodeSuccess');
+  });
+
+  it('change without the passcode entered in this visit: the current code is checked first, then new and confirmation', async () => {
+    profile(true);
+    passcode.resetPinState();
     api.validatePincode.mockRejectedValueOnce(new WalletError('B2C_USM0031', 'Incorrect pin code', { fromServer: true })).mockResolvedValue({ valid: true });
     api.changePincode.mockResolvedValue({ pinCodeActive: true });
     const change = passcode.createPasscodeChange();
