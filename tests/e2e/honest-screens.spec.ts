@@ -93,6 +93,12 @@ test('a swap review left by a typed address or a closed tab is no transaction: n
 });
 
 test('step screens opened by their address go back to their flow’s start', async ({ page, app }) => {
+  // Signed out: 'check your mail' and 'password changed' say so only after their form's step (auth.spec walks that).
+  await page.goto('/auth/signup/email/success');
+  await expect(page).toHaveURL(/\/auth\/signup$/);
+  await page.goto('/auth/forgot-success');
+  await expect(page).toHaveURL(/\/auth\/forgot$/);
+
   await signUpAndLogIn(page, app);
   // "Passcode saved" with a countdown, although nothing was saved: back to the passcode screen.
   await page.goto('/settings/passcode/success');
