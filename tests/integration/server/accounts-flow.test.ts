@@ -110,6 +110,20 @@ describe('accounts and sign-in against the real server', () => {
     }
   });
 
+  it("answers refusals in the account's language, and before sign-in in the device's or the browser's (issue 33 item 2)", async () => {
+    const user = await signUpAndSignIn(base, { email: nextEmail(), password: PASSWORD, databaseUrl: database.url });
+    const headers = { authorization: `Bearer ${user.accessToken}` };
+    const missing = (extra: Record<string, string> = {}) => fetch(`${base}/api/${user.accountId}/asset/transaction/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, { headers: { ...headers, ...extra } });
+    expect(await (await missing({ 'accept-language': 'ru' })).json()).toEqual({ exceptionCode: 'TRANSACTION_NOT_FOUND', message: 'No such transaction in this account' });
+    expect((await fetch(`${base}/api/user/language/RUS`, { method: 'POST', headers })).status).toBe(200);
+    expect(await (await missing({ 'accept-language': 'en' })).json()).toEqual({ exceptionCode: 'TRANSACTION_NOT_FOUND', message: 'Такой операции нет.' });
+    // Signed out: the language cookie the sign-in pages set, else Accept-Language.
+    const wrongCode = (extra: Record<string, string>) => fetch(`${base}/api/confirmation/confirm`, { ...json({ confirmationCode: 'no-such-code' }), headers: { 'content-type': 'application/json', ...extra } });
+    expect(await (await wrongCode({ 'accept-language': 'ru-RU,ru;q=0.9,en;q=0.8' })).json()).toEqual({ exceptionCode: 'CONFIRMATION_INVALID', message: 'Код неверный или устарел.' });
+    expect(await (await wrongCode({ cookie: 'lang=RUS', 'accept-language': 'en' })).json()).toMatchObject({ message: 'Код неверный или устарел.' });
+    expect(await (await wrongCode({ 'accept-language': 'en-GB' })).json()).toMatchObject({ exceptionCode: 'CONFIRMATION_INVALID', message: expect.not.stringMatching(/[а-я]/) });
+  });
+
   it('rotates refresh tokens, and a reused one revokes the whole grant', async () => {
     const user = await signUpAndSignIn(base, { email: nextEmail(), password: PASSWORD, databaseUrl: database.url });
     const second = await refresh(base, user.refreshToken);
