@@ -142,6 +142,9 @@ export function statusOf(code: string): ContentfulStatusCode {
 
 export type ErrorBody = { exceptionCode: string; message: string };
 
+/** Refusals answered without reading the account's language (cookie and Accept-Language still count). */
+const WITHOUT_ACCOUNT_READ = new Set(['SERVICE_UNAVAILABLE', 'BUSY', 'TOO_MANY_REQUESTS', 'TOO_MANY_MAILS']);
+
 /**
  * The one place that turns any thrown value into the gateway's error shape; only our own faults are 500. A refusal's
  * message is in the user's language (messages.ts): `accountLanguage` reads the signed-in account's.
@@ -149,8 +152,8 @@ export type ErrorBody = { exceptionCode: string; message: string };
 export async function errorResponse(error: unknown, c: Context, log: Logger, accountLanguage?: AccountLanguage): Promise<Response> {
   const refuse = async (code: string, message: string, status: ContentfulStatusCode, details?: DomainError['details']) => {
     const refusal = { code, message, details };
-    // The database is away: the account's language cannot be read, the request's own signals still can.
-    const language = await requestLanguage(c, refusal, code === 'SERVICE_UNAVAILABLE' ? undefined : accountLanguage);
+    // The database away or busy, a flood being turned away: no read of the account for it, the request's own signals do.
+    const language = await requestLanguage(c, refusal, WITHOUT_ACCOUNT_READ.has(code) ? undefined : accountLanguage);
     return c.json<ErrorBody>({ exceptionCode: code, message: userMessage(refusal, language) }, status);
   };
   if (error instanceof DomainError) {
