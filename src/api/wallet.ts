@@ -1,5 +1,5 @@
 import type { CoinMeta } from '../lib/currencies.ts';
-import type { AssetItem } from '../lib/wire/assets.ts';
+import type { AssetItem, HistoryBalance } from '../lib/wire/assets.ts';
 import { apiCall } from './client.ts';
 
 export type { AssetItem };
@@ -77,7 +77,7 @@ export const getRatesMap = (currencies: readonly string[], fiatCurrencies: reado
 export const HISTORY_PAGE_SIZE = 100;
 
 export const getTransactions = (account: string, currency: string) =>
-  apiCall<{ result: Transaction[] }>(`${at(account)}/asset/transactions`, {
+  apiCall<{ result: Transaction[]; balance?: HistoryBalance }>(`${at(account)}/asset/transactions`, {
     method: 'POST',
     body: { account, currency, sort: 'DESC', properties: ['createdDate'], pageSize: HISTORY_PAGE_SIZE, pageNumber: 1 },
   });

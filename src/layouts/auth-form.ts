@@ -1,4 +1,5 @@
 import { EMAIL_PATTERN } from '../lib/email.ts';
+import { AUTH_STEP_PAGES, authStepCookie, type AuthStep } from '../lib/auth-step.ts';
 
 /**
  * The few behaviours the auth shells need without a framework (each shell's JS stays under 5 KB): the submit
@@ -40,6 +41,12 @@ function toast(text: string): void {
 
 const go = (path: string) => window.location.assign(path);
 
+/** A step done: its page may say so (it shows only after this). */
+const done = (step: AuthStep) => {
+  document.cookie = authStepCookie(step);
+  go(AUTH_STEP_PAGES[step].done);
+};
+
 /** The text for a refusal: a code the page has a clear message for (a weak password), else the form's own. */
 function refusal(form: HTMLFormElement, code: string | undefined): string {
   const messages = JSON.parse(form.dataset.messages ?? '{}') as Record<string, string>;
@@ -50,7 +57,7 @@ function refusal(form: HTMLFormElement, code: string | undefined): string {
 const actions: Record<string, (form: HTMLFormElement, data: Record<string, string>) => Promise<Answer>> = {
   signup: async (_form, data) => {
     const answer = await post('/user', { email: data.email ?? '', password: data.password ?? '', accountName: 'Account' });
-    if (answer.ok) go('/auth/signup/email/success');
+    if (answer.ok) done('signup');
     return answer;
   },
   'reset-request': async (form, data) => {
@@ -65,7 +72,7 @@ const actions: Record<string, (form: HTMLFormElement, data: Record<string, strin
   },
   'reset-confirm': async (form, data) => {
     const answer = await post('/password-reset/confirm', { password: data.password ?? '', confirmationCode: form.dataset.code ?? '' });
-    if (answer.ok) go('/auth/forgot-success');
+    if (answer.ok) done('reset');
     return answer;
   },
 };

@@ -56,7 +56,7 @@ onMount($history, () => {
   });
   const stopHistory = $history.listen((history) => {
     if (!history.data) return;
-    const now = history.data.map((item) => `${item.id}:${item.state}`).join();
+    const now = history.data.items.map((item) => `${item.id}:${item.state}`).join();
     if (states !== undefined && now !== states) void refreshBalances();
     states = now;
   });
@@ -64,6 +64,16 @@ onMount($history, () => {
     stopBalances();
     stopHistory();
   };
+});
+
+/**
+ * The asset page's figures: the balance beside the history comes from the same read as the history (issue 33 item 1:
+ * back from the card page, '+98.37 USDC' never shows over a balance of 0), the balances' own until the history answered.
+ */
+export const $assetPage = computed([$asset, $history, $rates, $selectedCurrency], (asset, history, rates, fiat) => {
+  const balance = history.data?.balance;
+  if (!asset || !balance || balance.currency !== asset.currency) return asset;
+  return { ...asset, available: balance.totalAvailable, onHold: balance.onHold, fiatValue: fiatValue(balance.totalAvailable, rateOf(rates.data, asset.currency, fiat)) };
 });
 
 export type HistoryRow = {
@@ -81,7 +91,7 @@ export type HistoryRow = {
 
 /** The history grouped by day with 'Today' and 'Yesterday' (SPEC §9), each item titled by SPEC §4. */
 export const $historyGroups = computed([$history, $assetCurrency, $locale, $t], (history, currency, locale, t) => {
-  const items = history.data ?? [];
+  const items = history.data?.items ?? [];
   return groupByDay(items, (tx) => tx.createdDate, platform().now(), locale).map(({ day, items: group }) => ({
     key: day.key,
     label: day.kind === 'today' ? t('asset_today') : day.kind === 'yesterday' ? t('asset_yesterday') : day.label,

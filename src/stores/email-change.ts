@@ -40,6 +40,8 @@ export function countdownText(seconds: number): string {
 /** The e-mail change (SPEC §2, §4): the address typed, the code and the resend wait live for one visit of its screens. */
 export const emailChangeFlow = createFlow(['email', 'emailAdd', 'emailEdit', 'emailVerifyOld', 'emailVerifyNew'], (scope) => {
   const $emailChange = atom<EmailChangeState>(INITIAL);
+  /** Which address this visit's change sent a code to: a verification screen shows only the stage the change reached. */
+  const $codeSentTo = atom<'old' | 'new' | null>(null);
 
   /** The address the account already has is not a new one: refused before the gateway is asked (it says EMAIL_SAME). */
   const $sameAsCurrent = computed([$emailChange, $realEmail], (state, current) => current !== null && state.newEmail.trim().toLowerCase() === current.toLowerCase());
@@ -73,6 +75,7 @@ export const emailChangeFlow = createFlow(['email', 'emailAdd', 'emailEdit', 'em
     try {
       const { stage } = await startEmailChange(newEmail.trim(), $pinState.get().pinCode);
       patch({ busy: false, code: '' });
+      $codeSentTo.set(stage === 'old' ? 'old' : 'new');
       openPage($router, stage === 'old' ? 'emailVerifyOld' : 'emailVerifyNew');
     } catch (error) {
       patch({ busy: false });
@@ -94,6 +97,7 @@ export const emailChangeFlow = createFlow(['email', 'emailAdd', 'emailEdit', 'em
       const result = await confirmEmailChange(code);
       patch({ busy: false, code: '' });
       if (result.stage === 'new') {
+        $codeSentTo.set('new');
         openPage($router, 'emailVerifyNew');
         return;
       }
@@ -125,13 +129,20 @@ export const emailChangeFlow = createFlow(['email', 'emailAdd', 'emailEdit', 'em
     }
   }
 
+  const stageOf = (page: ReturnType<typeof $router.get>) => (page?.route === 'emailVerifyOld' ? 'old' : page?.route === 'emailVerifyNew' ? 'new' : null);
   // A verification screen starts the resend wait when it opens (SPEC §4); leaving the flow stops it.
   const startOnVerify = (page: ReturnType<typeof $router.get>) => {
-    if (page?.route === 'emailVerifyOld' || page?.route === 'emailVerifyNew') startResendCountdown();
+    const stage = stageOf(page);
+    if (stage && stage === $codeSentTo.get()) startResendCountdown();
   };
   startOnVerify($router.get());
   scope.follow($router, startOnVerify);
   scope.onLeave(stopResendCountdown);
+  // Opened without a code sent to that address in this visit (by URL, a reload): back to the e-mail screen (issue 33 item 1).
+  scope.guard([$codeSentTo], (page) => {
+    const stage = stageOf(page);
+    return stage && stage !== $codeSentTo.get() ? { route: 'email' } : undefined;
+  });
 
   return { $emailChange, $newEmailValid, $sameAsCurrent, startResendCountdown, stopResendCountdown, setNewEmail, submitNewEmail, typeCode, resendCode };
 });

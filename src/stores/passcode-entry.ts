@@ -30,7 +30,10 @@ export type PasscodeEntry = {
   dispose: () => void;
 };
 
-/** Set when any passcode prompt met B2C_USM0032: the prompt then offers the reset through e-mail. */
+/**
+ * Set when any passcode prompt met B2C_USM0032: every prompt then turns its keypad off and says once what to do
+ * (reset through e-mail), since no code can be entered until then.
+ */
 export const $pincodeBlocked = atom(false);
 
 const EMPTY: PasscodeEntryState = { digits: '', busy: false, error: null, waitSeconds: 0 };
@@ -67,7 +70,9 @@ export function createPasscodeEntry(initialAction: (pin: string) => Promise<void
       const failure = toWalletError(error);
       if (failure.code === 'B2C_USM0032') $pincodeBlocked.set(true);
       if (disposed) return;
-      if (failure.code === 'B2C_USM0030' && failure.retryAfterSeconds) wait(failure.retryAfterSeconds);
+      // Blocked: the prompt's own notice says it (once), in place of the refusal's text.
+      if (failure.code === 'B2C_USM0032') $state.set(EMPTY);
+      else if (failure.code === 'B2C_USM0030' && failure.retryAfterSeconds) wait(failure.retryAfterSeconds);
       else $state.set({ ...EMPTY, error: passcodeErrorText(error) });
     }
   };
@@ -76,7 +81,7 @@ export function createPasscodeEntry(initialAction: (pin: string) => Promise<void
     $state,
     press(digit) {
       const state = $state.get();
-      if (state.busy || state.waitSeconds > 0 || disposed || !/^\d$/.test(digit) || state.digits.length >= PASSCODE_LENGTH) return;
+      if (state.busy || state.waitSeconds > 0 || disposed || $pincodeBlocked.get() || !/^\d$/.test(digit) || state.digits.length >= PASSCODE_LENGTH) return;
       const digits = state.digits + digit;
       const complete = digits.length === PASSCODE_LENGTH;
       $state.set({ digits, busy: complete, error: null, waitSeconds: 0 });

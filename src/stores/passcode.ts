@@ -50,9 +50,25 @@ export function resetPinState(): void {
   if ($pinState.get() !== INVALID) $pinState.set(INVALID);
 }
 
-/** The protection screens as one flow: the passcode entered during a visit is forgotten when the visit ends. */
+/** A passcode was just saved (set or changed): only then does /settings/passcode/success show (issue 33 item 1). */
+const $passcodeSaved = atom(false);
+
+function showPasscodeSaved(): void {
+  $passcodeSaved.set(true);
+  openPage($router, 'passcodeSuccess');
+}
+
+/**
+ * The protection screens as one flow: the passcode entered during a visit is forgotten when the visit ends. The
+ * success screen opened without a passcode saved (by URL, by reload, by going back to it) returns to the passcode's start.
+ */
 export const protectionFlow = createFlow([...PASSCODE_ROUTES], (scope) => {
   scope.onLeave(resetPinState);
+  scope.onLeave(() => $passcodeSaved.set(false));
+  scope.follow($router, (page) => {
+    if (page?.route !== 'passcodeSuccess') $passcodeSaved.set(false);
+  });
+  scope.guard([$passcodeSaved], (page) => (page.route === 'passcodeSuccess' && !$passcodeSaved.get() ? { route: 'passcode' } : undefined));
   return {};
 });
 
@@ -100,15 +116,19 @@ export function createPasscodeSetup() {
       }
       setPinCodeActive(true);
       $pinState.set({ valid: true, pinCode: pin });
-      openPage($router, 'passcodeSuccess');
+      showPasscodeSaved();
     },
   };
 }
 
-/** /settings/passcode/change: the current code (checked by the gateway), the new one, its confirmation. */
+/**
+ * /settings/passcode/change (SPEC §4: enter new, then confirm): the current code only when it was not entered on the
+ * protection screen in this visit (checked by the gateway), then the new one and its confirmation.
+ */
 export function createPasscodeChange() {
-  const $step = atom<ChangeStep>('current');
-  let current = '';
+  const entered = $pinState.get();
+  const $step = atom<ChangeStep>(entered.valid && entered.pinCode !== '' ? 'new' : 'current');
+  let current = entered.valid ? entered.pinCode : '';
   let next = '';
   return {
     $step,
@@ -132,7 +152,7 @@ export function createPasscodeChange() {
       }
       await changePincode(current, pin);
       $pinState.set({ valid: true, pinCode: pin });
-      openPage($router, 'passcodeSuccess');
+      showPasscodeSaved();
     },
   };
 }

@@ -127,7 +127,7 @@ export { formatCountdown };
 
 export const $pinCodeActive = computed($profile, (profile) => profile.data?.pinCodeActive === true);
 
-/** A fresh quote by the same request, then the order that holds its source: the review's 300 s start now. */
+/** A fresh quote by the same request, then the order under review (it holds nothing until confirmed): the review's 300 s start now. */
 async function placeOrder(account: string, request: QuoteRequest): Promise<SwapReview> {
   const quote = await preCalculateSwap(account, request);
   const order = await createSwapOrder(account, { quoteId: quote.quoteId, sourceAmount: quote.sourceAmount, idempotencyKey: newIdempotencyKey() });
@@ -256,7 +256,6 @@ export const swapFlow = createFlow(['swap', 'swapFrom', 'swapTo', 'swapOrder', '
       const amount = form.typed === 'source' ? form.sourceAmount : form.destinationAmount;
       const review = await placeOrder(account, requestOf(form.typed, amount, from, to));
       $swapReview.set(review);
-      void refreshBalances();
       openPage($router, 'swapOrderReview');
     } catch (error) {
       showErrorToast(error, { fallback: 'common_something_went_wrong' });
@@ -307,7 +306,6 @@ export const swapFlow = createFlow(['swap', 'swapFrom', 'swapTo', 'swapOrder', '
       $swapReview.set(await placeOrder(account, review.request));
       $swapPasscodeOpen.set(false);
       countdown.restart();
-      void refreshBalances();
     } catch (error) {
       const current = $swapReview.get();
       if (current) $swapReview.set({ ...current, busy: false });
@@ -315,20 +313,18 @@ export const swapFlow = createFlow(['swap', 'swapFrom', 'swapTo', 'swapOrder', '
     }
   }
 
-  /** Leaving the review without confirming gives the order's hold back at once (the worker would, after 300 s). */
+  /** Leaving the review without confirming closes the order (it held nothing; the worker would close it after 300 s). */
   function giveUpReview(): void {
     const review = $swapReview.get();
     const account = $accountId.get();
     if (!review || !account) return;
     $swapReview.set(null);
     $swapPasscodeOpen.set(false);
-    void cancelSwapOrder(account, review.order.id)
-      .catch(() => undefined)
-      .then(() => refreshBalances());
+    void cancelSwapOrder(account, review.order.id).catch(() => undefined);
   }
 
-  // An order under review survives a reload (issue 19 item 14): the review comes back with its countdown, and the
-  // hold stays until it is confirmed or given up. Leaving it in the app gives it up (giveUpReview).
+  // An order under review survives a reload (issue 19 item 14): the review comes back with its countdown. It holds
+  // nothing and shows in no history until confirmed; leaving it in the app closes it (giveUpReview).
   if ($router.get()?.route === 'swapOrderReview') {
     const stop = swapResume.restore(
       $accountId,

@@ -1,4 +1,5 @@
 import { getTransaction, getTransactions, type Transaction } from '../api/wallet.ts';
+import type { HistoryBalance } from '../lib/wire/assets.ts';
 import { explorerLink, findFiat, type CoinMeta } from '../lib/currencies.ts';
 import { formatCrypto, formatCryptoWithCode, formatDetailDate, formatFiat, tickerOf } from '../lib/format.ts';
 import type { Locale } from '../lib/preferences.ts';
@@ -9,10 +10,16 @@ import { createQuery } from './query.ts';
 export type HistoryArgs = { account: string; currency: string };
 export type DetailArgs = { account: string; id: string; type: string };
 
-/** SPEC §7: the newest 100 transactions of one currency. */
-export const historyQuery = createQuery<HistoryArgs, Transaction[]>({
+/** A page of history and the currency's balance as of the same moment (the gateway reads both from one snapshot). */
+export type HistoryPage = { items: Transaction[]; balance: HistoryBalance | undefined };
+
+/** SPEC §7: the newest 100 transactions of one currency, with its balance from the same read. */
+export const historyQuery = createQuery<HistoryArgs, HistoryPage>({
   key: ({ account, currency }) => `${account}:${currency}`,
-  load: async ({ account, currency }) => (await getTransactions(account, currency)).result,
+  load: async ({ account, currency }) => {
+    const page = await getTransactions(account, currency);
+    return { items: page.result, balance: page.balance?.currency === currency ? page.balance : undefined };
+  },
 });
 
 export const detailQuery = createQuery<DetailArgs, Transaction>({
@@ -94,8 +101,20 @@ const FAILURE_BY_TYPE: Record<Transaction['transactionType'], MessageKey> = {
   FIAT_DEPOSIT: 'tx_failure_buy',
 };
 
-/** The reason of a failure in the user's language: a known code's text, else its type's (never the server's English). */
-export function failureTextOf(tx: Pick<Transaction, 'transactionType' | 'failureReason'>, t: Translate): string {
+/** A deposit under MIN_DEPOSIT (domain/deposits.ts BELOW_MINIMUM_REASON): the reason names the minimum as "<amount> <CURRENCY>". */
+const BELOW_MINIMUM = /^BELOW_MINIMUM_DEPOSIT\b(?:.*?\bis (\d+(?:\.\d+)?) ([A-Z][A-Z0-9_]*))?/;
+
+/**
+ * The reason of a failure in the user's language: a known code's text, else its type's (never the server's English).
+ * A deposit below the minimum says so and what the minimum is (`minimum` writes the amount as the screen does).
+ */
+export function failureTextOf(tx: Pick<Transaction, 'transactionType' | 'failureReason'>, t: Translate, minimum?: (amount: string, currency: string) => string): string {
+  const below = tx.failureReason ? BELOW_MINIMUM.exec(tx.failureReason) : null;
+  if (below) {
+    const [, amount, currency] = below;
+    if (!amount || !currency) return t('tx_failure_deposit_below_minimum');
+    return t('tx_failure_deposit_minimum', { minimum: minimum ? minimum(amount, currency) : `${amount} ${currency}` });
+  }
   const key = (tx.failureReason ? FAILURE_KEYS[tx.failureReason] : undefined) ?? FAILURE_BY_TYPE[tx.transactionType];
   return t(key);
 }
@@ -119,7 +138,7 @@ export function detailRows(tx: Transaction, coins: Record<string, CoinMeta>, loc
   if (tx.state === 'IN_PROGRESS' && typeof tx.confirmations === 'number' && typeof tx.requiredConfirmations === 'number') {
     rows.push({ label: 'tx_detail_confirmations', value: t('tx_confirmations_of', { count: Math.min(tx.confirmations, tx.requiredConfirmations), required: tx.requiredConfirmations }) });
   }
-  if (failed) rows.push({ label: 'tx_detail_failure', value: failureTextOf(tx, t), tone: 'error' });
+  if (failed) rows.push({ label: 'tx_detail_failure', value: failureTextOf(tx, t, money), tone: 'error' });
   // A swap, a card purchase (fiat paid, crypto got) and a sale (crypto paid, roubles got) show both sides; until it
   // completed, nothing was paid or received yet: the sides are what the order was for.
   if ((tx.transactionType === 'EXCHANGE' || tx.transactionType === 'FIAT_DEPOSIT' || tx.transactionType === 'C2F') && tx.fromCurrency && tx.toCurrency && tx.fromAmount && tx.toAmount) {

@@ -48,6 +48,7 @@ const SCREENS: Record<string, string> = {
   feedback: '/settings/feedback',
   'wallet-protection': '/settings/wallet-protection',
   passcode: '/settings/passcode',
+  'passcode-change': '/settings/passcode/change',
   'address-book': '/settings/address-book',
   'address-book-create': '/settings/address-book/create',
   exchange: '/exchange',
@@ -75,12 +76,16 @@ const server = await launchServer({
   CONFIRMATIONS: 'BITCOIN:1',
   RATES_WALK_MS: '0',
   AUTH_RATE_LIMIT: '10000',
+  // A deposit below it is shown failed, saying why (issue 33): each user gets one.
+  MIN_DEPOSIT: 'BTC:0.001',
 });
 let browser: Browser | undefined;
 const unreachable: string[] = [];
 try {
   const emails: Record<string, string> = {};
   const userIds: Record<string, string> = {};
+  /** Per language, the details of the deposit below the minimum. */
+  const belowMinimum: Record<string, string> = {};
   for (const language of LANGUAGES) {
     const email = `screens-${language.toLowerCase()}-${Date.now()}@example.com`;
     emails[language] = email;
@@ -101,6 +106,15 @@ try {
     await waitFor('the BTC deposit to be credited', async () => {
       const list = (await (await api(`/${user.accountId}/asset`)).json()) as Array<{ currency: string; totalAvailable: string }>;
       return list.some((a) => a.currency === 'BTC' && a.totalAvailable !== '0');
+    }, 30_000);
+    await fetch(`${server.url}/sandbox/devnet/deposit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ currency: 'BTC', address, amount: '0.0005' }) });
+    await waitFor('the deposit below the minimum to be recorded', async () => {
+      const history = (await (await api(`/${user.accountId}/asset/transactions`, { currency: 'BTC', sort: 'DESC', properties: ['createdDate'], pageSize: 100, pageNumber: 1 })).json()) as {
+        result: Array<{ id: string; state: string }>;
+      };
+      const failed = history.result.find((item) => item.state === 'FAILED');
+      if (failed) belowMinimum[language] = `/home/asset/BTC/transaction/${failed.id}/DEPOSIT`;
+      return failed !== undefined;
     }, 30_000);
   }
 
@@ -146,7 +160,7 @@ try {
     await page.locator('form button[type=submit]').click();
     await page.waitForURL('**/home', { timeout: 30_000 });
     await page.close();
-    await shoot(context, folder, SCREENS);
+    await shoot(context, folder, { ...SCREENS, 'deposit-below-minimum': belowMinimum[variant.language] ?? '/home' });
     await context.close();
     console.log(`${variant.name}: ${Object.keys(SHELLS).length + Object.keys(SCREENS).length} screens`);
   }

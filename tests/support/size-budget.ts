@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { createWebHandler, CLIENT_DIR } from '../../src/server/http/web.ts';
+import { AUTH_STEP_COOKIE, AUTH_STEP_PAGES } from '../../src/lib/auth-step.ts';
 import { SIGNED_IN_COOKIE } from '../../src/lib/routes.ts';
 
 /**
@@ -71,7 +72,10 @@ const origin = `http://127.0.0.1:${address && typeof address === 'object' ? addr
 // each page is asked for as the device that sees it.
 const html = async (path: string) => {
   const signedIn = ISLAND_PAGES.includes(path);
-  const answer = await fetch(origin + path, { headers: signedIn ? { cookie: `${SIGNED_IN_COOKIE}=1` } : {}, redirect: 'manual' });
+  // A step's outcome page shows only after its form's step (else it goes back to the flow's start).
+  const step = Object.entries(AUTH_STEP_PAGES).find(([, pages]) => pages.done === path)?.[0];
+  const cookie = signedIn ? `${SIGNED_IN_COOKIE}=1` : step ? `${AUTH_STEP_COOKIE}=${step}` : undefined;
+  const answer = await fetch(origin + path, { headers: cookie ? { cookie } : {}, redirect: 'manual' });
   if (answer.status !== 200) throw new Error(`${path} answered ${answer.status}, not the page to measure`);
   return answer.text();
 };

@@ -9,3 +9,6 @@ export type AssetItem = {
   onHold: string;
   depositAddress: string | null;
 };
+
+/** One currency's balance as of the same moment as the history it came with (POST /api/{account}/asset/transactions). */
+export type HistoryBalance = Pick<AssetItem, 'currency' | 'totalAvailable' | 'onHold'>;

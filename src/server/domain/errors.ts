@@ -1,7 +1,7 @@
 /**
  * The domain's one error base. A domain error names what went wrong with a stable code (the `exceptionCode` the
- * gateway answers with, SPEC §8) and keeps its cause; it holds no HTTP status and no text for users: `http/errors.ts`
- * maps codes to statuses, and the browser turns codes into the user's words (src/api/errors.ts).
+ * gateway answers with, SPEC §8) and keeps its cause; it holds no HTTP status and no translated text: `http/errors.ts`
+ * maps codes to statuses and `http/messages.ts` words them in the user's language (the facts from `details`).
  */
 export class DomainError<Code extends string = string> extends Error {
   readonly code: Code;

@@ -6,7 +6,10 @@ import { formatMoney, money } from '../../lib/money.ts';
 import { explorerLink, NETWORK_INFO, isNetwork } from '../../lib/currencies.ts';
 import type { Catalogue } from './catalogue.ts';
 import { withdrawalFailureCode } from './withdrawals/view.ts';
-import type { Queryable } from './ledger.ts';
+import type pg from 'pg';
+import { balancesOf, type Queryable } from './ledger.ts';
+import { inTransaction } from '../db/transaction.ts';
+import type { HistoryBalance } from '../../lib/wire/assets.ts';
 import type { chainDeposits, walletTransactions } from '../db/schema.ts';
 
 export const TRANSACTION_TYPES = ['DEPOSIT', 'WITHDRAWAL', 'EXCHANGE', 'C2F', 'F2C', 'FIAT_DEPOSIT'] as const;
@@ -83,6 +86,26 @@ export async function listTransactions(db: Queryable, walletAccountId: string, q
     [walletAccountId, query.currency ?? null, query.pageSize, (query.pageNumber - 1) * query.pageSize],
   );
   return result.rows.map((row) => toItem(row, catalogue));
+}
+
+/**
+ * A page of one currency's history and that currency's balance read from one snapshot (issue 33 item 1): an item the
+ * history shows completed is always in the balance beside it, so a screen refreshed by this one read never shows
+ * "+98.37 USDC" over a balance of 0. Without a currency filter, the page alone.
+ */
+export async function historyWithBalance(pool: pg.Pool, walletAccountId: string, query: HistoryQuery, catalogue: Catalogue): Promise<{ result: TransactionItem[]; balance?: HistoryBalance }> {
+  const currency = query.currency;
+  if (currency === undefined) return { result: await listTransactions(pool, walletAccountId, query, catalogue) };
+  return inTransaction(
+    pool,
+    async (db) => {
+      const result = await listTransactions(db, walletAccountId, query, catalogue);
+      const held = (await balancesOf(db, walletAccountId)).find((b) => b.currency === currency);
+      const units = (value: bigint | undefined) => formatMoney(money(currency, value ?? 0n));
+      return { result, balance: { currency, totalAvailable: units(held?.available), onHold: units(held?.onHold) } };
+    },
+    { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' },
+  );
 }
 
 /** One transaction of the account, or undefined (also when `type` is given and differs). */

@@ -124,20 +124,21 @@ export const LEDGER_CHECKS: AuditCheck[] = [
            WHERE t.id IS NULL OR t.state <> CASE o.state WHEN 'PROCESSING' THEN 'IN_PROGRESS' ELSE o.state END`,
   },
   {
-    name: "each swap order's entries match its state: held, then exchanged once or released, never both",
+    // Held at confirmation (orders from before were held at creation): a hold is never left behind, released or exchanged.
+    name: "each swap order's entries match its state: held and exchanged once, or released if held, never both",
     sql: `SELECT o.id AS swap_order, o.state, h.id AS hold_entry, c.id AS confirm_entry, r.id AS release_entry
             FROM swap_orders o
             LEFT JOIN ledger_entries h ON h.idempotency_key = ${orderEntryKeySql('swap', 'hold', 'o.id')}
             LEFT JOIN ledger_entries c ON c.idempotency_key = ${orderEntryKeySql('swap', 'confirm', 'o.id')}
             LEFT JOIN ledger_entries r ON r.idempotency_key = ${orderEntryKeySql('swap', 'release', 'o.id')}
-           WHERE h.id IS NULL
-              OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = h.id AND p.ledger_account_id = o.wallet_account_id
-                                AND p.currency = o.source_currency AND p.bucket = 'ON_HOLD' AND p.amount = o.source_amount)
+           WHERE (h.id IS NULL AND (c.id IS NOT NULL OR r.id IS NOT NULL OR o.state = 'COMPLETED'))
+              OR (h.id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = h.id AND p.ledger_account_id = o.wallet_account_id
+                                AND p.currency = o.source_currency AND p.bucket = 'ON_HOLD' AND p.amount = o.source_amount))
               OR (o.state = 'PENDING' AND (c.id IS NOT NULL OR r.id IS NOT NULL))
               OR (o.state = 'COMPLETED' AND (c.id IS NULL OR r.id IS NOT NULL
                     OR NOT EXISTS (SELECT 1 FROM ledger_postings p WHERE p.entry_id = c.id AND p.ledger_account_id = o.wallet_account_id
                                       AND p.currency = o.destination_currency AND p.bucket = 'AVAILABLE' AND p.amount = o.destination_amount)))
-              OR (o.state IN ('EXPIRED', 'CANCELLED') AND (r.id IS NULL OR c.id IS NOT NULL))`,
+              OR (o.state IN ('EXPIRED', 'CANCELLED') AND ((h.id IS NOT NULL AND r.id IS NULL) OR c.id IS NOT NULL))`,
   },
   ...WITHDRAWAL_CHECKS,
   ...SWEEP_CHECKS,

@@ -243,6 +243,12 @@ export function createUserService(deps: {
       return { ok: false, reason: 'INVALID' };
     },
 
+    /** The language the user chose for the account (the gateway answers refusals in it); undefined for no such user. */
+    async languageOf(userId: string): Promise<Language | undefined> {
+      const [user] = await db.select({ language: users.language }).from(users).where(eq(users.id, userId));
+      return user?.language;
+    },
+
     async setLanguage(userId: string, language: Language): Promise<Profile> {
       await db.update(users).set({ language }).where(eq(users.id, userId));
       return profile(userId);

@@ -58,8 +58,10 @@ function endpoints(...apps: Hono[]): ApiRoute[] {
 
 /** The gateway under /api: one sub-app per area is mounted here as the areas are built. */
 export function createApi(deps: ApiDeps): ApiHandler {
+  // Refusals are answered in the signed-in account's language (http/messages.ts).
+  const accountLanguage = (userId: string) => deps.users.languageOf(userId);
   const api = new Hono().basePath('/api');
-  api.onError((error, c) => errorResponse(error, c, deps.log));
+  api.onError((error, c) => errorResponse(error, c, deps.log, accountLanguage));
   api.notFound((c) => c.json({ exceptionCode: 'NOT_FOUND', message: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
 
   api.get('/health', async (c) => {
@@ -95,7 +97,7 @@ export function createApi(deps: ApiDeps): ApiHandler {
   // the like, makes Hono give up its RegExpRouter for a slower trie on every route. Requests whose first segment
   // is an account id (a UUID) try `accounts` first and fall through to the rest when no route there matches.
   const accounts = new Hono().basePath('/api');
-  accounts.onError((error, c) => errorResponse(error, c, deps.log));
+  accounts.onError((error, c) => errorResponse(error, c, deps.log, accountLanguage));
   // Known by identity, not by a header: reading a response's headers builds a Headers object (~3 % of a request).
   const fallThrough = new WeakSet<Response>();
   accounts.notFound(() => {
@@ -127,7 +129,7 @@ export function createApi(deps: ApiDeps): ApiHandler {
   // /sandbox/* sits beside /api: the stand-ins for third parties, each on only where it stands in for one. Never in
   // production (config refuses them there; this is the second lock), and elsewhere only for direct loopback requests.
   const root = new Hono();
-  root.onError((error, c) => errorResponse(error, c, deps.log));
+  root.onError((error, c) => errorResponse(error, c, deps.log, accountLanguage));
   root.notFound((c) => c.json({ exceptionCode: 'NOT_FOUND', message: `No such endpoint: ${c.req.method} ${c.req.path}` }, 404));
   root.route('/', api);
   if (!deps.config.production) {

@@ -5,7 +5,7 @@ import type { Logger } from '../log.ts';
 import { isDatabaseUnavailable, databaseCode } from '../db/database.ts';
 import { DomainError } from '../domain/errors.ts';
 import { ChainUnavailableError } from '../adapters/chains/port.ts';
-import { userMessage } from './messages.ts';
+import { requestLanguage, userMessage, type AccountLanguage } from './messages.ts';
 
 /**
  * A refusal of the gateway's own (a webhook's signature, an endpoint that is off, an answer relayed from the identity
@@ -149,6 +149,11 @@ export const STATUS_OF_CODE: Readonly<Record<string, ContentfulStatusCode>> = {
   ADJUSTMENT_INSUFFICIENT_FUNDS: 409,
   MAIL_NOT_FOUND: 404,
   MAIL_NOT_RESENDABLE: 409,
+  // The gateway's own faults and a request its client gave up (errorResponse words them; nothing throws them).
+  INTERNAL: 500,
+  ABORTED: 400,
+  // Sign-up refused for a weak password (its specific message, README deviations).
+  WEAK_PASSWORD: 400,
 };
 
 /** The status a domain error's code is answered with. */
@@ -159,27 +164,41 @@ export function statusOf(code: string): ContentfulStatusCode {
 /** `network`: the network whose node did not answer (NETWORK_UNAVAILABLE only). */
 export type ErrorBody = { exceptionCode: string; message: string; network?: string };
 
-/** The one place that turns any thrown value into the gateway's error shape; only our own faults are 500. */
-export function errorResponse(error: unknown, c: Context, log: Logger): Response {
+/** Refusals answered without reading the account's language (cookie and Accept-Language still count). */
+const WITHOUT_ACCOUNT_READ = new Set(['SERVICE_UNAVAILABLE', 'BUSY', 'TOO_MANY_REQUESTS', 'TOO_MANY_MAILS']);
+
+/**
+ * The one place that turns any thrown value into the gateway's error shape; only our own faults are 500. A refusal's
+ * message is in the user's language (messages.ts): `accountLanguage` reads the signed-in account's.
+ */
+export async function errorResponse(error: unknown, c: Context, log: Logger, accountLanguage?: AccountLanguage): Promise<Response> {
+  const refuse = async (code: string, message: string, status: ContentfulStatusCode, details?: DomainError['details']) => {
+    const refusal = { code, message, details };
+    // The database away or busy, a flood being turned away: no read of the account for it, the request's own signals do.
+    const language = await requestLanguage(c, refusal, WITHOUT_ACCOUNT_READ.has(code) ? undefined : accountLanguage);
+    return c.json<ErrorBody>({ exceptionCode: code, message: userMessage(refusal, language) }, status);
+  };
   if (error instanceof DomainError) {
     // A refusal that knows when to come back (limits.ts) says so the standard way.
     const wait = error.details['retryAfterSeconds'];
     if (typeof wait === 'number') c.header('Retry-After', String(wait));
     const status = error instanceof ApiError ? error.status : statusOf(error.code);
-    return c.json<ErrorBody>({ exceptionCode: error.code, message: userMessage(error) }, status);
+    return refuse(error.code, error.message, status, error.details);
   }
   // A node or chain API that did not answer (in the request's budget): its network's trouble, not ours, and not the user's.
   if (error instanceof ChainUnavailableError) {
     log.warn({ err: error, path: c.req.path, network: error.network }, 'network unavailable');
-    return c.json<ErrorBody>({ exceptionCode: 'NETWORK_UNAVAILABLE', message: `The ${error.network} network is not answering right now; try again shortly`, network: error.network }, statusOf('NETWORK_UNAVAILABLE'));
+    const refusal = { code: 'NETWORK_UNAVAILABLE', message: `The ${error.network} network is not answering right now; try again shortly`, details: { network: error.network } };
+    const language = await requestLanguage(c, refusal, accountLanguage);
+    return c.json<ErrorBody>({ exceptionCode: refusal.code, message: userMessage(refusal, language), network: error.network }, statusOf('NETWORK_UNAVAILABLE'));
   }
   if (error instanceof z.ZodError) {
     const issue = error.issues[0];
     const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
-    return c.json<ErrorBody>({ exceptionCode: 'VALIDATION', message: `${where}${issue?.message ?? 'invalid input'}` }, 400);
+    return refuse('VALIDATION', `${where}${issue?.message ?? 'invalid input'}`, 400);
   }
   if (error instanceof SyntaxError) {
-    return c.json<ErrorBody>({ exceptionCode: 'VALIDATION', message: 'The request body is not valid JSON' }, 400);
+    return refuse('VALIDATION', 'The request body is not valid JSON', 400);
   }
   // The client went away mid-request (an aborted upload): nothing of ours failed, and nobody reads the answer.
   if (c.req.raw.signal.aborted) {
@@ -188,13 +207,13 @@ export function errorResponse(error: unknown, c: Context, log: Logger): Response
   }
   if (isDatabaseUnavailable(error)) {
     log.warn({ err: error, path: c.req.path }, 'database unavailable');
-    return c.json<ErrorBody>({ exceptionCode: 'SERVICE_UNAVAILABLE', message: 'The service is temporarily unavailable; try again shortly' }, 503);
+    return refuse('SERVICE_UNAVAILABLE', 'The service is temporarily unavailable; try again shortly', 503);
   }
   // PostgreSQL refuses a NUL character in text (22021, 22P05): input the edge should have refused, never our fault.
   const code = databaseCode(error);
   if (code === '22021' || code === '22P05') {
-    return c.json<ErrorBody>({ exceptionCode: 'VALIDATION', message: 'The request contains a character that is not allowed' }, 400);
+    return refuse('VALIDATION', 'The request contains a character that is not allowed', 400);
   }
   log.error({ err: error, path: c.req.path }, 'unhandled error');
-  return c.json<ErrorBody>({ exceptionCode: 'INTERNAL', message: 'Something went wrong' }, 500);
+  return refuse('INTERNAL', 'Something went wrong', 500);
 }

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { Custody } from '../custody.ts';
 import { addAssets, archiveAsset } from '../domain/assets.ts';
 import { DomainError } from '../domain/errors.ts';
-import { findTransaction, listTransactions, TRANSACTION_TYPES } from '../domain/history.ts';
+import { findTransaction, historyWithBalance, TRANSACTION_TYPES } from '../domain/history.ts';
 import type { AccountOwners } from './account-owner.ts';
 import type { ApiEnv } from './context.ts';
 import { accountInBody, currency, UUID } from './fields.ts';
@@ -60,8 +60,9 @@ export function createWalletApi(deps: { pool: pg.Pool; custody: Custody; owners:
     if (body.currency !== undefined && !catalogue.coins.some((coin) => coin.currency === body.currency)) {
       throw new DomainError('UNKNOWN_CURRENCY', `${body.currency} is not a currency this wallet offers`);
     }
-    const result = await listTransactions(pool, c.req.param('account'), body, catalogue);
-    return c.json({ result, pageNumber: body.pageNumber, pageSize: body.pageSize });
+    // With a currency, that currency's balance from the same snapshot comes along (the asset page shows both).
+    const { result, balance } = await historyWithBalance(pool, c.req.param('account'), body, catalogue);
+    return c.json({ result, pageNumber: body.pageNumber, pageSize: body.pageSize, ...(balance ? { balance } : {}) });
   });
 
   app.get('/:account/asset/transaction/:id', account, async (c) => {

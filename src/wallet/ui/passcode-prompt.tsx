@@ -18,6 +18,7 @@ export function PasscodePrompt({ title, onComplete }: { title: string; onComplet
   entry.setAction(onComplete);
   const state = useStore(entry.$state);
   const blocked = useStore($pincodeBlocked);
+  const off = state.busy || state.waitSeconds > 0 || blocked;
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -33,7 +34,7 @@ export function PasscodePrompt({ title, onComplete }: { title: string; onComplet
   }, [entry]);
 
   return (
-    <section className="flex flex-col items-center gap-6 pt-6" data-testid="passcode-prompt" aria-busy={state.busy} data-locked={state.waitSeconds > 0}>
+    <section className="flex flex-col items-center gap-6 pt-6" data-testid="passcode-prompt" aria-busy={state.busy} data-locked={state.waitSeconds > 0 || blocked} data-blocked={blocked}>
       <h2 className="text-xl font-700 m-0 text-center">{title}</h2>
       <div className="flex justify-between" style={{ width: 216 }} data-testid="passcode-circles" data-filled={state.digits.length} aria-label={t('passcode_entered', { count: state.digits.length })} role="img">
         {Array.from({ length: PASSCODE_LENGTH }, (_, index) => (
@@ -45,11 +46,11 @@ export function PasscodePrompt({ title, onComplete }: { title: string; onComplet
         ))}
       </div>
       <p className="m-0 min-h-6 text-danger text-sm text-center" role="alert" data-testid="passcode-error">
-        {state.error ?? ''}
+        {blocked ? t('passcode_blocked_prompt') : (state.error ?? '')}
       </p>
       {blocked && (
-        <a href={getPagePath($router, 'passcode')} className="text-sm text-accent -mt-4" data-testid="passcode-reset-link">
-          {t('passcode_reset_link')}
+        <a href={getPagePath($router, 'passcode')} className="btn-primary no-underline -mt-2" data-testid="passcode-reset-link">
+          {t('passcode_reset_action')}
         </a>
       )}
       <div className="grid grid-cols-3 gap-3 w-full" style={{ maxWidth: 288 }}>
@@ -57,11 +58,11 @@ export function PasscodePrompt({ title, onComplete }: { title: string; onComplet
           key === '' ? (
             <span key={index} />
           ) : key === 'erase' ? (
-            <button key={index} type="button" className="btn-ghost h-16 rounded-2xl text-xl" onClick={() => entry.erase()} disabled={state.busy || state.waitSeconds > 0 || state.digits === ''} aria-label={t('passcode_erase')} data-testid="passcode-erase">
+            <button key={index} type="button" className="btn-ghost h-16 rounded-2xl text-xl" onClick={() => entry.erase()} disabled={off || state.digits === ''} aria-label={t('passcode_erase')} data-testid="passcode-erase">
               ⌫
             </button>
           ) : (
-            <button key={index} type="button" className="btn-ghost h-16 rounded-2xl text-2xl" onClick={() => entry.press(key)} disabled={state.busy || state.waitSeconds > 0} data-testid={`passcode-key-${key}`}>
+            <button key={index} type="button" className="btn-ghost h-16 rounded-2xl text-2xl" onClick={() => entry.press(key)} disabled={off} data-testid={`passcode-key-${key}`}>
               {key}
             </button>
           ),

@@ -110,6 +110,22 @@ describe('accounts and sign-in against the real server', () => {
     }
   });
 
+  it("answers refusals in the account's language, and before sign-in in the device's or the browser's (issue 33 item 2)", async () => {
+    // The same user signed in again (sign-ups from one address are limited): its account speaks Russian since the test above.
+    const users = await db.query<{ email: string; account: string }>(`SELECT u.email, a.id AS account FROM users u JOIN wallet_accounts a ON a.user_id = u.id WHERE u.language = 'RUS' LIMIT 1`);
+    const user = await signIn(base, { email: users.rows[0]?.email ?? '', password: PASSWORD });
+    const headers = { authorization: `Bearer ${user.accessToken}` };
+    const missing = (extra: Record<string, string> = {}) => fetch(`${base}/api/${users.rows[0]?.account ?? ''}/asset/transaction/${'0'.repeat(8)}-0000-4000-8000-${'0'.repeat(12)}`, { headers: { ...headers, ...extra } });
+    expect(await (await missing({ 'accept-language': 'en' })).json()).toEqual({ exceptionCode: 'TRANSACTION_NOT_FOUND', message: 'Такой операции нет.' });
+    expect((await fetch(`${base}/api/user/language/ENG`, { method: 'POST', headers })).status).toBe(200);
+    expect(await (await missing({ 'accept-language': 'ru' })).json()).toEqual({ exceptionCode: 'TRANSACTION_NOT_FOUND', message: 'No such transaction in this account' });
+    // Signed out: the language cookie the sign-in pages set, else Accept-Language.
+    const wrongCode = (extra: Record<string, string>) => fetch(`${base}/api/confirmation/confirm`, { ...json({ confirmationCode: 'no-such-code' }), headers: { 'content-type': 'application/json', ...extra } });
+    expect(await (await wrongCode({ 'accept-language': 'ru-RU,ru;q=0.9,en;q=0.8' })).json()).toEqual({ exceptionCode: 'CONFIRMATION_INVALID', message: 'Код неверный или устарел.' });
+    expect(await (await wrongCode({ cookie: 'lang=RUS', 'accept-language': 'en' })).json()).toMatchObject({ message: 'Код неверный или устарел.' });
+    expect(await (await wrongCode({ 'accept-language': 'en-GB' })).json()).toMatchObject({ exceptionCode: 'CONFIRMATION_INVALID', message: expect.not.stringMatching(/[а-я]/) });
+  });
+
   it('rotates refresh tokens, and a reused one revokes the whole grant', async () => {
     const user = await signUpAndSignIn(base, { email: nextEmail(), password: PASSWORD, databaseUrl: database.url });
     const second = await refresh(base, user.refreshToken);

@@ -10,6 +10,8 @@ import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
 import type { SwapOrderView, QuoteView } from '../../../src/server/domain/swaps/view.ts';
 import { parseDecimal } from '../../../src/lib/amount.ts';
+import { hold } from '../../../src/server/domain/ledger.ts';
+import { recordHistory } from '../../../src/server/domain/orders/history.ts';
 
 /**
  * Swaps through the real server, ledger and PostgreSQL. Rates are fixed (no random walk: BTC 65000, USDT 1) and the
@@ -162,7 +164,7 @@ describe('swaps', () => {
     expect(await call(alice, 'POST', at(alice, '/exchange'), { quoteId: fine.body.quoteId, sourceAmount: '0.001' })).toMatchObject({ status: 400, body: { exceptionCode: 'VALIDATION' } });
   });
 
-  it('holds the source on order and settles both currencies and the spread in one entry on confirm', async () => {
+  it('an order under review holds nothing and shows nothing; confirming holds and settles both currencies and the spread at once', async () => {
     const before = await balance(alice, 'BTC');
     const q = await quote(alice, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.004' });
     const key = randomUUID();
@@ -175,13 +177,23 @@ describe('swaps', () => {
     expect(await order(alice, other.body, key)).toMatchObject({ status: 422, body: { exceptionCode: 'IDEMPOTENCY_KEY_REUSED' } });
     expect(await order(alice, q.body)).toMatchObject({ status: 409, body: { exceptionCode: 'SWAP_QUOTE_USED' } });
 
-    await expect.poll(() => balance(alice, 'BTC')).toEqual({ available: '0.046', onHold: '0.004' });
+    // The review is no transaction: no hold, no ledger entry, no history item (issue 33 item 1).
     expect(before).toEqual({ available: '0.05', onHold: '0' });
-    const swapping = (await history(alice, 'BTC')).find((t) => t.transactionType === 'EXCHANGE');
-    expect(swapping).toMatchObject({ state: 'IN_PROGRESS', fromCurrency: 'BTC', toCurrency: 'USDT_TRX', fromAmount: '0.004', toAmount: '258.7' });
+    expect(await ledgerBalance(alice, 'BTC')).toEqual({ available: 5_000_000n, onHold: 0n });
+    expect(created.body.transactionId).toBeNull();
+    expect((await history(alice, 'BTC')).some((t) => t.transactionType === 'EXCHANGE')).toBe(false);
+    expect((await pool.query('SELECT 1 FROM ledger_entries WHERE reference = $1', [`swap:${created.body.id}`])).rowCount).toBe(0);
 
     const confirmed = await confirm(alice, created.body.id);
-    expect(confirmed).toMatchObject({ status: 200, body: { id: created.body.id, state: 'COMPLETED' } });
+    expect(confirmed).toMatchObject({ status: 200, body: { id: created.body.id, state: 'COMPLETED', transactionId: expect.any(String) } });
+    const swapping = (await history(alice, 'BTC')).find((t) => t.transactionType === 'EXCHANGE');
+    expect(swapping).toMatchObject({ id: confirmed.body.transactionId, state: 'COMPLETED', fromCurrency: 'BTC', toCurrency: 'USDT_TRX', fromAmount: '0.004', toAmount: '258.7' });
+    const kinds = await pool.query<{ kind: string }>('SELECT kind FROM ledger_entries WHERE reference = $1 ORDER BY id', [`swap:${created.body.id}`]);
+    expect(kinds.rows.map((r) => r.kind)).toEqual(['SWAP_HOLD', 'SWAP']);
+    // The history comes with the currency's balance from the same snapshot (issue 33 item 1: one refresh for both).
+    const page = await call<{ result: TransactionItem[]; balance: unknown }>(alice, 'POST', at(alice, '/asset/transactions'), { currency: 'USDT_TRX', sort: 'DESC', properties: ['createdDate'], pageSize: 100, pageNumber: 1 });
+    expect(page.body.balance).toEqual({ currency: 'USDT_TRX', totalAvailable: '258.7', onHold: '0' });
+    expect(page.body.result.map((t) => t.id)).toContain(confirmed.body.transactionId);
     await expect.poll(() => balance(alice, 'BTC')).toEqual({ available: '0.046', onHold: '0' });
     await expect.poll(() => balance(alice, 'USDT_TRX')).toEqual({ available: '258.7', onHold: '0' });
     const swapped = (await history(alice, 'USDT_TRX')).find((t) => t.id === swapping?.id);
@@ -217,34 +229,56 @@ describe('swaps', () => {
     expect(after.available - usdt.available).toBe(64_675_000n);
   });
 
-  it('refuses a confirmation after expiry and releases the hold; refuses an expired quote', async () => {
+  it('two reviews the balance pays only one of: the confirmations race, one swaps, the other is refused and holds nothing', async () => {
+    await deposit(bob, 'BTC', '0.01');
+    const first = await btcToUsdt(bob, '0.006');
+    const second = await btcToUsdt(bob, '0.006');
+    const answers = await Promise.all([confirm(bob, first.id), confirm(bob, second.id)]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
+    expect(answers.find((a) => a.status === 400)?.body).toMatchObject({ exceptionCode: 'SWAP_NOT_ENOUGH' });
+    expect(await ledgerBalance(bob, 'BTC')).toEqual({ available: 400_000n, onHold: 0n });
+    expect((await history(bob, 'BTC')).filter((t) => t.transactionType === 'EXCHANGE').map((t) => t.state)).toEqual(['COMPLETED']);
+  });
+
+  it('refuses a confirmation after expiry, leaving no trace; refuses an expired quote', async () => {
+    const before = await ledgerBalance(alice, 'BTC');
+    const items = (await history(alice, 'BTC')).length;
     const created = await btcToUsdt(alice, '0.002');
-    const held = await ledgerBalance(alice, 'BTC');
-    expect(held.onHold).toBe(200_000n);
+    expect(await ledgerBalance(alice, 'BTC')).toEqual(before);
     await expireInDatabase(created.id);
     expect(await confirm(alice, created.id)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_ORDER_EXPIRED' } });
-    expect(await ledgerBalance(alice, 'BTC')).toEqual({ available: held.available + 200_000n, onHold: 0n });
     expect(await confirm(alice, created.id)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_ORDER_EXPIRED' } });
-    const failed = (await history(alice, 'BTC')).find((t) => t.id === created.transactionId);
-    expect(failed).toMatchObject({ state: 'FAILED', failureReason: expect.stringContaining('expired') });
-    const releases = await pool.query(`SELECT 1 FROM ledger_entries WHERE idempotency_key = $1`, [`swap:release:${created.id}`]);
-    expect(releases.rowCount).toBe(1);
+    expect(await ledgerBalance(alice, 'BTC')).toEqual(before);
+    expect((await history(alice, 'BTC')).length).toBe(items);
+    expect((await pool.query('SELECT 1 FROM ledger_entries WHERE reference = $1', [`swap:${created.id}`])).rowCount).toBe(0);
 
     const q = await quote(alice, { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.001' });
     await pool.query(`UPDATE swap_quotes SET expires_at = now() - interval '1 second' WHERE id = $1`, [q.body.quoteId]);
     expect(await order(alice, q.body)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_QUOTE_EXPIRED' } });
   });
 
-  it('the worker expires abandoned orders and gives their hold back', async () => {
+  it('the worker expires abandoned orders; one held at creation (before confirm-time holds) gets its hold back and fails', async () => {
+    const items = (await history(alice, 'BTC')).length;
     const created = await btcToUsdt(alice, '0.003');
     await expireInDatabase(created.id);
     await waitFor('the worker to expire the order', async () => (await call<SwapOrderView>(alice, 'GET', at(alice, `/exchange/${created.id}`))).body.state === 'EXPIRED');
-    await expect.poll(async () => (await balance(alice, 'BTC')).onHold).toBe('0');
+    expect((await history(alice, 'BTC')).length).toBe(items);
+    expect((await ledgerBalance(alice, 'BTC')).onHold).toBe(0n);
+
+    // An order as the previous release left it: held and shown as Swapping from its creation.
+    const legacy = await btcToUsdt(alice, '0.001');
+    await hold(pool, { key: `swap:hold:${legacy.id}`, kind: 'SWAP_HOLD', reference: `swap:${legacy.id}`, account: alice.accountId, currency: 'BTC', amount: 100_000n });
+    const shown = await recordHistory(pool, { walletAccountId: alice.accountId, transactionType: 'EXCHANGE', direction: 'WITHDRAWAL', state: 'IN_PROGRESS', currency: 'BTC', amount: '100000', reference: `swap:${legacy.id}` });
+    await pool.query('UPDATE swap_orders SET wallet_transaction_id = $2 WHERE id = $1', [legacy.id, shown]);
+    expect((await ledgerBalance(alice, 'BTC')).onHold).toBe(100_000n);
+    await expireInDatabase(legacy.id);
+    await waitFor('the worker to expire the held order', async () => (await call<SwapOrderView>(alice, 'GET', at(alice, `/exchange/${legacy.id}`))).body.state === 'EXPIRED');
+    expect((await ledgerBalance(alice, 'BTC')).onHold).toBe(0n);
+    expect((await history(alice, 'BTC')).find((t) => t.id === shown)).toMatchObject({ state: 'FAILED' });
   });
 
   it('cancels a pending order (a fresh rate replaces it): the hold comes back and no history item stays', async () => {
     const created = await btcToUsdt(alice, '0.001');
-    await expect.poll(async () => (await balance(alice, 'BTC')).onHold).toBe('0.001');
     expect(await call(alice, 'POST', at(alice, `/exchange/cancel/${created.id}`))).toMatchObject({ status: 200, body: { state: 'CANCELLED' } });
     expect(await call(alice, 'POST', at(alice, `/exchange/cancel/${created.id}`))).toMatchObject({ status: 200, body: { state: 'CANCELLED' } });
     await expect.poll(async () => (await balance(alice, 'BTC')).onHold).toBe('0');
@@ -320,26 +354,25 @@ describe('swaps', () => {
       await pool.query(`DELETE FROM app_setting WHERE key = 'rates.walk'`);
     });
 
-    it('refuses a stale quote and a stale order once BTC fell beyond the slippage: nothing moves, the hold comes back', async () => {
+    it('refuses a stale quote and a stale order once BTC fell beyond the slippage: nothing moves', async () => {
       await setBtcUsd('65000');
       const stale = await btcUsdt(carol, '0.01');
       expect(stale.body).toMatchObject({ destinationAmount: '646.75' });
       const held = await order(carol, (await btcUsdt(carol, '0.01')).body);
       expect(held.status).toBe(200);
       const start = await wallet();
-      expect(start.btc).toEqual({ available: 4_000_000n, onHold: 1_000_000n });
+      expect(start.btc).toEqual({ available: 5_000_000n, onHold: 0n });
 
       await setBtcUsd('64000');
       expect(await order(carol, stale.body)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_QUOTE_EXPIRED' } });
       expect(await confirm(carol, held.body.id)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_ORDER_EXPIRED' } });
-      // Asked again, the same refusal; the hold came back in one entry and no USDT arrived.
+      // Asked again, the same refusal; nothing was held, nothing moved and no USDT arrived.
       expect(await confirm(carol, held.body.id)).toMatchObject({ status: 410, body: { exceptionCode: 'SWAP_ORDER_EXPIRED' } });
       expect(await wallet()).toEqual({ btc: { available: 5_000_000n, onHold: 0n }, usdt: { available: 0n, onHold: 0n } });
       const entries = await pool.query<{ kind: string }>(`SELECT kind FROM ledger_entries WHERE reference = $1 ORDER BY id`, [`swap:${held.body.id}`]);
-      expect(entries.rows.map((r) => r.kind)).toEqual(['SWAP_HOLD', 'SWAP_RELEASE']);
+      expect(entries.rows.map((r) => r.kind)).toEqual([]);
       expect((await call<SwapOrderView>(carol, 'GET', at(carol, `/exchange/${held.body.id}`))).body.state).toBe('EXPIRED');
-      const failed = (await history(carol, 'BTC')).find((t) => t.id === held.body.transactionId);
-      expect(failed).toMatchObject({ state: 'FAILED', failureReason: 'The rate moved before the swap was confirmed' });
+      expect((await history(carol, 'BTC')).some((t) => t.transactionType === 'EXCHANGE')).toBe(false);
       // A fresh quote at the new price is what the user gets ('Update rate').
       expect((await btcUsdt(carol, '0.01')).body).toMatchObject({ destinationAmount: '636.8' });
     });

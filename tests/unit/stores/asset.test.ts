@@ -132,6 +132,21 @@ describe('asset page, receive and details', () => {
     offBalances();
   });
 
+  it('shows the balance that came with the history beside it (back from the card page: never +98.37 USDC over 0)', async () => {
+    balancesQuery.clear();
+    historyQuery.clear();
+    // The balances answered just before the credit, the history just after: the page shows the history's snapshot.
+    api.getAssets.mockResolvedValue([balance('BTC', '0', { depositAddress: ADDRESS })]);
+    api.getTransactions.mockResolvedValue({ result: [transaction({ state: 'COMPLETED' })], balance: { currency: 'BTC', totalAvailable: '0.025', onHold: '0' } });
+    $router.open('/home/asset/BTC');
+    const off = asset.$assetPage.listen(() => {});
+    const offHistory = asset.$historyGroups.listen(() => {});
+    await vi.waitFor(() => expect(asset.$historyGroups.get()[0]?.rows[0]?.state).toBe('COMPLETED'));
+    expect(asset.$assetPage.get()).toMatchObject({ available: '0.025', onHold: '0', fiatValue: expect.any(String) });
+    off();
+    offHistory();
+  });
+
   it('loads the details of the route transaction with its type', async () => {
     api.getTransaction.mockResolvedValue(transaction({ id: 'tx-9', state: 'IN_PROGRESS' }));
     $router.open('/home/asset/BTC/transaction/tx-9/DEPOSIT');

@@ -15,7 +15,7 @@ const api = vi.hoisted(() => ({
 }));
 vi.mock('../../../src/api/protection.ts', async (original) => ({ ...(await original<typeof ProtectionApi>()), ...api }));
 
-const { createPasscodeEntry, PASSCODE_SUBMIT_DELAY_MS } = await import('../../../src/stores/passcode-entry.ts');
+const { createPasscodeEntry, PASSCODE_SUBMIT_DELAY_MS, $pincodeBlocked } = await import('../../../src/stores/passcode-entry.ts');
 const passcode = await import('../../../src/stores/passcode.ts');
 // The protection flow is followed for the whole file, as the module's router listener was before.
 passcode.protectionFlow.$current.listen(() => {});
@@ -52,6 +52,24 @@ describe('passcode entry', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(action).toHaveBeenCalledWith('1345');
     expect(entry.$state.get()).toEqual({ digits: '', busy: false, error: null, waitSeconds: 0 });
+  });
+
+  it('a blocked passcode (B2C_USM0032) turns the keypad off: no digit is taken and no refusal text repeats', async () => {
+    const action = vi.fn().mockRejectedValue(new WalletError('B2C_USM0032', 'The pin code is blocked. Reset it through your e-mail', { status: 423, fromServer: true }));
+    const entry = createPasscodeEntry(action);
+    try {
+      type(entry, '1357');
+      await vi.advanceTimersByTimeAsync(PASSCODE_SUBMIT_DELAY_MS);
+      expect($pincodeBlocked.get()).toBe(true);
+      // The prompt's own notice says it once; the refusal's text is not shown beside it.
+      expect(entry.$state.get()).toEqual({ digits: '', busy: false, error: null, waitSeconds: 0 });
+      type(entry, '2468');
+      await vi.advanceTimersByTimeAsync(PASSCODE_SUBMIT_DELAY_MS);
+      expect(entry.$state.get().digits).toBe('');
+      expect(action).toHaveBeenCalledTimes(1);
+    } finally {
+      $pincodeBlocked.set(false);
+    }
   });
 
   it('clears the circles and shows the gateway’s message when the action is refused', async () => {
@@ -115,8 +133,24 @@ describe('passcode flows', () => {
     expect($router.get()?.route).toBe('passcodeSuccess');
   });
 
-  it('change: the current code is checked first, then new and confirmation', async () => {
+  it('change (SPEC §4: enter new, then confirm): the code entered on the protection screen is not asked again', async () => {
     profile(true);
+    passcode.$pinState.set({ valid: true, pinCode: '2580' });
+    api.changePincode.mockResolvedValue({ pinCodeActive: true });
+    api.validatePincode.mockClear();
+    const change = passcode.createPasscodeChange();
+    expect(change.$step.get()).toBe('new');
+    await change.submit('1357');
+    await change.submit('1357');
+    expect(api.validatePincode).not.toHaveBeenCalled();
+    expect(api.changePincode).toHaveBeenCalledWith('2580', '1357');
+    expect(passcode.$pinState.get()).toEqual({ valid: true, pinCode: '1357' });
+    expect($router.get()?.route).toBe('passcodeSuccess');
+  });
+
+  it('change without the passcode entered in this visit: the current code is checked first, then new and confirmation', async () => {
+    profile(true);
+    passcode.resetPinState();
     api.validatePincode.mockRejectedValueOnce(new WalletError('B2C_USM0031', 'Incorrect pin code', { fromServer: true })).mockResolvedValue({ valid: true });
     api.changePincode.mockResolvedValue({ pinCodeActive: true });
     const change = passcode.createPasscodeChange();
@@ -251,5 +285,17 @@ describe('e-mail change', () => {
     await email.resendCode();
     expect(api.resendEmailChange).toHaveBeenCalledTimes(1);
     expect(email.$emailChange.get().resendIn).toBe(59);
+  });
+  it('step screens opened without their step (by address, a reload) go back to their flow\'s start', () => {
+    // A fresh visit of the e-mail change: no code was sent in it.
+    emailRules.emailChangeFlow.close();
+    emailRules.emailChangeFlow.open();
+    for (const stage of ['new', 'old']) {
+      $router.open(`/settings/wallet-protection/email/verification/${stage}`);
+      expect($router.get()?.route).toBe('email');
+    }
+    $router.open('/settings/passcode');
+    $router.open('/settings/passcode/success');
+    expect($router.get()?.route).toBe('passcode');
   });
 });

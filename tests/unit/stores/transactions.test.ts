@@ -70,6 +70,15 @@ describe('transaction details (SPEC §3)', () => {
     expect(failed[2]).toMatchObject({ label: 'tx_detail_failure', value: 'The deposit was not credited.', tone: 'error' });
   });
 
+  it('says why a deposit below the minimum was not credited and what the minimum is, in the user\'s language', () => {
+    const ru = (key: MessageKey, params?: Record<string, string | number>) => format((RU as Record<string, string>)[key] ?? english[key], params);
+    const below = transaction({ state: 'FAILED', failureReason: 'BELOW_MINIMUM_DEPOSIT: the minimum deposit is 0.0001 BTC, this one is not credited' });
+    const failure = (rows: ReturnType<typeof detailRows>) => rows.find((row) => row.label === 'tx_detail_failure')?.value;
+    expect(failure(detailRows(below, coins, 'en', t))).toBe('Below the minimum deposit of 0.0001\u00a0BTC, so it was not credited. Send at least 0.0001\u00a0BTC.');
+    expect(failure(detailRows(below, coins, 'ru', ru))).toBe('Меньше минимального пополнения 0,0001\u00a0BTC, поэтому не зачислено. Отправьте не меньше 0,0001\u00a0BTC.');
+    expect(failure(detailRows({ ...below, failureReason: 'BELOW_MINIMUM_DEPOSIT' }, coins, 'en', t))).toBe('Below the minimum deposit, so it was not credited.');
+  });
+
   it("translates a failed withdrawal's reason code and shows no network fee that was not charged", () => {
     const ru = (key: MessageKey, params?: Record<string, string | number>) => format((RU as Record<string, string>)[key] ?? english[key], params);
     const failed = transaction({ direction: 'WITHDRAWAL', transactionType: 'WITHDRAWAL', state: 'FAILED', fee: '0.0001', serviceFee: '0.0001', failureReason: 'DROPPED' });

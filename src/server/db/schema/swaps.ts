@@ -36,8 +36,9 @@ export const swapQuotes = pgTable(
 );
 
 /**
- * A swap order (SPEC §3): holds the source amount from creation until it is confirmed (one ledger entry moves both
- * currencies and the spread), expires with its quote, or is cancelled; the last two release the hold.
+ * A swap order (SPEC §3): the quote the user is reviewing. It holds nothing and shows nothing until it is confirmed
+ * (then the source is held and one ledger entry moves both currencies and the spread, and the history item is
+ * written); it expires with its quote or is cancelled. Orders from before held from creation; closing releases theirs.
  */
 export const swapOrders = pgTable(
   'swap_orders',

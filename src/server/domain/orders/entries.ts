@@ -90,3 +90,9 @@ export function transferForOrder<F extends OrderFlow>(
 export function postOrderEntry<F extends OrderFlow>(db: Queryable, order: OrderRef<F>, step: OrderStep<F>, postings: readonly Posting[], whenShort?: WhenShort): Promise<PostedEntry> {
   return refusingShort(post(db, { ...entryOf(order, step), postings }), whenShort);
 }
+
+/** Whether the order's step has its entry (an order that may or may not have been held: release only what was). */
+export async function hasOrderEntry<F extends OrderFlow>(db: Queryable, order: OrderRef<F>, step: OrderStep<F>): Promise<boolean> {
+  const found = await db.query('SELECT 1 FROM ledger_entries WHERE idempotency_key = $1', [orderEntryKey(order.flow, order.id, step)]);
+  return (found.rowCount ?? 0) > 0;
+}

@@ -1,6 +1,7 @@
 /**
- * Swap requests (SPEC §7 Swap): pairs, limits, quotes kept for 300 s, an order that holds the source amount once
- * per idempotency key, its confirmation inside the quote's life (settlement.ts) and its cancellation. Every time is
+ * Swap requests (SPEC §7 Swap): pairs, limits, quotes kept for 300 s, an order that accepts a quote once per
+ * idempotency key (the review: no hold, no history item, nothing the user did yet), its confirmation inside the
+ * quote's life (where the source is held and exchanged at once, settlement.ts) and its cancellation. Every time is
  * the database's (now()), so any number of processes agree on what has expired.
  */
 import type pg from 'pg';
@@ -11,15 +12,10 @@ import { selectColumns } from '../../db/columns.ts';
 import { swapQuotes } from '../../db/schema/swaps.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { Catalogue } from '../catalogue.ts';
-import { notifyAccountChanged } from '../account-changes.ts';
-import { ensureUserLedgerAccount } from '../ledger.ts';
-import { holdOrder } from '../orders/entries.ts';
-import { money } from '../../../lib/money.ts';
-import { orderReference } from '../orders/entry-keys.ts';
-import { recordHistory } from '../orders/history.ts';
+import { balancesOf } from '../ledger.ts';
 import { oncePerKey, requestHash } from '../orders/idempotency.ts';
 import { amountUnits, limitOf, ORDER_MOVED, QUOTE_MOVED, quoteByDestination, quoteBySource, quoteHolds, SWAP_QUOTE_TTL_SECONDS, SwapError, type SwapPair, type SwapSettings } from './rules.ts';
-import { closeSwap, settleSwap } from './settlement.ts';
+import { closeSwap, holdAndSettleSwap } from './settlement.ts';
 import { quotePrices, requireUsd } from '../rates.ts';
 import { refuseBeyondInventory } from '../market/desk.ts';
 import { findSwapOrder, findSwapOrderByKey, orderView, type SwapOrderView, type QuoteView, type SwapOrderRow } from './view.ts';
@@ -149,7 +145,8 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
 
   /**
    * SPEC §7 POST exchange: accepts a live quote for this account (and its source amount, as a check), enforces the
-   * pair's limits, holds the source amount and shows a Swapping item in the history; once per idempotency key.
+   * pair's limits and the balance as it is now; once per idempotency key. It writes no money state: nothing is held
+   * and nothing shows in the history until the user confirms (an abandoned review leaves no trace but the row).
    */
   async function createOrder(
     account: string,
@@ -172,12 +169,20 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
         if ((input.sourceCurrency ?? quote.sourceCurrency) !== quote.sourceCurrency || (input.destinationCurrency ?? quote.destinationCurrency) !== quote.destinationCurrency) {
           throw new SwapError('SWAP_QUOTE_MISMATCH', 'The currencies differ from the quote');
         }
-        const { from, to, limit: l, usd } = await pair(quote.sourceCurrency, quote.destinationCurrency);
+        const { from, limit: l, usd } = await pair(quote.sourceCurrency, quote.destinationCurrency);
         const source = BigInt(quote.sourceAmount);
         if (amountUnits(input.sourceAmount, from) !== source) throw new SwapError('SWAP_QUOTE_MISMATCH', 'sourceAmount differs from the quote');
-        if (source < l.minLimit) throw new SwapError('SWAP_MIN_LIMIT', `Min amount limit is: ${formatUnits(l.minLimit, from.decimals)} ${from.currency}`);
-        if (source > l.maxLimit) throw new SwapError('SWAP_MAX_LIMIT', `Max amount limit is: ${formatUnits(l.maxLimit, from.decimals)} ${from.currency}`);
+        const limitError = (code: 'SWAP_MIN_LIMIT' | 'SWAP_MAX_LIMIT', units: bigint) => {
+          const amount = formatUnits(units, from.decimals);
+          return new SwapError(code, `${code === 'SWAP_MIN_LIMIT' ? 'Min' : 'Max'} amount limit is: ${amount} ${from.currency}`, { details: { amount, currency: from.currency } });
+        };
+        if (source < l.minLimit) throw limitError('SWAP_MIN_LIMIT', l.minLimit);
+        if (source > l.maxLimit) throw limitError('SWAP_MAX_LIMIT', l.maxLimit);
         if (!holds(quote, usd)) throw new SwapError('SWAP_QUOTE_EXPIRED', QUOTE_MOVED);
+
+        // Not a hold: the review shows what the balance allows now; the confirmation holds and exchanges at once.
+        const available = (await balancesOf(db, account)).find((b) => b.currency === from.currency)?.available ?? 0n;
+        if (available < source) throw new SwapError('SWAP_NOT_ENOUGH', 'Not enough funds');
 
         // The key is this request's (claimed above): a conflict here is the quote, taken by another order.
         const inserted = await db.query<{ id: string }>(
@@ -190,28 +195,6 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
         );
         const id = inserted.rows[0]?.id;
         if (!id) throw new SwapError('SWAP_QUOTE_USED', 'This quote was already accepted by another order');
-        await ensureUserLedgerAccount(db, account);
-        await holdOrder(db, { flow: 'swap', id }, { account, money: money(from.currency, source) }, (cause) => new SwapError('SWAP_NOT_ENOUGH', 'Not enough funds', { cause }));
-        const shown = await recordHistory(db, {
-          walletAccountId: account,
-          transactionType: 'EXCHANGE',
-          direction: 'WITHDRAWAL',
-          state: 'IN_PROGRESS',
-          currency: from.currency,
-          amount: quote.sourceAmount,
-          fee: quote.feeAmount,
-          feeCurrency: to.currency,
-          accountFromType: 'B2C',
-          accountToType: 'B2C',
-          fromCurrency: from.currency,
-          toCurrency: to.currency,
-          fromAmount: quote.sourceAmount,
-          toAmount: quote.destinationAmount,
-          exchangeRate: quote.rate,
-          reference: orderReference('swap', id),
-        });
-        await db.query('UPDATE swap_orders SET wallet_transaction_id = $2 WHERE id = $1', [id, shown]);
-        await notifyAccountChanged(db, account);
         const created = await findSwapOrder(db, account, id);
         if (!created) throw new Error('the swap order vanished in its own transaction');
         return orderView(created);
@@ -221,8 +204,9 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
 
   /**
    * SPEC §7 exchange/confirm: exchanges once whatever runs at once. The order row is locked: a second confirm
-   * waits, then finds it COMPLETED and answers the same. An expired order is closed (hold released) and refused, and
-   * so is one whose rate the market has since moved against the desk beyond the slippage (this is where money moves).
+   * waits, then finds it COMPLETED and answers the same. An expired order is closed and refused, and so is one whose
+   * rate the market has since moved against the desk beyond the slippage. This is where money moves: the source is
+   * held, exchanged and the history item written in one transaction (a short balance is SWAP_NOT_ENOUGH, nothing moved).
    */
   async function confirm(account: string, orderId: string): Promise<SwapOrderView> {
     const table = await rates.prices();
@@ -239,7 +223,7 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
         await closeSwap(db, order, 'EXPIRED');
         return expired();
       }
-      // No current price: nothing is exchanged now, and the order keeps its hold until it expires or prices return.
+      // No current price: nothing is exchanged now; the order stays open until it expires or prices return.
       const from = coins.get(order.sourceCurrency);
       const to = coins.get(order.destinationCurrency);
       if (from) requireUsd(table, from.baseCurrency);
@@ -248,14 +232,14 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
         await closeSwap(db, order, 'EXPIRED', 'The rate moved before the swap was confirmed');
         return new SwapError('SWAP_ORDER_EXPIRED', ORDER_MOVED);
       }
-      await settleSwap(db, order, settings.inventoryLimits);
-      return orderView({ ...order, state: 'COMPLETED' });
+      const shown = await holdAndSettleSwap(db, order, settings.inventoryLimits);
+      return orderView({ ...order, state: 'COMPLETED', walletTransactionId: shown });
     });
     if (outcome instanceof SwapError) throw outcome;
     return outcome;
   }
 
-  /** Gives a pending order up (the review's 'Update rate', leaving it): releases its hold. Idempotent. */
+  /** Gives a pending order up (the review's 'Update rate', leaving it); an order from before confirm-time holds gets its hold back. Idempotent. */
   async function cancel(account: string, orderId: string): Promise<SwapOrderView> {
     return inTransaction(pool, async (db) => {
       const order = await findSwapOrder(db, account, orderId, true);

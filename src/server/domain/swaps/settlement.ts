@@ -1,19 +1,58 @@
 /**
- * A swap order's ending: confirmed, ONE ledger entry moves the source from the user's hold to the swap desk and the
- * destination from the desk's inventory to the user, the spread to fee income; expired or cancelled, the hold is
- * released. The desk sells only what it holds, down to its limit per currency (market/desk.ts).
+ * A swap order's ending: confirmed, the source is held and ONE ledger entry moves it from the user's hold to the swap
+ * desk and the destination from the desk's inventory to the user, the spread to fee income, in the confirmation's
+ * transaction, and the history item is written then; expired or cancelled, nothing was held (orders from before
+ * confirm-time holds held from creation: theirs is released). The desk sells only what it holds, down to its limit
+ * per currency (market/desk.ts).
  */
 import { notifyAccountChanged } from '../account-changes.ts';
-import { SYSTEM_ACCOUNTS, systemAccountId, type Posting, type Queryable } from '../ledger.ts';
+import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId, type Posting, type Queryable } from '../ledger.ts';
 import { DESK_ACCOUNT, reserveInventory } from '../market/desk.ts';
-import { postOrderEntry, releaseOrder } from '../orders/entries.ts';
+import { hasOrderEntry, holdOrder, postOrderEntry, releaseOrder } from '../orders/entries.ts';
+import { recordHistory } from '../orders/history.ts';
 import { money } from '../../../lib/money.ts';
 import { orderReference } from '../orders/entry-keys.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
+import { SwapError } from './rules.ts';
 import type { SwapOrderRow } from './view.ts';
 
 type Settled = Pick<SwapOrderRow, 'id' | 'walletAccountId' | 'sourceCurrency' | 'destinationCurrency' | 'sourceAmount' | 'destinationAmount' | 'feeAmount'>;
+type Confirmed = Settled & Pick<SwapOrderRow, 'rate' | 'walletTransactionId'>;
+
+/**
+ * The confirmation's money, inside its transaction: holds the source (once per order: an order from before held
+ * already), writes the Swapping item the user now sees, then settles (settleSwap moves the item to COMPLETED).
+ * Returns the history item's id. Short of funds: SWAP_NOT_ENOUGH, and the caller's transaction rolls back.
+ */
+export async function holdAndSettleSwap(db: Queryable, order: Confirmed, inventoryLimits: Readonly<Record<string, string>>): Promise<string> {
+  await ensureUserLedgerAccount(db, order.walletAccountId);
+  await holdOrder(db, { flow: 'swap', id: order.id }, { account: order.walletAccountId, money: money(order.sourceCurrency, BigInt(order.sourceAmount)) }, (cause) => new SwapError('SWAP_NOT_ENOUGH', 'Not enough funds', { cause }));
+  let shown = order.walletTransactionId;
+  if (!shown) {
+    shown = await recordHistory(db, {
+      walletAccountId: order.walletAccountId,
+      transactionType: 'EXCHANGE',
+      direction: 'WITHDRAWAL',
+      state: 'IN_PROGRESS',
+      currency: order.sourceCurrency,
+      amount: order.sourceAmount,
+      fee: order.feeAmount,
+      feeCurrency: order.destinationCurrency,
+      accountFromType: 'B2C',
+      accountToType: 'B2C',
+      fromCurrency: order.sourceCurrency,
+      toCurrency: order.destinationCurrency,
+      fromAmount: order.sourceAmount,
+      toAmount: order.destinationAmount,
+      exchangeRate: order.rate,
+      reference: orderReference('swap', order.id),
+    });
+    await db.query('UPDATE swap_orders SET wallet_transaction_id = $2 WHERE id = $1', [order.id, shown]);
+  }
+  await settleSwap(db, order, inventoryLimits);
+  return shown;
+}
 
 /**
  * The one entry of a confirmed swap: source hold → desk, desk → user (destination), spread → fee income. Refused
@@ -44,16 +83,19 @@ export async function settleSwap(db: Queryable, order: Settled, inventoryLimits:
 }
 
 /**
- * Releases a pending order's hold. An expired one stays in the history as 'Failed to swap'; a cancelled one (the
- * user asked for a fresh rate) leaves no item: nothing happened to their money.
+ * Closes a pending order. An order held from creation (from before confirm-time holds) gets its hold back and its
+ * item: expired, 'Failed to swap'; cancelled (the user asked for a fresh rate), gone. An order of today held nothing
+ * and shows nothing, so nothing changes for the user.
  */
 export async function closeSwap(db: Queryable, order: Settled, state: 'EXPIRED' | 'CANCELLED', reason = 'The rate expired before the swap was confirmed'): Promise<void> {
-  await releaseOrder(db, { flow: 'swap', id: order.id }, { account: order.walletAccountId, money: money(order.sourceCurrency, BigInt(order.sourceAmount)) });
+  const ref = { flow: 'swap', id: order.id } as const;
+  const held = await hasOrderEntry(db, ref, 'hold');
+  if (held) await releaseOrder(db, ref, { account: order.walletAccountId, money: money(order.sourceCurrency, BigInt(order.sourceAmount)) });
   if (state === 'EXPIRED') {
     await moveOrder(db, ORDER_TABLES.swap, order.id, { from: 'PENDING', to: state, set: { closed_at: NOW }, history: { state: 'FAILED', set: { failure_reason: reason } } });
   } else {
     await moveOrder(db, ORDER_TABLES.swap, order.id, { from: 'PENDING', to: state, set: { closed_at: NOW, wallet_transaction_id: null } });
     await db.query('DELETE FROM wallet_transactions WHERE reference = $1', [orderReference('swap', order.id)]);
   }
-  await notifyAccountChanged(db, order.walletAccountId);
+  if (held) await notifyAccountChanged(db, order.walletAccountId);
 }

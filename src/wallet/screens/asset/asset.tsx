@@ -2,7 +2,7 @@ import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
 import { baseTickerOf, formatAsOf, formatCrypto, formatCryptoWithCode, formatFiat } from '../../../lib/format.ts';
 import { $ratesAsOf } from '../../../stores/rates.ts';
-import { $asset, $history, $historyGroups, type HistoryRow } from '../../../stores/asset.ts';
+import { $assetPage, $history, $historyGroups, type HistoryRow } from '../../../stores/asset.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
@@ -15,7 +15,7 @@ import { Spinner } from '../../ui/spinner.tsx';
 /** /home/asset/:currency: balance, deposit address, actions and history (SPEC §2). */
 export function AssetScreen() {
   const t = useStore($t);
-  const asset = useStore($asset);
+  const asset = useStore($assetPage);
   const locale = useStore($locale);
   const asOf = useStore($ratesAsOf);
   const back = getPagePath($router, 'home');

@@ -61,7 +61,7 @@ describe('the withdrawal limits', () => {
 
   it('say the refusal in the account language, with the limit and what is left', () => {
     const refusal = (language: string) => new WithdrawalError('WITHDRAWAL_DAILY_LIMIT', 'over', { details: { language, limitUsd: '50000.00', leftUsd: '1250.50' } });
-    expect(userMessage(refusal('ENG'))).toBe('This is over your daily withdrawal limit of $50,000.00 in 24 hours. You can send up to $1,250.50 more right now.');
-    expect(userMessage(refusal('RUS'))).toBe('Превышен дневной лимит на вывод (50\u00a0000,00\u00a0$ за 24 часа). Сейчас можно отправить ещё не больше 1\u00a0250,50\u00a0$.');
+    expect(userMessage(refusal('ENG'), 'ENG')).toBe('This is over your daily withdrawal limit of $50,000.00 in 24 hours. You can send up to $1,250.50 more right now.');
+    expect(userMessage(refusal('RUS'), 'RUS')).toBe('Превышен дневной лимит на вывод (50\u00a0000,00\u00a0$ за 24 часа). Сейчас можно отправить ещё не больше 1\u00a0250,50\u00a0$.');
   });
 });

@@ -121,13 +121,53 @@ describe('the account-owner guard', () => {
 });
 
 describe('messages in the user language', () => {
-  it('words the passcode refusals from the facts the domain gives; every other error keeps its message', async () => {
+  it('words the passcode refusals from the facts the domain gives; every other error keeps its message in English', async () => {
     const { userMessage } = await import('../../../../src/server/http/messages.ts');
-    expect(userMessage(new DomainError('B2C_USM0031', 'Incorrect pin code', { details: { language: 'RUS' } }))).toBe('Неверный пин-код');
-    expect(userMessage(new DomainError('B2C_USM0030', 'wait', { details: { language: 'RUS', waitSeconds: 90 } }))).toBe('Слишком много неверных пин-кодов. Повторите через 2 мин');
-    expect(userMessage(new DomainError('B2C_USM0030', 'wait', { details: { language: 'ENG', waitSeconds: 29.2 } }))).toBe('Too many wrong pin codes. Try again in 30 s');
-    expect(userMessage(new DomainError('B2C_USM0032', 'blocked', { details: { language: 'ENG' } }))).toBe('The pin code is blocked. Reset it through your e-mail');
-    expect(userMessage(new DomainError('EMAIL_TAKEN', 'An account with this e-mail already exists'))).toBe('An account with this e-mail already exists');
+    expect(userMessage(new DomainError('B2C_USM0031', 'Incorrect pin code'), 'RUS')).toBe('Неверный пин-код');
+    expect(userMessage(new DomainError('B2C_USM0030', 'wait', { details: { waitSeconds: 90 } }), 'RUS')).toBe('Слишком много неверных пин-кодов. Повторите через 2 мин');
+    expect(userMessage(new DomainError('B2C_USM0030', 'wait', { details: { waitSeconds: 29.2 } }), 'ENG')).toBe('Too many wrong pin codes. Try again in 30 s');
+    expect(userMessage(new DomainError('B2C_USM0032', 'blocked'), 'ENG')).toBe('The pin code is blocked. Reset it through your e-mail');
+    expect(userMessage(new DomainError('EMAIL_TAKEN', 'An account with this e-mail already exists'), 'ENG')).toBe('An account with this e-mail already exists');
+    expect(userMessage(new DomainError('EMAIL_TAKEN', 'An account with this e-mail already exists'), 'RUS')).toBe('Аккаунт с этим адресом уже есть.');
+    // The facts a text names come from the details; without them the English message, never a bare placeholder.
+    expect(userMessage(new DomainError('SWAP_MIN_LIMIT', 'Min amount limit is: 0.0002 BTC', { details: { amount: '0.0002', currency: 'BTC' } }), 'RUS')).toBe('Минимальная сумма: 0.0002 BTC');
+    expect(userMessage(new DomainError('SWAP_MIN_LIMIT', 'Min amount limit is: 0.0002 BTC'), 'RUS')).toBe('Min amount limit is: 0.0002 BTC');
+  });
+
+  it('picks the language: the refusal\'s own, the account\'s, the device\'s cookie, Accept-Language, else English', async () => {
+    const { acceptedLanguage } = await import('../../../../src/server/http/messages.ts');
+    expect(acceptedLanguage('ru-RU,ru;q=0.9,en-US;q=0.8,en;q=0.7')).toBe('RUS');
+    expect(acceptedLanguage('de-DE,de;q=0.9,en;q=0.5,ru;q=0.4')).toBe('ENG');
+    expect(acceptedLanguage('en;q=0.3, ru;q=0.8')).toBe('RUS');
+    expect(acceptedLanguage('ru;q=0, fr')).toBeUndefined();
+    expect(acceptedLanguage(undefined)).toBeUndefined();
+
+    const app = new Hono<ApiEnv>();
+    const languages: Record<string, 'ENG' | 'RUS'> = { ivan: 'RUS', jane: 'ENG' };
+    app.onError((error, c) => errorResponse(error, c, log, async (userId) => languages[userId]));
+    app.use('/as/:user/*', async (c, next) => {
+      c.set('principal', { userId: c.req.param('user'), sub: c.req.param('user') });
+      await next();
+    });
+    const taken = () => {
+      throw new DomainError('EMAIL_TAKEN', 'An account with this e-mail already exists');
+    };
+    app.get('/as/:user/taken', taken);
+    app.get('/taken', taken);
+    app.post('/json', jsonInput(z.object({ amount })), (c) => c.json(c.req.valid('json')));
+    const message = async (path: string, headers: Record<string, string> = {}) => ((await (await app.request(path, { headers })).json()) as { message: string }).message;
+    const russian = 'Аккаунт с этим адресом уже есть.';
+    const english = 'An account with this e-mail already exists';
+    // Signed in, the account's language wins over what the browser says.
+    expect(await message('/as/ivan/taken', { 'accept-language': 'en' })).toBe(russian);
+    expect(await message('/as/jane/taken', { 'accept-language': 'ru', cookie: 'lang=RUS' })).toBe(english);
+    // Before sign-in: the language chosen on the device, then the browser's.
+    expect(await message('/taken', { cookie: 'lang=RUS', 'accept-language': 'en' })).toBe(russian);
+    expect(await message('/taken', { 'accept-language': 'ru-RU,ru;q=0.9' })).toBe(russian);
+    expect(await message('/taken')).toBe(english);
+    // A body the gateway cannot read is refused in Russian too.
+    const refused = await app.request('/json', { method: 'POST', body: '{', headers: { 'content-type': 'application/json', 'accept-language': 'ru' } });
+    expect(await refused.json()).toMatchObject({ exceptionCode: 'VALIDATION', message: expect.stringMatching(/[а-я]/) });
   });
 
   it('answers a passcode lockout with Retry-After, so the prompt can count the wait down', async () => {
