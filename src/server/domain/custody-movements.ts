@@ -17,7 +17,7 @@ import { custodyMovements } from '../db/schema/custody.ts';
 import { inTransaction } from '../db/transaction.ts';
 import type { Logger } from '../log.ts';
 import { DomainError } from './errors.ts';
-import { networkFeePayer, post, SYSTEM_ACCOUNTS, systemAccountId, transfer, type Posting } from './ledger.ts';
+import { feePayerOf, networkFeePayer, post, SYSTEM_ACCOUNTS, systemAccountId, transfer, type Posting } from './ledger.ts';
 
 export type Movement = Pick<typeof custodyMovements.$inferSelect, (typeof FIELDS)[number]>;
 export type MovementChain = WithdrawalChainPort & CustodyHoldings;
@@ -106,7 +106,7 @@ export async function confirmCustodyMovements(pool: pg.Pool, chain: WithdrawalCh
     if (status.state === 'SEEN' && status.confirmations >= chain.requiredConfirmations(movement.network)) {
       await inTransaction(pool, async (client) => {
         const claimed = await client.query(
-          `UPDATE custody_movements SET state = 'COMPLETED', confirmations = $2, network_fee = $3, block_height = $4, in_doubt_since = NULL, closed_at = now() WHERE id = $1 AND state = 'BROADCAST'`,
+          `UPDATE custody_movements SET state = 'COMPLETED', confirmations = $2, network_fee = $3, block_height = $4, closed_at = now() WHERE id = $1 AND state = 'BROADCAST'`,
           [movement.id, status.confirmations, (status.fee ?? 0n).toString(), status.blockHeight],
         );
         if (claimed.rowCount !== 1) return;
@@ -165,7 +165,7 @@ async function recheckCompletedMovements(pool: pg.Pool, chain: WithdrawalChainPo
         { account: world, currency: movement.currency, bucket: 'AVAILABLE', amount: -BigInt(movement.amount) - (coin === movement.currency ? fee : 0n) },
       ];
       if (fee > 0n) {
-        postings.push({ account: networkFeePayer(movement.network), currency: coin, bucket: 'AVAILABLE', amount: fee });
+        postings.push({ account: await feePayerOf(client, `cold-sweep:network-fee:${movement.id}${roundSuffix(movement.reopened)}`, movement.network), currency: coin, bucket: 'AVAILABLE', amount: fee });
         if (coin !== movement.currency) postings.push({ account: world, currency: coin, bucket: 'AVAILABLE', amount: -fee });
       }
       await post(client, { key: `cold-sweep:reopen:${movement.id}${roundSuffix(round)}`, kind: 'COLD_SWEEP_REOPEN', reference: `custody-movement:${movement.id}`, postings });

@@ -72,18 +72,20 @@ async function unwindReorg(db: pg.ClientBase, network: Network, reorg: ChainReor
     [network, reorg.rescanFrom],
   );
   // Completed withdrawals, cold sweeps and sweeps mined there are checked again too (withdrawals/reopen.ts,
-  // custody-movements.ts, sweeps.ts): their transaction may have left.
+  // custody-movements.ts, sweeps.ts): their transaction may have left. So are those still in flight: the network's
+  // other job may be completing one on a status it read before this reorganisation (its own lane, at the same time);
+  // completing keeps the mark, so it is checked once more after.
   await db.query(
     `UPDATE withdrawals SET in_doubt_since = coalesce(in_doubt_since, now())
-      WHERE network = $1 AND state = 'COMPLETED' AND kind = 'EXTERNAL'
-        AND (block_height >= $2 OR (block_height IS NULL AND closed_at > now() - interval '1 day'))`,
+      WHERE network = $1 AND kind = 'EXTERNAL' AND (state = 'BROADCAST'
+        OR (state = 'COMPLETED' AND (block_height >= $2 OR (block_height IS NULL AND closed_at > now() - interval '1 day'))))`,
     [network, reorg.rescanFrom],
   );
-  for (const [table, done] of [['custody_movements', 'COMPLETED'], ['sweeps', 'CONFIRMED']] as const) {
+  for (const [table, done, flying] of [['custody_movements', 'COMPLETED', 'BROADCAST'], ['sweeps', 'CONFIRMED', 'SENT']] as const) {
     await db.query(
       `UPDATE ${table} SET in_doubt_since = coalesce(in_doubt_since, now())
-        WHERE network = $1 AND state = $3 AND (block_height >= $2 OR (block_height IS NULL AND closed_at > now() - interval '1 day'))`,
-      [network, reorg.rescanFrom, done],
+        WHERE network = $1 AND (state = $4 OR (state = $3 AND (block_height >= $2 OR (block_height IS NULL AND closed_at > now() - interval '1 day'))))`,
+      [network, reorg.rescanFrom, done, flying],
     );
   }
   const context = { network, orphaned: reorg.orphaned, rescanFrom: reorg.rescanFrom };

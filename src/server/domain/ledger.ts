@@ -68,6 +68,19 @@ export function networkFeePayer(network: string): string {
   return systemAccountId(GAS_FLOAT_NETWORKS.includes(network) ? SYSTEM_ACCOUNTS.gasFloat(network) : SYSTEM_ACCOUNTS.networkFees(network));
 }
 
+/**
+ * Who paid a network fee an entry booked (its posting below zero besides WORLD's): a booking taken back is given back
+ * to that account, which for a fee booked before the gas float existed is NETWORK_FEES, not today's payer.
+ */
+export async function feePayerOf(db: Queryable, key: string, network: string): Promise<string> {
+  const paid = await db.query<{ account: string }>(
+    `SELECT p.ledger_account_id AS account FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id
+      WHERE e.idempotency_key = $1 AND p.amount < 0 AND p.ledger_account_id <> $2 LIMIT 1`,
+    [key, systemAccountId(SYSTEM_ACCOUNTS.world(network))],
+  );
+  return paid.rows[0]?.account ?? networkFeePayer(network);
+}
+
 /** A system account's id is derived from its code, so every process and database agrees on it without a lookup. */
 export function systemAccountId(account: SystemAccount | string): string {
   const code = typeof account === 'string' ? account : account.code;

@@ -26,7 +26,7 @@ import { selectColumns } from '../db/columns.ts';
 import { sweeps } from '../db/schema/sweeps.ts';
 import { inTransaction } from '../db/transaction.ts';
 import type { Logger } from '../log.ts';
-import { networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, transfer, type Queryable } from './ledger.ts';
+import { feePayerOf, networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, transfer, type Queryable } from './ledger.ts';
 
 export type SweepChain = Pick<ChainPort, 'networks' | 'status' | 'requiredConfirmations'> & { collection: CollectionPort };
 
@@ -164,7 +164,8 @@ export async function confirmSweeps(pool: pg.Pool, chain: SweepChain, network: N
       } else if (status.state === 'SEEN') {
         if (status.confirmations < required) return;
         await bookFee(client, network, sweepFeeKey(sweep.id, sweep.reopened), sweep.id, status.fee ?? 0n);
-        await client.query(`UPDATE sweeps SET state = 'CONFIRMED', fee = $2, block_height = $3, in_doubt_since = NULL, closed_at = now() WHERE id = $1`, [
+        // A reorganisation's mark is kept (its status may predate it): the confirmed sweep is checked once more.
+        await client.query(`UPDATE sweeps SET state = 'CONFIRMED', fee = $2, block_height = $3, closed_at = now() WHERE id = $1`, [
           sweep.id,
           (status.fee ?? 0n).toString(),
           status.blockHeight,
@@ -208,7 +209,7 @@ async function recheckConfirmedSweeps(pool: pg.Pool, chain: SweepChain, network:
           kind: 'SWEEP_FEE_REOPEN',
           reference: `sweep:${row.id}`,
           from: systemAccountId(SYSTEM_ACCOUNTS.world(network)),
-          to: networkFeePayer(network),
+          to: await feePayerOf(client, sweepFeeKey(row.id, row.reopened), network),
           currency: NETWORK_INFO[network].coin,
           amount: fee,
         });
@@ -240,10 +241,12 @@ async function checkTopUp(client: pg.PoolClient, chain: SweepChain, sweep: Sweep
     if (marked.rowCount === 1) log.error({ sweep: sweep.id, network: sweep.network, topUp: sweep.topUpTxHash, tx: sweep.txHash }, 'the gas top-up of a sweep left the chain for good: the sweep cannot be mined until its address gets the gas');
     return;
   }
+  // The account that paid it (the gas float, or NETWORK_FEES for a fee booked before there was one) gets it back.
+  const payer = await feePayerOf(client, sweepTopUpFeeKey(sweep.id, sweep.topUps), sweep.network);
   const booked = await client.query<{ amount: string }>(
     `SELECT p.amount::text FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id
       WHERE e.idempotency_key = $1 AND p.ledger_account_id = $2`,
-    [sweepTopUpFeeKey(sweep.id, sweep.topUps), networkFeePayer(sweep.network)],
+    [sweepTopUpFeeKey(sweep.id, sweep.topUps), payer],
   );
   const fee = -BigInt(booked.rows[0]?.amount ?? '0');
   // Keyed under the top-ups' prefix, so the audit's sum of top-up fees nets it out.
@@ -253,7 +256,7 @@ async function checkTopUp(client: pg.PoolClient, chain: SweepChain, sweep: Sweep
       kind: 'SWEEP_FEE_REOPEN',
       reference: `sweep:${sweep.id}`,
       from: systemAccountId(SYSTEM_ACCOUNTS.world(sweep.network)),
-      to: networkFeePayer(sweep.network),
+      to: payer,
       currency: NETWORK_INFO[sweep.network].coin,
       amount: fee,
     });

@@ -1,13 +1,15 @@
 /**
  * The worker: periodic jobs, each in its own lane, so a job waiting on a slow node delays no other job. A lane claims
  * its job by moving its job_schedule row's `run_at` a lease ahead (`UPDATE … WHERE run_at <= now()`: of any number of
- * processes exactly one wins), renews the lease while the job runs and sets the next run when it ends; a process that
- * dies mid-job leaves the lease to run out, and another process takes the job up then. No connection is held for a
+ * processes exactly one wins, its token in `lease_owner`), renews the lease while the job runs and sets the next run
+ * when it ends, each only while its token still holds the row; a process that dies mid-job leaves the lease to run
+ * out, and another process takes the job up then (a process that could not renew in time logs that it lost it). No connection is held for a
  * claim, so the jobs' work and the gateway's requests share the pool; at most `concurrency` jobs run at once in a
  * process. A job that fails waits longer each time (exponential, capped, back to its schedule after a success):
  * `failures` and `run_at` in job_schedule show it, and only a first failure or a new error logs an ERROR.
  * Handlers must be idempotent (they may run again after a crash).
  */
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from '../log.ts';
 import type { JobHandler } from './port.ts';
@@ -33,7 +35,7 @@ export function defaultConcurrency(pool: pg.Pool): number {
 }
 
 /** A running job's claim: its row's next run is kept this far ahead, renewed every third of it while the job runs. */
-export const LEASE_MS = 60_000;
+export const LEASE_MS = 10_000;
 
 /** The longest a lane sleeps before looking at its row again (another process may have moved it). */
 const MAX_IDLE_MS = 60_000;
@@ -46,10 +48,13 @@ export function createWorker(options: {
   observe?: ((run: JobRun) => void) | undefined;
   /** Jobs running at once in this process (default: defaultConcurrency). */
   concurrency?: number;
+  /** A claim's lease (LEASE_MS). */
+  leaseMs?: number;
   backoff?: Backoff;
 }): Worker {
   const { pool, log, handlers, pollMs, observe } = options;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  const leaseMs = options.leaseMs ?? LEASE_MS;
   const slots = createSlots(options.concurrency ?? defaultConcurrency(pool));
   let running = false;
   let stopping = false;
@@ -68,10 +73,12 @@ export function createWorker(options: {
    * worth looking at again (its next run, as far as this process knows).
    */
   const runIfDue = async (handler: JobHandler): Promise<{ ran: boolean; waitMs: number }> => {
+    // The claim's token: renewals and the closing update change the row only while this claim still holds it.
+    const owner = randomUUID();
     const claimed = await pool.query<{ failures: number; lastError: string | null }>(
-      `UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond' WHERE name = $1 AND run_at <= now()
+      `UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond', lease_owner = $3 WHERE name = $1 AND run_at <= now()
        RETURNING failures, last_error AS "lastError"`,
-      [handler.name, LEASE_MS],
+      [handler.name, leaseMs, owner],
     );
     const row = claimed.rows[0];
     if (!row) {
@@ -81,9 +88,17 @@ export function createWorker(options: {
     }
     const started = Date.now();
     let renewal: Promise<unknown> = Promise.resolve();
+    let lost = false;
     const renew = setInterval(() => {
-      renewal = pool.query(`UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond' WHERE name = $1`, [handler.name, LEASE_MS]).catch(() => {});
-    }, LEASE_MS / 3);
+      renewal = pool
+        .query(`UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond' WHERE name = $1 AND lease_owner = $3`, [handler.name, leaseMs, owner])
+        .then((renewed) => {
+          // Another process took the job over (this one could not renew in time): said once; its run goes on, the row is theirs.
+          if (renewed.rowCount === 0 && !lost) log.error({ job: handler.name }, 'job lease lost while running: another process may run it too');
+          lost ||= renewed.rowCount === 0;
+        })
+        .catch((error: unknown) => log.warn({ err: error, job: handler.name }, 'job lease not renewed'));
+    }, leaseMs / 3);
     let thrown: { error: unknown } | undefined;
     try {
       await handler.run();
@@ -108,8 +123,8 @@ export function createWorker(options: {
     }
     await pool.query(
       `UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond', last_started_at = to_timestamp($3 / 1000.0),
-              last_finished_at = now(), last_error = $4, failures = $5, runs = runs + 1 WHERE name = $1`,
-      [handler.name, delay, started, failure, failures],
+              last_finished_at = now(), last_error = $4, failures = $5, runs = runs + 1, lease_owner = NULL WHERE name = $1 AND lease_owner = $6`,
+      [handler.name, delay, started, failure, failures, owner],
     );
     return { ran: true, waitMs: delay };
   };

@@ -81,8 +81,9 @@ describe('hedging the swap desk', () => {
   it('hedges each asset past the threshold once with a signed market order and brings its exposure back to zero', async () => {
     const exchange = createHedgeExchange({ exchange: 'binance', ...KEYS, url: standIn.urls.binance });
     try {
-      const sent = await hedgeWith(exchange);
-      expect(sent).toBe(2);
+      // Two rounds at once (two processes, or a run whose lease another took over): the exposure is hedged once.
+      const sent = await Promise.all([hedgeWith(exchange), hedgeWith(exchange)]);
+      expect(sent.reduce((a, b) => a + b, 0)).toBe(2);
       // Hedged: nothing is left to send.
       expect(await hedgeWith(exchange)).toBe(0);
     } finally {

@@ -18,7 +18,7 @@ import { inTransaction } from '../../../src/server/db/transaction.ts';
 import { resolveAccount } from '../../../src/server/domain/operator/search.ts';
 import { freezeAccount } from '../../../src/server/domain/operator/freeze.ts';
 import { balancesOf } from '../../../src/server/domain/ledger.ts';
-import { refuseFrozenWithdrawals } from '../../../src/server/domain/withdrawal-freeze.ts';
+import { refuseFrozenWithdrawals, unfreezeWhenSettled } from '../../../src/server/domain/withdrawal-freeze.ts';
 
 type Body = Record<string, unknown> & { exceptionCode?: string; result?: string };
 
@@ -170,6 +170,19 @@ describe('the operator console, in process', () => {
     expect([kept.status, kept.body.exceptionCode]).toEqual([409, 'FREEZE_REVERSAL_DUE']);
     await pool.query(`DELETE FROM chain_deposits WHERE tx_hash = $1`, [`due${stamp}`]);
     expect((await call(people.support, 'POST', `${path}/unfreeze`, { reason: 'settled' })).body.result).toBe('unfrozen');
+
+    // An operator's freeze outlives a reorganisation settling (deposit-reversals.ts lifts only its own), and an
+    // operator freezing an account a reorganisation froze makes the freeze theirs.
+    const frozenReason = async () => (await pool.query<{ reason: string | null }>('SELECT withdrawals_frozen_reason AS reason FROM wallet_accounts WHERE id = $1', [accountId])).rows[0]?.reason;
+    expect((await call(people.support, 'POST', `${path}/freeze`, { reason: 'fraud' })).body.result).toBe('frozen');
+    expect(await unfreezeWhenSettled(pool, accountId)).toBe(false);
+    expect(await frozenReason()).toBe('operator: fraud');
+    expect((await call(people.support, 'POST', `${path}/unfreeze`, { reason: 'cleared' })).body.result).toBe('unfrozen');
+    await pool.query(`UPDATE wallet_accounts SET withdrawals_frozen_at = now(), withdrawals_frozen_reason = 'reorg' WHERE id = $1`, [accountId]);
+    expect((await call(people.support, 'POST', `${path}/freeze`, { reason: 'fraud again' })).body.result).toBe('frozen');
+    expect(await unfreezeWhenSettled(pool, accountId)).toBe(false);
+    expect(await frozenReason()).toBe('operator: fraud again');
+    expect((await call(people.support, 'POST', `${path}/unfreeze`, { reason: 'cleared' })).body.result).toBe('unfrozen');
   });
 
   it('applies a credit only when a second finance operator approves, once under concurrent approvals; a debit never below zero', async () => {

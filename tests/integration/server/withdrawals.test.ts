@@ -408,10 +408,11 @@ describe('a withdrawal worker killed between broadcast and completion', () => {
     // Killed after sending but before recording it: the row still says SIGNED, the chain has the transaction.
     const second = await api.withdraw(user, { amount: '0.005', depositAddress: await outside(21) });
     await startWorker();
+    // A job the killed worker was running waits for its lease (LEASE_MS) to run out before this one takes it up.
     const sent = await waitFor('the second broadcast', async () => {
       const row = await stateOf(second.body.id);
       return row?.state === 'BROADCAST' ? row : undefined;
-    });
+    }, 30_000);
     await killWorker();
     await pool.query(`UPDATE withdrawals SET state = 'SIGNED', broadcast_at = NULL WHERE id = $1`, [second.body.id]);
 

@@ -116,6 +116,37 @@ describe('the worker', () => {
     }
   });
 
+  it('changes its job row no more once another process took the lease over, and says so once', async () => {
+    const lines: Line[] = [];
+    const log = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _encoding, done) => (chunk.toString().split('\n').filter((t) => t.trim()).forEach((t) => lines.push(JSON.parse(t) as Line)), done()) }));
+    const release = gate();
+    let running = false;
+    const handler: JobHandler = {
+      name: 'test.lease',
+      everyMs: 0,
+      run: async () => {
+        running = true;
+        await release.opened;
+      },
+    };
+    const worker = createWorker({ pool: database.pool, log, handlers: [handler], pollMs: 5, leaseMs: 150 });
+    worker.start();
+    try {
+      await waitFor('the job to run', async () => running, 5_000);
+      // Another process's claim: its token and its next run on the row (as if this one had failed to renew in time).
+      await database.pool.query(`UPDATE job_schedule SET lease_owner = 'other', run_at = now() + interval '1 hour' WHERE name = 'test.lease'`);
+      await waitFor('the lost lease to be noticed', async () => lines.some((line) => line.msg === 'job lease lost while running: another process may run it too'), 5_000);
+      release.open();
+      await pause(100);
+      const row = (await database.pool.query<{ owner: string; later: boolean }>(`SELECT lease_owner AS owner, run_at > now() + interval '30 minutes' AS later FROM job_schedule WHERE name = 'test.lease'`)).rows[0];
+      expect(row).toEqual({ owner: 'other', later: true });
+      expect(lines.filter((line) => line.msg === 'job lease lost while running: another process may run it too')).toHaveLength(1);
+    } finally {
+      release.open();
+      await worker.stop();
+    }
+  });
+
   it('backs a failing job off exponentially up to the cap, logs one ERROR per streak, and returns to its schedule after a success', async () => {
     const lines: Line[] = [];
     const log = pino(

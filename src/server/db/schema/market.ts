@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, jsonb, numeric, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { check, index, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 
 /**
  * The market's last word per source (domain/market/): a crypto asset's USD mid price from one exchange, or a fiat's
@@ -52,7 +52,11 @@ export const deskHedges = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     closedAt: timestamp('closed_at', { withTimezone: true }),
   },
-  (t) => [index('desk_hedges_asset').on(t.asset, t.createdAt)],
+  (t) => [
+    index('desk_hedges_asset').on(t.asset, t.createdAt),
+    // One hedge of an asset awaiting the exchange at a time, whichever process (and however many) runs the job.
+    uniqueIndex('desk_hedges_one_sent').on(t.asset).where(sql`${t.state} = 'SENT'`),
+  ],
 );
 
 /**

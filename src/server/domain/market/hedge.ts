@@ -19,7 +19,27 @@ const ORDER_DECIMALS = 8;
 
 export type HedgeSettings = { exchange: string; thresholdUsd: string };
 
+/**
+ * One round of hedging, by one process at a time: the round holds a session advisory lock from reading the exposure to
+ * the last order's answer, so two processes (or a run whose job lease another took over) never hedge one exposure
+ * twice; the one that finds it taken hedges nothing. Returns how many hedges were sent.
+ */
 export async function hedgeExposure(pool: pg.Pool, deps: { rates: RatesPort; exchange: HedgePort; settings: HedgeSettings; log: Logger }): Promise<number> {
+  const lock = await pool.connect();
+  try {
+    const taken = await lock.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext('desk-hedge')) AS locked`);
+    if (!taken.rows[0]?.locked) return 0;
+    try {
+      return await hedgeRound(pool, deps);
+    } finally {
+      await lock.query(`SELECT pg_advisory_unlock(hashtext('desk-hedge'))`);
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+async function hedgeRound(pool: pg.Pool, deps: { rates: RatesPort; exchange: HedgePort; settings: HedgeSettings; log: Logger }): Promise<number> {
   const threshold = parseDecimal(deps.settings.thresholdUsd, 8);
   const table = await deps.rates.prices();
   let sent = 0;
@@ -44,12 +64,14 @@ export async function hedgeExposure(pool: pg.Pool, deps: { rates: RatesPort; exc
           AND (split_part(o.source_currency, '_', 1) = $1 OR split_part(o.destination_currency, '_', 1) = $1)`,
       [exposure.asset],
     );
+    // At most one SENT hedge per asset (desk_hedges_one_sent): of two runs racing here, one sends and the other stops.
     const inserted = await pool.query<{ id: string }>(
       `INSERT INTO desk_hedges (client_order_id, exchange, asset, side, amount, exposure_usd, state, swap_order_ids)
-       VALUES ($1, $2, $3, $4, $5, $6, 'SENT', $7) RETURNING id`,
+       VALUES ($1, $2, $3, $4, $5, $6, 'SENT', $7) ON CONFLICT (asset) WHERE state = 'SENT' DO NOTHING RETURNING id`,
       [clientOrderId, deps.settings.exchange, exposure.asset, side, amount, formatUnits(exposure.usd, 8), JSON.stringify(covered.rows.map((r) => r.id))],
     );
     const id = inserted.rows[0]?.id;
+    if (id === undefined) continue;
     try {
       const order = await deps.exchange.marketOrder({ asset: exposure.asset, side, amount, clientOrderId });
       await pool.query(

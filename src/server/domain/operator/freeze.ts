@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import { inTransaction } from '../../db/transaction.ts';
-import { freezeWithdrawals, lockAccountForFreeze, unfreezeWhenSettled } from '../withdrawal-freeze.ts';
+import { freezeByOperator, lockAccountForFreeze, unfreezeWhenSettled } from '../withdrawal-freeze.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { OperatorError } from './errors.ts';
@@ -21,13 +21,13 @@ async function frozenState(db: pg.PoolClient, accountId: string): Promise<{ froz
   return row;
 }
 
-/** Freezes the account's withdrawals; 'already' when it was frozen (its first reason is kept). */
+/** Freezes the account's withdrawals; 'already' when an operator had frozen it (a reorganisation's freeze becomes this operator's). */
 export async function freezeAccount(pool: pg.Pool, actor: Actor, order: { accountId: string; reason: string }): Promise<'frozen' | 'already'> {
   return inTransaction(pool, async (db) => {
     await requireRole(db, actor, 'support');
     await lockAccountForFreeze(db, order.accountId);
     await frozenState(db, order.accountId);
-    const frozen = await freezeWithdrawals(db, order.accountId, `operator: ${order.reason}`);
+    const frozen = await freezeByOperator(db, order.accountId, order.reason);
     if (frozen) await recordAudit(db, actor, { action: 'withdrawals.freeze', subject: `account:${order.accountId}`, reason: order.reason });
     return frozen ? 'frozen' : 'already';
   });
@@ -40,7 +40,7 @@ export async function unfreezeAccount(pool: pg.Pool, actor: Actor, order: { acco
     await lockAccountForFreeze(db, order.accountId);
     const before = await frozenState(db, order.accountId);
     if (!before.frozenAt) return 'already';
-    if (!(await unfreezeWhenSettled(db, order.accountId))) {
+    if (!(await unfreezeWhenSettled(db, order.accountId, { byOperator: true }))) {
       throw new OperatorError('FREEZE_REVERSAL_DUE', 'A deposit of this account that left the chain is still owed back (REVERSAL_DUE): settle it first');
     }
     await recordAudit(db, actor, { action: 'withdrawals.unfreeze', subject: `account:${order.accountId}`, reason: order.reason, details: { frozenSince: before.frozenAt.toISOString(), frozenFor: before.reason } });

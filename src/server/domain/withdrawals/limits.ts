@@ -81,8 +81,9 @@ export async function checkWithdrawalLimits(
     )
   ).rows[0];
   if (!owner) throw new WithdrawalError('WITHDRAWAL_NOT_FOUND', 'No such account');
-  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('withdrawal-limits:' || $1::text, 0))`, [owner.userId]);
+  // The price first: nothing under the lock but the user's own sums, so racing requests wait as little as they can.
   const price = (await input.rates.prices()).usd[coin.baseCurrency];
+  await db.query(`SELECT pg_advisory_xact_lock(hashtextextended('withdrawal-limits:' || $1::text, 0))`, [owner.userId]);
   const usd = price === undefined || price <= 0n ? undefined : usdOf(input.units, coin.decimals, price);
   const used = await db.query<{ total: string }>(
     `SELECT coalesce(sum(w.usd_value), 0)::text AS total FROM withdrawals w JOIN wallet_accounts wa ON wa.id = w.wallet_account_id

@@ -20,8 +20,9 @@ import { withdrawals } from '../../db/schema/withdrawals.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { Logger } from '../../log.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
-import { networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, type Posting } from '../ledger.ts';
+import { feePayerOf, SYSTEM_ACCOUNTS, systemAccountId, type Posting } from '../ledger.ts';
 import { reopenOrder, type SettleLeg } from '../orders/entries.ts';
+import { orderEntryKey } from '../orders/entry-keys.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 
 const BATCH = 200;
@@ -82,7 +83,7 @@ async function reopen(pool: pg.Pool, row: Completed, status: TransferStatus, tip
       networkFee > 0n
         ? [
             { account: systemAccountId(SYSTEM_ACCOUNTS.world(row.network)), currency: coin, bucket: 'AVAILABLE', amount: -networkFee },
-            { account: networkFeePayer(row.network), currency: coin, bucket: 'AVAILABLE', amount: networkFee },
+            { account: await feePayerOf(client, orderEntryKey('withdrawal', row.id, 'networkFee', row.reopened), row.network), currency: coin, bucket: 'AVAILABLE', amount: networkFee },
           ]
         : [];
     await reopenOrder(client, { flow: 'withdrawal', id: row.id }, { account: row.walletAccountId, money: money(row.currency, BigInt(row.amount)), from: settleLegs(row), undo, round });

@@ -241,7 +241,8 @@ async function completeWithdrawal(db: Queryable, w: Claimed, status: { confirmat
   await moveOrder(db, ORDER_TABLES.withdrawal, w.id, {
     from: 'BROADCAST',
     to: 'COMPLETED',
-    set: { confirmations: status.confirmations, closed_at: NOW, tx_hash: minedHash, block_height: status.blockHeight, in_doubt_since: null },
+    // A reorganisation's mark (deposits.ts unwindReorg) is kept: this status may have been read before it, so it is checked once more.
+    set: { confirmations: status.confirmations, closed_at: NOW, tx_hash: minedHash, block_height: status.blockHeight },
     history: { state: 'COMPLETED', set: { hash: minedHash } },
   });
   await bookNetworkFee(db, w, status.fee);

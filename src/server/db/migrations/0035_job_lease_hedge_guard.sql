@@ -1,0 +1,2 @@
+ALTER TABLE "job_schedule" ADD COLUMN "lease_owner" text;--> statement-breakpoint
+CREATE UNIQUE INDEX "desk_hedges_one_sent" ON "desk_hedges" USING btree ("asset") WHERE "desk_hedges"."state" = 'SENT';
