@@ -1,15 +1,9 @@
 /** Deposits, withdrawals and sweeps pending past a threshold, per network, with their age and last error. */
 import { useState } from 'react';
-import { Input, Refusal, Section, Table, useConsole, useLoad } from '../ui.tsx';
+import { age, Input, Refusal, Section, Table, useConsole, useLoad } from '../ui.tsx';
 
 type Item = { kind: string; id: string; network: string; currency: string; state: string; amount: string; txHash: string | null; ageSeconds: number; lastError: string | null };
 type Report = { olderThanMinutes: number; items: Item[]; jobs: { name: string; lastError: string | null; lastFinishedAt: string | null }[] };
-
-function age(seconds: number): string {
-  const hours = Math.floor(seconds / 3600);
-  const minutes = Math.floor((seconds % 3600) / 60);
-  return hours > 0 ? `${hours} h ${minutes} min` : `${minutes} min`;
-}
 
 export function StuckScreen() {
   const { t } = useConsole();
