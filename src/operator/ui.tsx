@@ -25,11 +25,11 @@ export function useConsole(): ConsoleContext {
 
 export const canFinance = (operator: Operator) => operator.role === 'finance' || operator.role === 'admin';
 
-/** How long something has waited, in hours and minutes. */
-export function age(seconds: number): string {
+/** How long something has waited, in hours and minutes, in the console's language. */
+export function age(t: Translate, seconds: number): string {
   const hours = Math.floor(seconds / 3600);
   const minutes = Math.floor((seconds % 3600) / 60);
-  return hours > 0 ? `${hours} h ${minutes} min` : `${minutes} min`;
+  return hours > 0 ? t('age_hours_minutes', { hours, minutes }) : t('age_minutes', { minutes });
 }
 
 /** Loads `path` now and whenever `reload` is called; the error is the refusal's words. */

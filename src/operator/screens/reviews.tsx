@@ -31,7 +31,7 @@ export function ReviewsScreen() {
             r.usd === null ? t('review_no_price') : t('review_usd_value', { usd: r.usd }),
             r.address,
             r.reasons.map((reason) => (REASONS[reason] ? t(REASONS[reason]) : reason)).join('; '),
-            age(r.ageSeconds),
+            <span className="whitespace-nowrap">{age(t, r.ageSeconds)}</span>,
             <Decide key={r.orderId} review={r} decided={reload} />,
           ])}
         />

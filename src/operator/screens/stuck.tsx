@@ -21,7 +21,7 @@ export function StuckScreen() {
           <Table
             empty="stuck_none"
             head={['deposit_network', 'stuck_kind', 'order_id', 'order_state', 'order_amount', 'deposit_tx', 'stuck_age', 'stuck_last_error']}
-            rows={data.items.map((i) => [i.network, i.kind, i.id, i.state, `${i.amount} ${i.currency}`, i.txHash ?? '', age(i.ageSeconds), i.lastError ?? ''])}
+            rows={data.items.map((i) => [i.network, i.kind, i.id, i.state, `${i.amount} ${i.currency}`, i.txHash ?? '', age(t, i.ageSeconds), i.lastError ?? ''])}
           />
           <Table head={['stuck_job', 'stuck_last_error', 'stuck_last_run']} rows={data.jobs.map((j) => [j.name, j.lastError ?? '', j.lastFinishedAt ?? ''])} />
         </>

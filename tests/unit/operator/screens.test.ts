@@ -88,6 +88,7 @@ describe("the operator console's screens", () => {
     }
     expect(page('/operator/reviews', { role: 'finance', locale: 'ru' })).toContain('19500.00 $');
     expect(page('/operator/reviews', { role: 'finance', locale: 'ru' })).toContain('выше порога проверки');
+    expect(page('/operator/reviews', { role: 'finance', locale: 'ru' })).toContain('1 ч 6 мин');
     // Support has no queue: no entry in the navigation, and its path shows the first screen.
     expect(page('/operator/reviews', { role: 'support' })).not.toContain('data-testid="nav-reviews"');
     expect(page('/operator/reviews', { role: 'support' })).not.toContain('data-testid="review-approve"');
