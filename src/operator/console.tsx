@@ -1,6 +1,6 @@
 /**
  * The operator console's island (/operator/*), apart from the wallet's: its own sign-in, texts and screens. A screen
- * is one entry of SCREENS (path, nav text, least role, component); the withdrawal review queue is added the same way.
+ * is one entry of SCREENS (path, nav text, least role, component).
  */
 import { useCallback, useEffect, useMemo, useState, type ReactNode } from 'react';
 import { ConsoleError, createCall } from './api.ts';
@@ -14,6 +14,7 @@ import { MailScreen } from './screens/mail.tsx';
 import { StuckScreen } from './screens/stuck.tsx';
 import { AuditScreen } from './screens/audit.tsx';
 import { RolesScreen } from './screens/roles.tsx';
+import { ReviewsScreen } from './screens/reviews.tsx';
 
 type Role = Operator['role'];
 const RANK: Record<Role, number> = { support: 1, finance: 2, admin: 3 };
@@ -21,6 +22,7 @@ const RANK: Record<Role, number> = { support: 1, finance: 2, admin: 3 };
 /** The screens of the navigation, in its order. */
 const SCREENS: { path: string; text: TextKey; role: Role; screen: () => ReactNode }[] = [
   { path: '/operator', text: 'nav_search', role: 'support', screen: () => <SearchScreen /> },
+  { path: '/operator/reviews', text: 'nav_reviews', role: 'finance', screen: () => <ReviewsScreen /> },
   { path: '/operator/adjustments', text: 'nav_adjustments', role: 'support', screen: () => <AdjustmentsScreen /> },
   { path: '/operator/mail', text: 'nav_mail', role: 'support', screen: () => <MailScreen /> },
   { path: '/operator/stuck', text: 'nav_stuck', role: 'support', screen: () => <StuckScreen /> },

@@ -25,6 +25,13 @@ export function useConsole(): ConsoleContext {
 
 export const canFinance = (operator: Operator) => operator.role === 'finance' || operator.role === 'admin';
 
+/** How long something has waited, in hours and minutes, in the console's language. */
+export function age(t: Translate, seconds: number): string {
+  const hours = Math.floor(seconds / 3600);
+  const minutes = Math.floor((seconds % 3600) / 60);
+  return hours > 0 ? t('age_hours_minutes', { hours, minutes }) : t('age_minutes', { minutes });
+}
+
 /** Loads `path` now and whenever `reload` is called; the error is the refusal's words. */
 export function useLoad<T>(path: string | null): { data: T | undefined; error: string | undefined; reload: () => void } {
   const { call, known } = useConsole();

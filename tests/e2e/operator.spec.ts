@@ -1,7 +1,11 @@
 import type { Browser, Page } from '@playwright/test';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { test, expect, newEmail, outboxCode, PASSWORD, signUpConfirmed, type TestApp } from './fixtures.ts';
+import { mnemonicToSeedSync } from '@scure/bip39';
+import { test, expect, logIn, newEmail, outboxCode, PASSWORD, signUpConfirmed, type TestApp } from './fixtures.ts';
+import { addressOf, apiUser, available } from './send-helpers.ts';
 import { signIn } from '../support/auth.ts';
+import { deriveAddress } from '../../src/server/domain/addresses.ts';
 import { COMMAND_LINE } from '../../src/server/domain/operator/actor.ts';
 import { grantRole } from '../../src/server/domain/operator/roles.ts';
 
@@ -10,6 +14,10 @@ import { grantRole } from '../../src/server/domain/operator/roles.ts';
  * function; operators sign in through the same provider with the console's own client.
  */
 test.use({ viewport: { width: 1280, height: 800 }, isMobile: false, hasTouch: false });
+// The review queue's walk: BTC at the development reference price, a review above $100 (withdrawal-review.spec.ts).
+test.use({ appEnv: { DEVNET_BLOCK_MS: '1500', RATES_WALK_MS: '0', WORKER_POLL_MS: '200', WITHDRAWAL_FEES: JSON.stringify({ BTC: '0.0001' }), WITHDRAWAL_REVIEW_ABOVE_USD: '100' } });
+
+const OUTSIDE_SEED = mnemonicToSeedSync('letter advice cage absurd amount doctor acoustic avoid letter advice cage above');
 
 async function newUser(page: Page, app: TestApp): Promise<string> {
   const email = newEmail('op');
@@ -144,6 +152,7 @@ test('the operator console: roles, search by each key, freeze, four eyes, refusa
       ['GET', '/me'], ['GET', '/search?q=a'], ['GET', `/users/${ids.userId}`], ['GET', `/users/${ids.userId}/ledger`], ['POST', `/accounts/${ids.accountId}/freeze`], ['POST', `/accounts/${ids.accountId}/unfreeze`],
       ['GET', '/adjustments'], ['POST', '/adjustments'], ['POST', `/adjustments/${ids.userId}/approve`], ['POST', `/adjustments/${ids.userId}/reject`], ['GET', '/mail'], ['POST', '/mail/1/resend'],
       ['GET', '/stuck'], ['GET', '/audit'], ['GET', '/roles'], ['POST', '/roles'], ['POST', '/roles/revoke'],
+      ['GET', '/reviews'], ['POST', `/reviews/${ids.userId}/approve`], ['POST', `/reviews/${ids.userId}/reject`],
     ];
     for (const [method, path] of routes) {
       const answer = await outsider.request.fetch(`/api/operator${path}`, { method, headers: { authorization: `Bearer ${accessToken}` }, data: method === 'POST' ? { reason: 'let me in' } : undefined });
@@ -152,6 +161,75 @@ test('the operator console: roles, search by each key, freeze, four eyes, refusa
     expect(violations, 'no Content Security Policy violation in the console').toEqual([]);
   } finally {
     await pool.query(`DELETE FROM withdrawals WHERE idempotency_key LIKE 'walk-%'`).catch(() => {});
+    await pool.end();
+  }
+});
+
+test('the review queue: a withdrawal approved goes on, another rejected ends Failed for its user', async ({ page, app, browser }) => {
+  test.setTimeout(120_000);
+  const pool = new pg.Pool({ connectionString: app.env.DATABASE_URL, max: 2 });
+  try {
+    const customer = await apiUser(app);
+    const deposit = await addressOf(page, customer, 'BTC');
+    expect((await page.request.post('/sandbox/devnet/deposit', { data: { currency: 'BTC', address: deposit, amount: '0.05' } })).status()).toBe(201);
+    await expect.poll(() => available(page, customer, 'BTC'), { timeout: 30_000 }).toBe('0.05');
+    // $650 and $130 at the reference price: both over the $100 threshold, both held.
+    const withdraw = async (amount: string, index: number) => {
+      const to = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', index, 'mainnet');
+      const sent = await page.request.post(`/api/${customer.accountId}/withdrawal`, {
+        headers: { authorization: `Bearer ${customer.token}` },
+        data: { currency: 'BTC', amount, depositAddress: to, idempotencyKey: randomUUID() },
+      });
+      expect(sent.status()).toBe(200);
+      expect(await sent.json()).toMatchObject({ underReview: true });
+    };
+    await withdraw('0.01', 0);
+    await withdraw('0.002', 1);
+    const stateOf = async (amount: bigint) =>
+      (await pool.query<{ state: string; tx_hash: string | null }>('SELECT state, tx_hash FROM withdrawals WHERE wallet_account_id = $1 AND amount = $2', [customer.accountId, amount.toString()])).rows[0];
+
+    const financeEmail = await newUser(page, app);
+    await grantRole(pool, COMMAND_LINE, { email: financeEmail, role: 'finance' });
+    const finance = await operatorPage(browser, app, financeEmail);
+    await finance.getByTestId('nav-reviews').click();
+    const rows = finance.getByTestId('review-rows').locator('tbody tr');
+    await expect(rows).toHaveCount(2);
+    await expect(rows.first()).toContainText(customer.email);
+    await expect(rows.first()).toContainText('0.01 BTC');
+    await expect(rows.first()).toContainText('$650.00');
+    await expect(rows.first()).toContainText('above the review threshold');
+
+    // Approved: it leaves the queue and the worker sends it.
+    const approved = rows.filter({ hasText: '0.01 BTC' });
+    await approved.getByTestId('review-reason').fill('known customer');
+    await approved.getByTestId('review-approve').click();
+    await expect(rows).toHaveCount(1);
+    await expect.poll(async () => (await stateOf(1_000_000n))?.tx_hash ?? null, { timeout: 30_000 }).not.toBeNull();
+
+    // Rejected: the button waits for a reason; then the queue is empty and the hold goes back.
+    const rejected = rows.filter({ hasText: '0.002 BTC' });
+    await expect(rejected.getByTestId('review-reject')).toBeDisabled();
+    await rejected.getByTestId('review-reason').fill('address on a sanctions list');
+    await rejected.getByTestId('review-reject').click();
+    await expect(finance.getByTestId('reviews')).toContainText('No withdrawal waits for review');
+    expect(await stateOf(200_000n)).toMatchObject({ state: 'FAILED', tx_hash: null });
+    await expect.poll(() => available(page, customer, 'BTC'), { timeout: 30_000 }).toBe('0.04');
+
+    // Both decisions are in the audit log, and in Russian the queue speaks Russian.
+    await finance.getByTestId('nav-audit').click();
+    await expect(finance.getByTestId('audit-lines')).toContainText('withdrawal.approve');
+    await expect(finance.getByTestId('audit-lines')).toContainText('withdrawal.reject');
+    await finance.getByTestId('toggle-language').click();
+    await expect(finance.getByTestId('nav-reviews')).toHaveText('Очередь проверки');
+
+    // The user sees the rejected one Failed, saying why.
+    await logIn(page, customer.email);
+    await page.goto('/home/asset/BTC');
+    await page.locator('[data-testid=history-item][data-state=FAILED]').click();
+    await expect(page.getByTestId('detail-tx_detail_status')).toContainText('Failed');
+    await expect(page.getByTestId('detail-tx_detail_failure')).toContainText('declined after a review');
+    expect(violations, 'no Content Security Policy violation in the console').toEqual([]);
+  } finally {
     await pool.end();
   }
 });

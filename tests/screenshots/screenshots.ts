@@ -10,11 +10,13 @@ import { chromium, type Browser, type BrowserContext } from '@playwright/test';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { CHROMIUM_ARGS } from '../e2e/playwright.config.ts';
-import { signUpAndSignIn } from '../support/auth.ts';
+import { signIn, signUpAndSignIn } from '../support/auth.ts';
 import { TEST_MNEMONIC, waitFor } from '../support/custody.ts';
 import { createTestDatabase, startTestPostgres } from '../support/database.ts';
 import { freePort, launchServer } from '../support/server.ts';
 import pg from 'pg';
+import { mnemonicToSeedSync } from '@scure/bip39';
+import { deriveAddress } from '../../src/server/domain/addresses.ts';
 import { COMMAND_LINE } from '../../src/server/domain/operator/actor.ts';
 import { proposeAdjustment } from '../../src/server/domain/operator/adjustments.ts';
 import { freezeAccount } from '../../src/server/domain/operator/freeze.ts';
@@ -78,6 +80,8 @@ const server = await launchServer({
   AUTH_RATE_LIMIT: '10000',
   // A deposit below it is shown failed, saying why (issue 33): each user gets one.
   MIN_DEPOSIT: 'BTC:0.001',
+  // The operator console's review queue gets a withdrawal to show (sent after the wallet's screens).
+  WITHDRAWAL_REVIEW_ABOVE_USD: '100',
 });
 let browser: Browser | undefined;
 const unreachable: string[] = [];
@@ -166,13 +170,24 @@ try {
   }
 
   // The operator console at desktop width, both languages and themes: the English user is its admin, the Russian
-  // one a finance operator whose proposal and freeze give the pages something to show.
+  // one a finance operator whose proposal and freeze give the pages something to show, and the English user's
+  // withdrawal over the review threshold the review queue.
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });
   try {
     await grantRole(pool, COMMAND_LINE, { email: emails.ENG ?? '', role: 'admin' });
     await grantRole(pool, COMMAND_LINE, { email: emails.RUS ?? '', role: 'finance' });
     const finance = await operatorByEmail(pool, emails.RUS ?? '');
     const account = (await pool.query<{ id: string }>('SELECT id FROM wallet_accounts WHERE user_id = $1', [userIds.ENG])).rows[0]?.id ?? '';
+    // $650 at the reference price, over the review threshold: it waits in the review queue. Signed in again: the
+    // first session's token may have lapsed while the wallet's screens were taken.
+    const { accessToken } = await signIn(server.url, { email: emails.ENG ?? '', password: PASSWORD });
+    const outside = await deriveAddress(mnemonicToSeedSync('letter advice cage absurd amount doctor acoustic avoid letter advice cage above'), 'BITCOIN', 0, 'mainnet');
+    const held = await fetch(`${server.url}/api/${account}/withdrawal`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ currency: 'BTC', amount: '0.01', depositAddress: outside, idempotencyKey: `screenshots-review-${Date.now()}` }),
+    });
+    if (!held.ok) unreachable.push(`the withdrawal for the review queue: ${held.status} ${await held.text()}`);
     await proposeAdjustment(pool, finance, { accountId: account, kind: 'CREDIT', currency: 'BTC', amount: '0.01', reason: 'lost deposit, checked on chain' });
     await freezeAccount(pool, finance, { accountId: account, reason: 'card fraud report' });
   } finally {
@@ -181,6 +196,7 @@ try {
   const OPERATOR: Record<string, string> = {
     'operator-search': '/operator',
     'operator-user': `/operator/users/${userIds.ENG}`,
+    'operator-reviews': '/operator/reviews',
     'operator-adjustments': '/operator/adjustments',
     'operator-mail': '/operator/mail',
     'operator-stuck': '/operator/stuck',

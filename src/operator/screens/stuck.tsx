@@ -1,15 +1,9 @@
 /** Deposits, withdrawals and sweeps pending past a threshold, per network, with their age and last error. */
 import { useState } from 'react';
-import { Input, Refusal, Section, Table, useConsole, useLoad } from '../ui.tsx';
+import { age, Input, Refusal, Section, Table, useConsole, useLoad } from '../ui.tsx';
 
 type Item = { kind: string; id: string; network: string; currency: string; state: string; amount: string; txHash: string | null; ageSeconds: number; lastError: string | null };
 type Report = { olderThanMinutes: number; items: Item[]; jobs: { name: string; lastError: string | null; lastFinishedAt: string | null }[] };
-
-function age(seconds: number): string {
-  const hours = Math.floor(seconds / 3600);
-  const minutes = Math.floor((seconds % 3600) / 60);
-  return hours > 0 ? `${hours} h ${minutes} min` : `${minutes} min`;
-}
 
 export function StuckScreen() {
   const { t } = useConsole();
@@ -27,7 +21,7 @@ export function StuckScreen() {
           <Table
             empty="stuck_none"
             head={['deposit_network', 'stuck_kind', 'order_id', 'order_state', 'order_amount', 'deposit_tx', 'stuck_age', 'stuck_last_error']}
-            rows={data.items.map((i) => [i.network, i.kind, i.id, i.state, `${i.amount} ${i.currency}`, i.txHash ?? '', age(i.ageSeconds), i.lastError ?? ''])}
+            rows={data.items.map((i) => [i.network, i.kind, i.id, i.state, `${i.amount} ${i.currency}`, i.txHash ?? '', age(t, i.ageSeconds), i.lastError ?? ''])}
           />
           <Table head={['stuck_job', 'stuck_last_error', 'stuck_last_run']} rows={data.jobs.map((j) => [j.name, j.lastError ?? '', j.lastFinishedAt ?? ''])} />
         </>

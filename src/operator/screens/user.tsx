@@ -1,6 +1,6 @@
 /** A user: who they are, their accounts with the withdrawal freeze, money, orders, deposits, lockouts, and actions. */
 import { useState } from 'react';
-import { Button, canFinance, Input, Refusal, Section, Table, useAction, useConsole, useLoad } from '../ui.tsx';
+import { Button, canFinance, Go, Input, Refusal, Section, Table, useAction, useConsole, useLoad } from '../ui.tsx';
 
 type LedgerLine = { entryId: number; key: string; kind: string; currency: string; bucket: string; amount: string; at: string };
 type Account = { id: string; name: string; withdrawalsFrozenAt: string | null; withdrawalsFrozenReason: string | null };
@@ -20,7 +20,7 @@ type View = {
 };
 
 export function UserScreen(props: { userId: string }) {
-  const { t } = useConsole();
+  const { t, operator } = useConsole();
   const { data, error, reload } = useLoad<View>(`/users/${props.userId}`);
   if (error) return <Refusal error={error} />;
   if (!data) return <p className="text-muted">{t('common_loading')}</p>;
@@ -58,7 +58,22 @@ export function UserScreen(props: { userId: string }) {
       </Section>
       <LedgerSection key={data.ledger[0]?.entryId ?? 0} userId={user.id} first={data.ledger} />
       <Section title={t('user_orders')}>
-        <Table head={['order_flow', 'order_id', 'order_state', 'order_amount', 'order_detail', 'common_created']} rows={data.orders.map((o) => [o.flow, o.id, o.state, `${o.amount} ${o.currency}`, o.detail ?? '', o.createdAt])} />
+        <Table head={['order_flow', 'order_id', 'order_state', 'order_amount', 'order_detail', 'common_created']} rows={data.orders.map((o) => [
+            o.flow,
+            o.id,
+            o.state === 'UNDER_REVIEW' && canFinance(operator) ? (
+              <Go to="/operator/reviews" testId="order-under-review">
+                {t('order_under_review')}
+              </Go>
+            ) : o.state === 'UNDER_REVIEW' ? (
+              t('order_under_review')
+            ) : (
+              o.state
+            ),
+            `${o.amount} ${o.currency}`,
+            o.detail ?? '',
+            o.createdAt,
+          ])} />
       </Section>
       <Section title={t('user_deposits')}>
         <Table

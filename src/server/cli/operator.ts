@@ -9,12 +9,14 @@ import { DomainError } from '../domain/errors.ts';
 import { COMMAND_LINE, type Actor } from '../domain/operator/actor.ts';
 import { approveAdjustment, listAdjustments, proposeAdjustment, rejectAdjustment } from '../domain/operator/adjustments.ts';
 import { listAudit } from '../domain/operator/audit.ts';
+import { OperatorError } from '../domain/operator/errors.ts';
 import { freezeAccount, unfreezeAccount } from '../domain/operator/freeze.ts';
 import { listOutbox, resendMail } from '../domain/operator/mail.ts';
-import { grantRole, isRole, listOperators, operatorByEmail, revokeRole } from '../domain/operator/roles.ts';
+import { decidedBy, grantRole, isRole, listOperators, operatorByEmail, revokeRole } from '../domain/operator/roles.ts';
 import { resolveAccount, searchUsers } from '../domain/operator/search.ts';
 import { stuckWork } from '../domain/operator/stuck.ts';
 import { userView } from '../domain/operator/user-view.ts';
+import { approveWithdrawal, listWithdrawalsUnderReview, rejectWithdrawal } from '../domain/withdrawals/review.ts';
 import { openTool, toolFail } from './tool.ts';
 
 const USAGE = `usage: npm run operator -- <command> [--as <operator e-mail>]
@@ -30,6 +32,9 @@ const USAGE = `usage: npm run operator -- <command> [--as <operator e-mail>]
   proposals                                          credits and debits waiting for approval
   approve <proposal id> [reason]                     apply another operator's proposal (finance)
   reject <proposal id> <reason>                      close another operator's proposal (finance)
+  reviews                                            withdrawals waiting for review (finance)
+  approve-withdrawal <withdrawal id> [reason]        let a withdrawal under review go on (finance)
+  reject-withdrawal <withdrawal id> <reason>         refuse it: its hold goes back, the user sees Failed (finance)
   outbox [outbox|sent|failed]                        the newest mails
   resend <mail id> [reason]                          send an outbox mail again (support)
   stuck [minutes]                                    deposits, withdrawals and sweeps pending longer (default 30)
@@ -42,7 +47,7 @@ if (asAt >= 0 && !asEmail) toolFail(USAGE);
 const [command, ...args] = asAt >= 0 ? [...argv.slice(0, asAt), ...argv.slice(asAt + 2)] : argv;
 const ARITY: Record<string, [number, number]> = {
   grant: [2, 99], revoke: [1, 99], list: [0, 0], search: [1, 1], show: [1, 1], freeze: [2, 99], unfreeze: [2, 99], credit: [4, 99], debit: [4, 99],
-  proposals: [0, 0], approve: [1, 99], reject: [2, 99], outbox: [0, 1], resend: [1, 99], stuck: [0, 1], audit: [0, 1],
+  proposals: [0, 0], approve: [1, 99], reject: [2, 99], reviews: [0, 0], 'approve-withdrawal': [1, 99], 'reject-withdrawal': [2, 99], outbox: [0, 1], resend: [1, 99], stuck: [0, 1], audit: [0, 1],
 };
 const arity = command === undefined ? undefined : ARITY[command];
 if (!arity || args.length < arity[0] || args.length > arity[1]) toolFail(USAGE);
@@ -100,6 +105,21 @@ try {
     case 'reject':
       process.stdout.write(`${first}: ${await rejectAdjustment(pool, actor, { id: first, reason: rest(1) ?? '' })}\n`);
       break;
+    case 'reviews':
+      print(await listWithdrawalsUnderReview(pool));
+      break;
+    case 'approve-withdrawal':
+    case 'reject-withdrawal': {
+      // The review keeps who decided on the order: a named operator, whose role is checked again in its transaction.
+      if (actor.id === null) throw new OperatorError('FORBIDDEN', 'Name the operator who acts (--as <e-mail>)');
+      const approve = command === 'approve-withdrawal';
+      const reason = rest(1);
+      const line = { action: approve ? 'withdrawal.approve' : 'withdrawal.reject', subject: `withdrawal:${first}`, reason };
+      const input = { orderId: first, operatorId: actor.id, reason: reason ?? '' };
+      const done = approve ? await approveWithdrawal(pool, input, decidedBy(actor, 'finance', line)) : await rejectWithdrawal(pool, input, decidedBy(actor, 'finance', line));
+      process.stdout.write(`withdrawal ${first}: ${done}\n`);
+      break;
+    }
     case 'outbox':
       print(await listOutbox(pool, { status: first === 'outbox' || first === 'sent' || first === 'failed' ? first : undefined }));
       break;

@@ -2,8 +2,9 @@
  * The operator console's gateway, /api/operator/* (README, "Operator console"). Every route but the sign-in
  * configuration reads the caller's role from the database on each request (`guard`): a user without one gets 403
  * FORBIDDEN on every route, support gets 403 on finance's and admin's. The domain checks the role again inside each
- * action's transaction. A "review queue" of withdrawals adds its routes here with `guard('finance')`, passing
- * `decidedBy(operator, 'finance', line)` (domain/operator/roles.ts) as the decision's hook so the audit line is in its transaction.
+ * action's transaction. The withdrawal review queue (domain/withdrawals/review.ts) is finance's: each decision passes
+ * `decidedBy(operator, 'finance', line)` (domain/operator/roles.ts) as its hook, so the role is checked again and the
+ * audit line written in the decision's own transaction.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
 import type pg from 'pg';
@@ -16,10 +17,11 @@ import { approveAdjustment, listAdjustments, proposeAdjustment, rejectAdjustment
 import { listAudit } from '../domain/operator/audit.ts';
 import { freezeAccount, unfreezeAccount } from '../domain/operator/freeze.ts';
 import { listOutbox, resendMail } from '../domain/operator/mail.ts';
-import { grantRole, listOperators, operatorById, revokeRole, roleIncludes, ROLES } from '../domain/operator/roles.ts';
+import { decidedBy, grantRole, listOperators, operatorById, revokeRole, roleIncludes, ROLES } from '../domain/operator/roles.ts';
 import { searchUsers } from '../domain/operator/search.ts';
 import { stuckWork } from '../domain/operator/stuck.ts';
 import { accountsOf, ledgerLines, userView } from '../domain/operator/user-view.ts';
+import { approveWithdrawal, listWithdrawalsUnderReview, rejectWithdrawal } from '../domain/withdrawals/review.ts';
 import { OPERATOR_CLIENT_ID } from '../idp/clients.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
@@ -87,7 +89,8 @@ export function createOperatorApi(deps: { config: Config; pool: pg.Pool; auth: A
   app.get('/operator/users/:user', support, async (c) => {
     const user = uuid('The user is a user id').parse(c.req.param('user'));
     const view = await userView(pool, user);
-    const audit = await listAudit(pool, { limit: 50, subjects: [`user:${user}`, ...view.accounts.map((a) => `account:${a.id}`)] });
+    const withdrawals = view.orders.filter((o) => o.flow === 'withdrawal').map((o) => `withdrawal:${o.id}`);
+    const audit = await listAudit(pool, { limit: 50, subjects: [`user:${user}`, ...view.accounts.map((a) => `account:${a.id}`), ...withdrawals] });
     const adjustments = (await Promise.all(view.accounts.map((a) => Promise.all((['PROPOSED', 'APPLIED', 'REJECTED'] as const).map((state) => listAdjustments(pool, { state, accountId: a.id })))))).flat(2);
     return c.json({ ...view, audit, adjustments });
   });
@@ -126,6 +129,29 @@ export function createOperatorApi(deps: { config: Config; pool: pg.Pool; auth: A
   app.post('/operator/adjustments/:id/reject', finance, jsonInput(z.object({ reason })), async (c) => {
     const id = uuid('The proposal is an id').parse(c.req.param('id'));
     return c.json({ result: await rejectAdjustment(pool, c.get('operator'), { id, reason: c.req.valid('json').reason }) });
+  });
+
+  app.get('/operator/reviews', finance, async (c) => {
+    const now = Date.now();
+    const reviews = (await listWithdrawalsUnderReview(pool)).map((item) => ({ ...item, ageSeconds: Math.max(0, Math.floor((now - Date.parse(item.createdAt)) / 1000)) }));
+    return c.json({ reviews });
+  });
+
+  // 'approved' or 'rejected' once; 'already' when the same decision was taken before (a second click, a retry).
+  app.post('/operator/reviews/:id/approve', finance, jsonInput(z.object({ reason: optionalReason })), async (c) => {
+    const id = uuid('The withdrawal is a withdrawal id').parse(c.req.param('id'));
+    const operator = c.get('operator');
+    const { reason: why } = c.req.valid('json');
+    const line = { action: 'withdrawal.approve', subject: `withdrawal:${id}`, reason: why };
+    return c.json({ result: await approveWithdrawal(pool, { orderId: id, operatorId: operator.id, reason: why }, decidedBy(operator, 'finance', line)) });
+  });
+
+  app.post('/operator/reviews/:id/reject', finance, jsonInput(z.object({ reason })), async (c) => {
+    const id = uuid('The withdrawal is a withdrawal id').parse(c.req.param('id'));
+    const operator = c.get('operator');
+    const { reason: why } = c.req.valid('json');
+    const line = { action: 'withdrawal.reject', subject: `withdrawal:${id}`, reason: why };
+    return c.json({ result: await rejectWithdrawal(pool, { orderId: id, operatorId: operator.id, reason: why }, decidedBy(operator, 'finance', line)) });
   });
 
   app.get('/operator/mail', support, async (c) => {

@@ -19,6 +19,10 @@ import { resolveAccount } from '../../../src/server/domain/operator/search.ts';
 import { freezeAccount } from '../../../src/server/domain/operator/freeze.ts';
 import { balancesOf } from '../../../src/server/domain/ledger.ts';
 import { refuseFrozenWithdrawals, unfreezeWhenSettled } from '../../../src/server/domain/withdrawal-freeze.ts';
+import { approveAdjustment, proposeAdjustment } from '../../../src/server/domain/operator/adjustments.ts';
+import { openWithdrawal } from '../../../src/server/domain/withdrawals/open.ts';
+import type { CheckedAddress } from '../../../src/server/domain/withdrawals/rules.ts';
+import { findCoin } from '../../../src/lib/currencies.ts';
 
 type Body = Record<string, unknown> & { exceptionCode?: string; result?: string };
 
@@ -275,6 +279,69 @@ describe('the operator console, in process', () => {
     expect(lines).toEqual([{ subject: 'withdrawal:by-finance', actor: people.finance2.email }]);
   });
 
+  /** A BTC withdrawal of `units` held for review, as the gateway opens one the limits send there (limits.ts). */
+  const underReview = async (accountId: string, units: bigint, to: string): Promise<string> => {
+    const coin = findCoin('BTC');
+    if (!coin) throw new Error('no BTC');
+    const check = { checkResult: 'VALID', belongsToSameUser: false, accountType: 'B2C', internal: false, address: to, network: 'BITCOIN', recipientName: null, saved: false, recipientAccountId: null, senderType: 'B2C', senderName: null } satisfies CheckedAddress;
+    return inTransaction(database.pool, (db) =>
+      openWithdrawal(db, { account: accountId, coin, units, fee: 1000n, check, idempotencyKey: `review-${to}`, requestHash: to, limits: { usd: 650n * 10n ** 8n, reasons: ['ABOVE_THRESHOLD', 'NEW_ADDRESS'] } }),
+    );
+  };
+
+  it('reviews withdrawals: finance only, approved once under concurrent approvals, rejected with a reason and its hold released, each in the audit', async () => {
+    const { pool } = database;
+    const { accountId, userId, email } = people.support;
+    const proposal = await proposeAdjustment(pool, await operatorByEmail(pool, people.finance1.email), { accountId, kind: 'CREDIT', currency: 'BTC', amount: '0.01', reason: 'funds to withdraw' });
+    await approveAdjustment(pool, await operatorByEmail(pool, people.finance2.email), { id: proposal.id });
+    const btc = async () => (await balancesOf(pool, accountId)).find((b) => b.currency === 'BTC');
+    const first = await underReview(accountId, 300_000n, `bc1qfirst${stamp}`);
+    const second = await underReview(accountId, 200_000n, `bc1qsecond${stamp}`);
+    expect(await btc()).toMatchObject({ available: 500_000n, onHold: 500_000n });
+
+    // Support sees no queue and decides nothing.
+    expect((await call(people.support, 'GET', '/reviews')).status).toBe(403);
+    const bySupport = await call(people.support, 'POST', `/reviews/${first}/approve`, {});
+    expect([bySupport.status, bySupport.body.exceptionCode]).toEqual([403, 'FORBIDDEN']);
+
+    type Review = { orderId: string; userId: string; email: string; amount: string; currency: string; network: string; usd: string | null; reasons: string[]; ageSeconds: number };
+    const queue = async () => (await call<{ reviews: Review[] }>(people.finance1, 'GET', '/reviews')).body.reviews;
+    expect(await queue()).toEqual([
+      expect.objectContaining({ orderId: first, userId, email, amount: '0.003', currency: 'BTC', network: 'BITCOIN', usd: '650.00', reasons: ['ABOVE_THRESHOLD', 'NEW_ADDRESS'], ageSeconds: expect.any(Number) }),
+      expect.objectContaining({ orderId: second, amount: '0.002' }),
+    ]);
+
+    // Eight approvals at once: one decides, the others learn it is already done; the withdrawal goes on once.
+    const approvals = await Promise.all(Array.from({ length: 8 }, (_, i) => call([people.finance1, people.finance2, people.admin][i % 3], 'POST', `/reviews/${first}/approve`, { reason: 'known customer' })));
+    expect(approvals.map((a) => a.status)).toEqual(Array(8).fill(200));
+    expect(approvals.filter((a) => a.body.result === 'approved')).toHaveLength(1);
+    expect(approvals.filter((a) => a.body.result === 'already')).toHaveLength(7);
+    expect((await pool.query('SELECT state, review_decision FROM withdrawals WHERE id = $1', [first])).rows).toEqual([{ state: 'PENDING', review_decision: 'APPROVED' }]);
+    const late = await call(people.finance2, 'POST', `/reviews/${first}/reject`, { reason: 'changed my mind' });
+    expect([late.status, late.body.exceptionCode]).toEqual([409, 'WITHDRAWAL_NOT_UNDER_REVIEW']);
+
+    // A rejection needs a reason; given one, the hold goes back and the user sees it Failed.
+    for (const body of [{}, { reason: ' ' }]) expect((await call(people.finance2, 'POST', `/reviews/${second}/reject`, body)).body.exceptionCode).toBe('VALIDATION');
+    expect((await call(people.finance2, 'POST', `/reviews/${second}/reject`, { reason: 'address on a sanctions list' })).body.result).toBe('rejected');
+    expect((await call(people.finance1, 'POST', `/reviews/${second}/reject`, { reason: 'again' })).body.result).toBe('already');
+    expect((await pool.query('SELECT state, failure_reason FROM withdrawals WHERE id = $1', [second])).rows).toEqual([{ state: 'FAILED', failure_reason: 'REVIEW_REJECTED' }]);
+    expect(await btc()).toMatchObject({ available: 700_000n, onHold: 300_000n });
+    expect(await queue()).toEqual([]);
+
+    expect((await call(people.finance1, 'POST', '/reviews/not-an-id/approve', {})).status).toBe(400);
+    const missing = await call(people.finance1, 'POST', '/reviews/00000000-0000-4000-8000-000000000000/approve', {});
+    expect([missing.status, missing.body.exceptionCode]).toEqual([404, 'WITHDRAWAL_NOT_FOUND']);
+
+    const lines = (await pool.query<{ action: string; subject: string; actor: string; reason: string }>(`SELECT action, subject, actor, reason FROM operator_audit WHERE subject = ANY($1) ORDER BY id`, [[`withdrawal:${first}`, `withdrawal:${second}`]])).rows;
+    expect(lines).toEqual([
+      { action: 'withdrawal.approve', subject: `withdrawal:${first}`, actor: expect.any(String), reason: 'known customer' },
+      { action: 'withdrawal.reject', subject: `withdrawal:${second}`, actor: people.finance2.email, reason: 'address on a sanctions list' },
+    ]);
+    // The user view shows the decisions among what operators did to this user.
+    const view = await call<{ audit: { action: string }[] }>(people.finance1, 'GET', `/users/${userId}`);
+    expect(view.body.audit.map((a) => a.action)).toEqual(expect.arrayContaining(['withdrawal.approve', 'withdrawal.reject']));
+  });
+
   it('keeps the audit log append-only, and pages it', async () => {
     const { pool } = database;
     const all = await call<{ audit: { id: number }[] }>(people.support, 'GET', '/audit');
@@ -303,6 +370,13 @@ describe('the operator console, in process', () => {
     expect((await run('approve', id, 'checked', '--as', people.finance2.email)).out).toBe(`${id}: approved\n`);
     const audit = JSON.parse((await run('audit', '1')).out) as { action: string; reason: string; actor: string }[];
     expect(audit).toEqual([expect.objectContaining({ action: 'adjustment.approve', reason: 'checked', actor: people.finance2.email })]);
+    // The review queue: listed, and decided by a named finance operator only.
+    const held = await underReview(people.support.accountId, 100_000n, `bc1qcli${stamp}`);
+    expect((JSON.parse((await run('reviews')).out) as { orderId: string }[]).map((r) => r.orderId)).toEqual([held]);
+    expect(await run('reject-withdrawal', held, 'no', 'reason', 'given')).toMatchObject({ code: 1, err: expect.stringContaining('FORBIDDEN') });
+    expect((await run('reject-withdrawal', held, 'suspicious', 'address', '--as', people.finance1.email)).out).toBe(`withdrawal ${held}: rejected\n`);
+    expect((await run('approve-withdrawal', held, '--as', people.finance2.email)).err).toContain('WITHDRAWAL_NOT_UNDER_REVIEW');
+    expect((JSON.parse((await run('audit', '1')).out) as { action: string; reason: string }[])[0]).toMatchObject({ action: 'withdrawal.reject', reason: 'suspicious address' });
     expect((await run('nonsense')).err).toContain('usage: npm run operator');
   });
 });

@@ -72,13 +72,14 @@ describe('the operator console', () => {
       ['POST', `/api/operator/adjustments/${id}/approve`, {}], ['POST', `/api/operator/adjustments/${id}/reject`, { reason: 'because' }],
       ['GET', '/api/operator/mail'], ['POST', '/api/operator/mail/1/resend', {}], ['GET', '/api/operator/stuck'], ['GET', '/api/operator/audit'],
       ['GET', '/api/operator/roles'], ['POST', '/api/operator/roles', { email: people.user.email, role: 'admin' }], ['POST', '/api/operator/roles/revoke', { email: people.admin.email }],
+      ['GET', '/api/operator/reviews'], ['POST', `/api/operator/reviews/${id}/approve`, {}], ['POST', `/api/operator/reviews/${id}/reject`, { reason: 'because' }],
     ];
     for (const [method, path, body] of routes) {
       const asUser = await call(people.user, method, path, body);
       expect([path, asUser.status, asUser.body.exceptionCode]).toEqual([path, 403, 'FORBIDDEN']);
       expect([path, (await call(undefined, method, path, body)).status]).toEqual([path, 401]);
     }
-    for (const [method, path, body] of routes.filter(([, path]) => /adjustments($|\/)|roles/.test(path) && !path.endsWith('/adjustments'))) {
+    for (const [method, path, body] of routes.filter(([, path]) => /adjustments($|\/)|roles|reviews/.test(path) && !path.endsWith('/adjustments'))) {
       const asSupport = await call(people.support, method, path, body);
       expect([path, asSupport.status, asSupport.body.exceptionCode]).toEqual([path, 403, 'FORBIDDEN']);
     }

@@ -15,7 +15,10 @@ const KNOWN: Record<string, unknown> = {
     accounts: [{ id: ACCOUNT, name: 'Main', createdAt: '2026-11-01T10:00:00Z', withdrawalsFrozenAt: '2026-11-02T10:00:00Z', withdrawalsFrozenReason: 'operator: card fraud' }],
     balances: [{ accountId: ACCOUNT, currency: 'BTC', available: '0.015', onHold: '0.001' }],
     ledger: [{ entryId: 7, key: 'adjustment:credit:x', kind: 'OPERATOR_CREDIT', reference: null, currency: 'BTC', bucket: 'AVAILABLE', amount: '0.015', at: '2026-11-02T10:00:00Z' }],
-    orders: [{ flow: 'withdrawal', id: 'w1', accountId: ACCOUNT, state: 'BROADCAST', currency: 'LTC', amount: '1.5', detail: 'EXTERNAL ltc1q', createdAt: '2026-11-02T10:00:00Z' }],
+    orders: [
+      { flow: 'withdrawal', id: 'w1', accountId: ACCOUNT, state: 'BROADCAST', currency: 'LTC', amount: '1.5', detail: 'EXTERNAL ltc1q', createdAt: '2026-11-02T10:00:00Z' },
+      { flow: 'withdrawal', id: 'w2', accountId: ACCOUNT, state: 'UNDER_REVIEW', currency: 'BTC', amount: '0.3', detail: 'EXTERNAL bc1q', createdAt: '2026-11-02T11:00:00Z' },
+    ],
     deposits: [{ id: 'd1', accountId: ACCOUNT, network: 'LITECOIN', currency: 'LTC', amount: '2', state: 'PENDING', txHash: 'deadbeef', confirmations: 1, confirmationsRequired: 6, detectedAt: '2026-11-02T10:00:00Z' }],
     signIn: { failures: 3, lockedUntil: '2026-11-03T10:00:00Z', sessionsRevokedAt: null },
     passcode: { set: true, failures: 5, lockedUntil: null, blockedAt: '2026-11-03T11:00:00Z' },
@@ -31,6 +34,12 @@ const KNOWN: Record<string, unknown> = {
   },
   '/mail': { mails: [{ id: '5', recipient: 'bob@example.com', subject: 'Confirm your e-mail', kind: 'confirm_email', status: 'failed', error: 'connection refused', createdAt: '2026-11-02T10:00:00Z', resendable: true }, { id: '4', recipient: 'bob@example.com', subject: 'Reset', kind: 'reset_password', status: 'sent', error: null, createdAt: '2026-11-02T10:00:00Z', resendable: false }] },
   '/stuck?minutes=30': { olderThanMinutes: 30, items: [{ kind: 'withdrawal', id: 'w1', network: 'LITECOIN', currency: 'LTC', state: 'BROADCAST', amount: '1.5', txHash: 'abc', accountId: ACCOUNT, ageSeconds: 7500, lastError: 'node unreachable' }, { kind: 'deposit', id: 'd1', network: 'ETHEREUM', currency: 'ETH', state: 'PENDING', amount: '1', txHash: null, accountId: null, ageSeconds: 1900, lastError: null }], jobs: [{ name: 'chain.withdrawals', lastError: 'node unreachable', lastFinishedAt: '2026-11-02T10:00:00Z' }] },
+  '/reviews': {
+    reviews: [
+      { orderId: 'r1', userId: USER, email: 'bob@example.com', currency: 'BTC', network: 'BITCOIN', amount: '0.3', usd: '19500.00', address: 'bc1qreviewed', reasons: ['ABOVE_THRESHOLD', 'NEW_ADDRESS'], createdAt: '2026-11-02T10:00:00Z', ageSeconds: 4000 },
+      { orderId: 'r2', userId: USER, email: null, currency: 'LTC', network: 'LITECOIN', amount: '2', usd: null, address: 'ltc1qreviewed', reasons: ['NO_PRICE'], createdAt: '2026-11-02T10:00:00Z', ageSeconds: 120 },
+    ],
+  },
   '/audit': { audit: [{ id: 9, at: '2026-11-02T10:00:00Z', actor: 'ann@example.com', action: 'adjustment.approve', subject: 'adjustment:p0', reason: 'checked', details: { amount: '0.015' } }] },
   '/roles': { operators: [{ userId: 'me', email: 'me@example.com', role: 'admin', grantedBy: null, grantedAt: '2026-11-01T10:00:00Z' }], roles: ['support', 'finance', 'admin'] },
 };
@@ -73,6 +82,18 @@ describe("the operator console's screens", () => {
     expect(stuck).toContain('2 h 5 min');
     expect(stuck).toContain('31 min');
     expect(stuck).toContain('node unreachable');
+    const reviews = page('/operator/reviews', { role: 'finance' });
+    for (const shown of ['bob@example.com', `href="/operator/users/${USER}"`, '0.3 BTC', 'BITCOIN', '$19500.00', 'no price', 'bc1qreviewed', 'above the review threshold; first withdrawal to this address', 'no price to value it', '1 h 6 min', '2 min', 'data-testid="review-approve"', 'data-testid="review-reject"']) {
+      expect(reviews, shown).toContain(shown);
+    }
+    expect(page('/operator/reviews', { role: 'finance', locale: 'ru' })).toContain('19500.00 $');
+    expect(page('/operator/reviews', { role: 'finance', locale: 'ru' })).toContain('выше порога проверки');
+    expect(page('/operator/reviews', { role: 'finance', locale: 'ru' })).toContain('1 ч 6 мин');
+    // Support has no queue: no entry in the navigation, and its path shows the first screen.
+    expect(page('/operator/reviews', { role: 'support' })).not.toContain('data-testid="nav-reviews"');
+    expect(page('/operator/reviews', { role: 'support' })).not.toContain('data-testid="review-approve"');
+    expect(page(`/operator/users/${USER}`, { role: 'finance' })).toContain('data-testid="order-under-review"');
+    expect(page(`/operator/users/${USER}`, { role: 'support' })).toContain('under review');
     expect(page('/operator/audit')).toContain('adjustment.approve');
     expect(page('/operator/audit')).toContain('amount: 0.015');
     expect(page('/operator/roles')).toContain('command line');
