@@ -44,7 +44,8 @@ const MAX_QUEUE = 2_048;
 
 /** The span's status and `error.type` of a failure: its class name only. */
 function failed(span: Span, error: unknown): void {
-  span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? error.name || error.constructor.name : typeof error);
+  // A subclass that leaves `name` as 'Error' (BroadcastRejectedError, RpcUnavailableError) is named by its class.
+  span.setAttribute(ATTR_ERROR_TYPE, error instanceof Error ? (error.name && error.name !== 'Error' ? error.name : error.constructor.name) : typeof error);
   span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
