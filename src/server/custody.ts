@@ -12,7 +12,7 @@ import { loadWalletSeed, SeedError } from './adapters/keys/seed.ts';
 import { openSecretsKey } from './adapters/keys/secrets-key.ts';
 import type { DevnetChain } from './adapters/chains/devnet.ts';
 import { openChains } from './adapters/chains/open.ts';
-import type { ChainAdapter, ChainAddressing, ChainEnv } from './adapters/chains/port.ts';
+import type { ChainAdapter, ChainAddressing, ChainCallTrace, ChainEnv } from './adapters/chains/port.ts';
 import { chainAddressing } from './domain/addresses.ts';
 import { ConfigError } from './config-error.ts';
 import { createReferenceRates, REFERENCE_USD, type ReferenceRates } from './adapters/rates/reference.ts';
@@ -86,8 +86,11 @@ const SEED_SETTING = 'wallet.seed';
 const CHAIN_ENV_SETTING = 'wallet.chain_env';
 
 
-/** `options.secrets` is the key the server already opened; a process of its own (worker, CLI) opens it here. */
-export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.Pool, options: { owner?: boolean; secrets?: SecretsKey } = {}): Promise<Custody> {
+/**
+ * `options.secrets` is the key the server already opened; a process of its own (worker, CLI) opens it here.
+ * `options.traceChain` puts a span around every chain node call (tracing on, metrics/tracing.ts).
+ */
+export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.Pool, options: { owner?: boolean; secrets?: SecretsKey; traceChain?: ChainCallTrace | undefined } = {}): Promise<Custody> {
   const secrets = options.secrets ?? (await openSecretsKey({ value: config.secretsKey, dataDir: config.dataDir, production: config.production }, log, pool));
   const seed = await loadWalletSeed({ mnemonic: config.walletSeed, dataDir: config.dataDir, production: config.production }, log);
   await checkSeedFingerprint(pool, seed);
@@ -96,7 +99,7 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   await ensureSystemAccounts(pool, systemAccounts(NETWORKS));
   // loadConfig already refuses it; this keeps a production custody off the simulated chain whoever builds the config.
   if (config.production && config.chains.mode === 'devnet') throw new Error('the devnet cannot run in production');
-  const chains = openChains(pool, { ...config.chains, publicUrl: config.publicUrl, seed: seed.bytes, addresses });
+  const chains = openChains(pool, { ...config.chains, publicUrl: config.publicUrl, seed: seed.bytes, addresses, trace: options.traceChain });
   const chain = chains.port;
   // Only a process that runs the worker keeps the block clock's settings; a CLI beside it must not move them.
   await chains.devnet?.init({ rebase: options.owner ?? true });

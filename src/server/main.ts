@@ -20,6 +20,7 @@ import { createChainProgress } from './domain/chain-progress.ts';
 import { createReadiness, pricedAssets } from './domain/readiness.ts';
 import { createMetrics } from './metrics/metrics.ts';
 import { listenMetrics, type MetricsListener } from './metrics/listener.ts';
+import { openTracing } from './metrics/optional-tracing.ts';
 
 /** A response that writes its request's access line when it ends (see loggedResponses). */
 type LoggedResponse = ServerResponse & { reqId: string };
@@ -69,23 +70,30 @@ export type RunningServer = { close: () => Promise<void>; port: number; routes: 
 /** Composes the whole product in one process: /oidc, /api, /sandbox, the built pages. */
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const web = await createWebHandler();
-  const database: Database = await openDatabase(config, log);
+  const tracing = await openTracing(config, version, log);
+  const database: Database = await openDatabase(config, log).catch(async (error: unknown) => {
+    await tracing?.shutdown();
+    throw error;
+  });
   const secrets = await openSecretsKey({ value: config.secretsKey, dataDir: config.dataDir, production: config.production }, log, database.pool).catch(async (error: unknown) => {
     await database.close();
+    await tracing?.shutdown();
     throw error;
   });
   // The analytics SDK's source: ANALYTICS_WRITE_KEY, else a key generated once and kept sealed (config-analytics.ts).
   const writeKey = config.analytics.enabled
     ? await loadWriteKey(config.analytics.writeKey, createSealedSettings(database.pool, secrets)).catch(async (error: unknown) => {
         await database.close();
+        await tracing?.shutdown();
         throw error;
       })
     : undefined;
   const analytics: AnalyticsSource | undefined = writeKey === undefined ? undefined : { writeKey, dataPlaneUrl: config.analytics.dataPlaneUrl, configUrl: config.analytics.configUrl };
   const accounts = await createAccounts({ config, log, database, secrets });
-  const custody = await openCustody(config, log, database.pool, { secrets }).catch(async (error: unknown) => {
+  const custody = await openCustody(config, log, database.pool, { secrets, traceChain: tracing?.chainCall }).catch(async (error: unknown) => {
     accounts.close();
     await database.close();
+    await tracing?.shutdown();
     throw error;
   });
   // Node heights and scan cursors for /api/ready and /metrics alike, each node asked at most every 2 s (chain-progress.ts).
@@ -107,7 +115,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
         log,
       })
     : undefined;
-  const api = getRequestListener(gateway.fetch);
+  // A server span per /api (and /sandbox) request when tracing is on, named by the route pattern.
+  const api = getRequestListener(tracing ? tracing.serve(gateway.fetch, gateway.routes.map((r) => r.path)) : gateway.fetch);
   // The embedded identity provider; absent when OIDC_ISSUER names another issuer, and then /oidc is an unknown path.
   const mounts: { oidc?: NodeHandler } = { oidc: accounts.idp?.handle };
 
@@ -168,6 +177,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await custody.close();
     accounts.close();
     await database.close();
+    await tracing?.shutdown();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new ConfigError(`PORT ${config.port} is already in use`);
     if (code === 'EACCES') throw new ConfigError(`PORT ${config.port} needs privileges this process does not have`);
@@ -183,7 +193,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // The log is batched; the line an operator (or a supervisor) waits for goes out now.
   log.flush();
   // Background jobs in this process unless WORKERS=off (then `npm run worker` runs them elsewhere).
-  const worker = config.workers ? createWorker({ pool: database.pool, log, handlers: custody.jobs, pollMs: config.workerPollMs, observe: metrics?.job }) : undefined;
+  const worker = config.workers ? createWorker({ pool: database.pool, log, handlers: custody.jobs, pollMs: config.workerPollMs, observe: metrics?.job, trace: tracing?.job }) : undefined;
   worker?.start();
 
   let closing: Promise<void> | undefined;
@@ -203,6 +213,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       await custody.close();
       accounts.close();
       await database.close();
+      // The spans of the last requests and jobs go out before the process ends.
+      await tracing?.shutdown();
       log.info('stopped');
     })();
     return closing;

@@ -9,6 +9,7 @@ import type { Config } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { openCustody, type Custody } from '../custody.ts';
+import type { ChainCallTrace } from '../adapters/chains/port.ts';
 import { checkServerSettings, loadEnvironmentConfig, recordServerSettings, startFailure } from '../environment.ts';
 
 export type Tool = { config: Config; log: Logger; database: Database };
@@ -37,10 +38,10 @@ export async function openTool(options: ToolOptions = {}): Promise<Tool> {
  * The custody as the server composes it. `role: 'command'` (a report or a movement beside the server) refuses to run
  * under other settings than the server's; `role: 'worker'` is part of the server and records its settings.
  */
-export async function openToolCustody(tool: Tool, role: 'command' | 'worker'): Promise<Custody> {
+export async function openToolCustody(tool: Tool, role: 'command' | 'worker', traceChain?: ChainCallTrace): Promise<Custody> {
   try {
     if (role === 'command') await checkServerSettings(tool.database.pool, tool.config);
-    const custody = await openCustody(tool.config, tool.log, tool.database.pool, { owner: role === 'worker' });
+    const custody = await openCustody(tool.config, tool.log, tool.database.pool, { owner: role === 'worker', traceChain });
     if (role === 'worker') await recordServerSettings(tool.database.pool, tool.config);
     return custody;
   } catch (error) {

@@ -19,6 +19,9 @@ export type Worker = { start: () => void; stop: () => Promise<void>; runOnce: ()
 /** One run of a job as this process saw it (the metrics count runs, failures and durations by job). */
 export type JobRun = { job: string; ok: boolean; seconds: number };
 
+/** Wraps one run of a job (OpenTelemetry's span per job run when tracing is on, metrics/tracing.ts); rethrows its failure. */
+export type JobTrace = (job: string, run: () => Promise<void>) => Promise<void>;
+
 /** A failing job's first wait (or its schedule, when longer), doubled for each failure in a row up to `maxMs`. */
 export type Backoff = { baseMs: number; maxMs: number };
 export const DEFAULT_BACKOFF: Backoff = { baseMs: 5_000, maxMs: 300_000 };
@@ -46,13 +49,14 @@ export function createWorker(options: {
   handlers: readonly JobHandler[];
   pollMs: number;
   observe?: ((run: JobRun) => void) | undefined;
+  trace?: JobTrace | undefined;
   /** Jobs running at once in this process (default: defaultConcurrency). */
   concurrency?: number;
   /** A claim's lease (LEASE_MS). */
   leaseMs?: number;
   backoff?: Backoff;
 }): Worker {
-  const { pool, log, handlers, pollMs, observe } = options;
+  const { pool, log, handlers, pollMs, observe, trace } = options;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const leaseMs = options.leaseMs ?? LEASE_MS;
   const slots = createSlots(options.concurrency ?? defaultConcurrency(pool));
@@ -101,7 +105,7 @@ export function createWorker(options: {
     }, leaseMs / 3);
     let thrown: { error: unknown } | undefined;
     try {
-      await handler.run();
+      await (trace ? trace(handler.name, () => handler.run()) : handler.run());
     } catch (error) {
       thrown = { error };
     } finally {

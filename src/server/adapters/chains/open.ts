@@ -18,7 +18,7 @@ import { RpcUnavailableError } from './utxo/rpc.ts';
 import { TonApiError } from './ton/api.ts';
 import { TronApiError } from './tron/api.ts';
 import { budgetLeftMs, budgetMs } from '../../net/call-budget.ts';
-import { ChainOffError, ChainUnavailableError, ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type ChainSettings, type SweepSource } from './port.ts';
+import { ChainOffError, ChainUnavailableError, ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type ChainCallTrace, type ChainSettings, type SweepSource } from './port.ts';
 
 /** What the chain adapters need: the chains' settings (config-chains.ts), the custody's seed and address rules. */
 export type ChainsOptions = ChainSettings & {
@@ -26,6 +26,8 @@ export type ChainsOptions = ChainSettings & {
   seed: Uint8Array;
   /** The custody's address rules (derivation paths, formats), owned by the domain. */
   addresses: ChainAddressing;
+  /** A span around every call the router makes (tracing on), else the calls go straight through. */
+  trace?: ChainCallTrace | undefined;
 };
 
 /** One kind of adapter: which networks it runs with these options (none: not configured), and how to open it. */
@@ -101,7 +103,7 @@ export function openChains(pool: pg.Pool, options: ChainsOptions, registry: read
       names[network] = entry.name;
     }
   }
-  return { port: routeChains(byNetwork), devnet, adapters: names };
+  return { port: routeChains(byNetwork, options.trace), devnet, adapters: names };
 }
 
 /**
@@ -143,7 +145,8 @@ async function guarded<T>(network: Network, call: () => Promise<T>): Promise<T> 
 }
 
 /** One port over several adapters; a network without one refuses every call with ChainOffError. */
-export function routeChains(byNetwork: Partial<Record<Network, ChainAdapter>>): ChainAdapter {
+export function routeChains(byNetwork: Partial<Record<Network, ChainAdapter>>, trace?: ChainCallTrace): ChainAdapter {
+  const call = <T>(network: Network, operation: string, run: () => Promise<T>): Promise<T> => (trace ? trace(network, operation, () => guarded(network, run)) : guarded(network, run));
   const on = NETWORKS.filter((network) => byNetwork[network] !== undefined);
   const adapter = (network: Network): ChainAdapter => {
     const found = byNetwork[network];
@@ -153,28 +156,28 @@ export function routeChains(byNetwork: Partial<Record<Network, ChainAdapter>>): 
   return {
     networks: on,
     requiredConfirmations: (network) => adapter(network).requiredConfirmations(network),
-    scan: (network, cursor, limit) => guarded(network, () => adapter(network).scan(network, cursor, limit)),
-    status: (network, transfers) => guarded(network, () => adapter(network).status(network, transfers)),
+    scan: (network, cursor, limit) => call(network, 'scan', () => adapter(network).scan(network, cursor, limit)),
+    status: (network, transfers) => call(network, 'status', () => adapter(network).status(network, transfers)),
     explorerUrl: (network) => byNetwork[network]?.explorerUrl(network),
-    hotWalletAddress: (network) => guarded(network, () => adapter(network).hotWalletAddress(network)),
-    signWithdrawal: (order) => guarded(order.network, () => adapter(order.network).signWithdrawal(order)),
-    broadcast: (network, rawTx) => guarded(network, () => adapter(network).broadcast(network, rawTx)),
-    accountState: (network, address) => guarded(network, async () => (await adapter(network).accountState?.(network, address)) ?? 'UNKNOWN'),
-    estimateFee: (query) => guarded(query.network, () => adapter(query.network).estimateFee(query)),
-    replaceByFee: (stuck, fee) => guarded(stuck.order.network, () => adapter(stuck.order.network).replaceByFee(stuck, fee)),
+    hotWalletAddress: (network) => call(network, 'hotWalletAddress', () => adapter(network).hotWalletAddress(network)),
+    signWithdrawal: (order) => call(order.network, 'signWithdrawal', () => adapter(order.network).signWithdrawal(order)),
+    broadcast: (network, rawTx) => call(network, 'broadcast', () => adapter(network).broadcast(network, rawTx)),
+    accountState: (network, address) => call(network, 'accountState', async () => (await adapter(network).accountState?.(network, address)) ?? 'UNKNOWN'),
+    estimateFee: (query) => call(query.network, 'estimateFee', () => adapter(query.network).estimateFee(query)),
+    replaceByFee: (stuck, fee) => call(stuck.order.network, 'replaceByFee', () => adapter(stuck.order.network).replaceByFee(stuck, fee)),
     replaceAfterBlocks: (network) => byNetwork[network]?.replaceAfterBlocks?.(network),
     tipHeight: (network) =>
-      guarded(network, async () => {
+      call(network, 'tipHeight', async () => {
         const found = adapter(network);
         if (!found.tipHeight) throw new ChainUnsupportedError(`${network}'s adapter does not tell its height`);
         return found.tipHeight(network);
       }),
-    holdings: (network) => guarded(network, () => adapter(network).holdings(network)),
+    holdings: (network) => call(network, 'holdings', () => adapter(network).holdings(network)),
     collection: {
       // An off network sweeps nothing: there is nobody to ask.
       sweeps: (network) => byNetwork[network]?.collection.sweeps(network) ?? false,
-      sweep: (source: SweepSource) => guarded(source.network, () => adapter(source.network).collection.sweep(source)),
-      topUpGas: (target) => guarded(target.network, () => adapter(target.network).collection.topUpGas(target)),
+      sweep: (source: SweepSource) => call(source.network, 'collection.sweep', () => adapter(source.network).collection.sweep(source)),
+      topUpGas: (target) => call(target.network, 'collection.topUpGas', () => adapter(target.network).collection.topUpGas(target)),
     },
   };
 }

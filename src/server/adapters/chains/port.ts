@@ -199,6 +199,12 @@ export class ChainUnavailableError extends Error {
   }
 }
 
+/**
+ * Wraps one call the router makes to a network's adapter (`operation`: the port's method, `scan`, `broadcast`,
+ * `collection.sweep`): OpenTelemetry's span around chain node calls when tracing is on (metrics/tracing.ts).
+ */
+export type ChainCallTrace = <T>(network: Network, operation: string, call: () => Promise<T>) => Promise<T>;
+
 /** The network's adapter cannot do this at all (replace-by-fee on a network without it): nothing was done. */
 export class ChainUnsupportedError extends Error {}
 

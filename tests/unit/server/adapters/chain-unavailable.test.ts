@@ -106,3 +106,28 @@ describe('a node that does not answer', () => {
     expect(await response.json()).toEqual({ exceptionCode: 'NETWORK_UNAVAILABLE', message: 'The DOGECOIN network is not answering right now; try again shortly', network: 'DOGECOIN' });
   });
 });
+
+describe('the router with a trace hook (tracing on)', () => {
+  it('passes every node call through it by network and operation, with the router\'s own failure inside', async () => {
+    const seen: { network: string; operation: string; outcome: string }[] = [];
+    const refusal = new RpcUnavailableError('the node at http://x is unreachable: connect ECONNREFUSED');
+    const chain = routeChains({ LITECOIN: adapterAnswering(() => Promise.reject(refusal)) }, async (network, operation, call) => {
+      try {
+        const result = await call();
+        seen.push({ network, operation, outcome: 'ok' });
+        return result;
+      } catch (error) {
+        seen.push({ network, operation, outcome: (error as Error).constructor.name });
+        throw error;
+      }
+    });
+    await expect(chain.scan('LITECOIN', null, 10)).rejects.toBeInstanceOf(ChainUnavailableError);
+    await expect(chain.collection.sweep({ network: 'LITECOIN' } as Parameters<ChainAdapter['collection']['sweep']>[0])).rejects.toBeInstanceOf(ChainUnavailableError);
+    await expect(chain.scan('BITCOIN', null, 10)).rejects.toBeInstanceOf(ChainOffError);
+    expect(seen).toEqual([
+      { network: 'LITECOIN', operation: 'scan', outcome: 'ChainUnavailableError' },
+      { network: 'LITECOIN', operation: 'collection.sweep', outcome: 'ChainUnavailableError' },
+      { network: 'BITCOIN', operation: 'scan', outcome: 'ChainOffError' },
+    ]);
+  });
+});
