@@ -311,6 +311,13 @@ describe('the operator console, in process', () => {
       expect.objectContaining({ orderId: second, amount: '0.002' }),
     ]);
 
+    // A frozen account's withdrawal is not approved (it stays in the queue) until the freeze is lifted.
+    expect((await call(people.support, 'POST', `/accounts/${accountId}/freeze`, { reason: 'checking the sender' })).body.result).toBe('frozen');
+    const whileFrozen = await call(people.finance1, 'POST', `/reviews/${first}/approve`, {});
+    expect([whileFrozen.status, whileFrozen.body.exceptionCode]).toEqual([403, 'WITHDRAWALS_FROZEN']);
+    expect((await pool.query('SELECT state, review_decision FROM withdrawals WHERE id = $1', [first])).rows).toEqual([{ state: 'UNDER_REVIEW', review_decision: null }]);
+    expect((await call(people.support, 'POST', `/accounts/${accountId}/unfreeze`, { reason: 'sender checked' })).body.result).toBe('unfrozen');
+
     // Eight approvals at once: one decides, the others learn it is already done; the withdrawal goes on once.
     const approvals = await Promise.all(Array.from({ length: 8 }, (_, i) => call([people.finance1, people.finance2, people.admin][i % 3], 'POST', `/reviews/${first}/approve`, { reason: 'known customer' })));
     expect(approvals.map((a) => a.status)).toEqual(Array(8).fill(200));

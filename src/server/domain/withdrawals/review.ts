@@ -7,6 +7,7 @@
  * are kept on the order, and `onDecided` lets the caller write its own record (an audit row) in the same transaction.
  */
 import type pg from 'pg';
+import { refuseFrozenWithdrawals } from '../withdrawal-freeze.ts';
 import { formatMoney, money } from '../../../lib/money.ts';
 import { selectColumns } from '../../db/columns.ts';
 import { withdrawals } from '../../db/schema/withdrawals.ts';
@@ -119,6 +120,9 @@ export async function approveWithdrawal(
     input,
     'APPROVED',
     async (client, w) => {
+      // An account frozen since the request (an operator, a reorganisation) sends nothing, approved or not: the
+      // approval waits for the freeze to be lifted (403 WITHDRAWALS_FROZEN), the withdrawal stays in the queue.
+      await refuseFrozenWithdrawals(client, w.walletAccountId);
       if (w.kind === 'EXTERNAL' || !w.recipientAccountId || !w.walletTransactionId) {
         await moveOrder(client, ORDER_TABLES.withdrawal, w.id, { from: 'UNDER_REVIEW', to: 'PENDING' });
         return;
