@@ -162,6 +162,13 @@ export function routeChains(byNetwork: Partial<Record<Network, ChainAdapter>>): 
     accountState: (network, address) => guarded(network, async () => (await adapter(network).accountState?.(network, address)) ?? 'UNKNOWN'),
     estimateFee: (query) => guarded(query.network, () => adapter(query.network).estimateFee(query)),
     replaceByFee: (stuck, fee) => guarded(stuck.order.network, () => adapter(stuck.order.network).replaceByFee(stuck, fee)),
+    batching: (network) => byNetwork[network]?.batching?.(network),
+    signBatch: (batch) =>
+      guarded(batch.network, async () => {
+        const found = adapter(batch.network);
+        if (!found.signBatch) throw new ChainUnsupportedError(`${batch.network}'s adapter does not pay withdrawals in batches`);
+        return found.signBatch(batch);
+      }),
     replaceAfterBlocks: (network) => byNetwork[network]?.replaceAfterBlocks?.(network),
     tipHeight: (network) =>
       guarded(network, async () => {
