@@ -9,6 +9,9 @@
  * gives its rows back with its connection; a withdrawal found SIGNED after a crash is first looked up on the chain by
  * its hash: if the chain has it, it is only marked broadcast, never sent again. A COMPLETED one whose transaction a
  * reorganisation took off the chain is BROADCAST again (reopen.ts) and follows the same rules from there.
+ * Where the network batches (UTXO_BATCH_SECONDS), PENDING ones are first gathered into a batch and signed as one
+ * transaction (formBatches, signBatches); each member then follows these rules with the shared transaction, a
+ * replacement moves all of them, and the network fee is booked in parts, one per member.
  */
 import type pg from 'pg';
 import { BroadcastRejectedError, FeeBumpBlockedError, transferKey, type HotWalletFees, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
@@ -86,23 +89,31 @@ export async function formBatches(pool: pg.Pool, chain: WithdrawalChainPort, log
   for (const { network } of batchingNetworks(chain)) {
     const batching = chain.batching?.(network);
     if (!batching) continue;
-    const members = await inTransaction(pool, async (client) => {
-      const due = await client.query<{ id: string; ripe: boolean }>(
-        `SELECT w.id, w.created_at <= now() - make_interval(secs => $3) AS ripe FROM withdrawals w
-          WHERE w.state = 'PENDING' AND w.batch_id IS NULL AND w.network = $1 AND w.amount - w.fee >= $4::numeric
-          ORDER BY w.created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-        [network, batching.maxOutputs, batching.seconds, batching.minOutput.toString()],
-      );
-      if (due.rows.length === 0 || (!due.rows[0]?.ripe && due.rows.length < batching.maxOutputs)) return 0;
-      const ids = due.rows.map((r) => r.id);
-      const created = await client.query<{ id: string }>('INSERT INTO withdrawal_batches (network, size) VALUES ($1, $2) RETURNING id', [network, ids.length]);
-      await client.query(`UPDATE withdrawals SET batch_id = $2 WHERE id = ANY($1::uuid[]) AND state = 'PENDING'`, [ids, created.rows[0]?.id]);
-      log.info({ network, batch: created.rows[0]?.id, withdrawals: ids.length }, 'withdrawals gathered into one transaction');
-      return ids.length;
-    });
-    if (members > 0) formed += 1;
+    // Several batches a round when more are due than one pays.
+    for (let round = 0; round < SIGN_BATCHES; round += 1) {
+      if ((await formBatch(pool, network, batching, log)) === 0) break;
+      formed += 1;
+    }
   }
   return formed;
+}
+
+/** One batch of `network`'s due withdrawals; how many it claimed (0: none due). */
+async function formBatch(pool: pg.Pool, network: Network, batching: { seconds: number; maxOutputs: number; minOutput: bigint }, log: Logger): Promise<number> {
+  return inTransaction(pool, async (client) => {
+    const due = await client.query<{ id: string; ripe: boolean }>(
+      `SELECT w.id, w.created_at <= now() - make_interval(secs => $3) AS ripe FROM withdrawals w
+        WHERE w.state = 'PENDING' AND w.batch_id IS NULL AND w.network = $1 AND w.amount - w.fee >= $4::numeric
+        ORDER BY w.created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [network, batching.maxOutputs, batching.seconds, batching.minOutput.toString()],
+    );
+    if (due.rows.length === 0 || (!due.rows[0]?.ripe && due.rows.length < batching.maxOutputs)) return 0;
+    const ids = due.rows.map((r) => r.id);
+    const created = await client.query<{ id: string }>('INSERT INTO withdrawal_batches (network, size) VALUES ($1, $2) RETURNING id', [network, ids.length]);
+    await client.query(`UPDATE withdrawals SET batch_id = $2 WHERE id = ANY($1::uuid[]) AND state = 'PENDING'`, [ids, created.rows[0]?.id]);
+    log.info({ network, batch: created.rows[0]?.id, withdrawals: ids.length }, 'withdrawals gathered into one transaction');
+    return ids.length;
+  });
 }
 
 /**
@@ -293,9 +304,10 @@ async function replaceStuck(pool: pg.Pool, chain: WithdrawalChainPort & Partial<
       if (signed.txHash === w.txHash) {
         return void (await client.query(`UPDATE withdrawals SET broadcast_height = $3 WHERE network = $1 AND tx_hash = $2 AND state = 'BROADCAST'`, [w.network, w.txHash, tip]));
       }
+      // A member not yet marked sent (SIGNED) follows too: it is then sent, or found on the chain, as the replacement.
       const moved = await client.query<{ wallet_transaction_id: string | null }>(
-        `UPDATE withdrawals SET replaced_tx_hashes = replaced_tx_hashes || tx_hash, tx_hash = $3, raw_tx = $4, broadcast_height = $5
-          WHERE network = $1 AND tx_hash = $2 AND state = 'BROADCAST' RETURNING wallet_transaction_id`,
+        `UPDATE withdrawals SET replaced_tx_hashes = replaced_tx_hashes || tx_hash, tx_hash = $3, raw_tx = $4, broadcast_height = CASE WHEN state = 'BROADCAST' THEN $5::bigint END
+          WHERE network = $1 AND tx_hash = $2 AND state IN ('SIGNED', 'BROADCAST') RETURNING wallet_transaction_id`,
         [w.network, w.txHash, signed.txHash, signed.rawTx, tip],
       );
       await client.query('UPDATE wallet_transactions SET hash = $2, updated_at = now() WHERE id = ANY($1::uuid[])', [moved.rows.map((r) => r.wallet_transaction_id).filter((t) => t !== null), signed.txHash]);
@@ -377,10 +389,10 @@ async function bookNetworkFee(db: Queryable, w: Claimed, whole: bigint | undefin
   await db.query('UPDATE withdrawals SET network_fee = $2 WHERE id = $1', [w.id, fee.toString()]);
 }
 
-/** Locks every BROADCAST member of a batch unless another transaction holds one: false then, and nothing to do. */
+/** Locks every member of a batch in flight unless another transaction holds one: false then, and nothing to do. */
 async function lockedAll(client: pg.PoolClient, batchId: string): Promise<boolean> {
-  const locked = await client.query(`SELECT id FROM withdrawals WHERE batch_id = $1 AND state = 'BROADCAST' FOR UPDATE SKIP LOCKED`, [batchId]);
-  const all = await client.query<{ count: number }>(`SELECT count(*)::int AS count FROM withdrawals WHERE batch_id = $1 AND state = 'BROADCAST'`, [batchId]);
+  const locked = await client.query(`SELECT id FROM withdrawals WHERE batch_id = $1 AND state IN ('SIGNED', 'BROADCAST') FOR UPDATE SKIP LOCKED`, [batchId]);
+  const all = await client.query<{ count: number }>(`SELECT count(*)::int AS count FROM withdrawals WHERE batch_id = $1 AND state IN ('SIGNED', 'BROADCAST')`, [batchId]);
   return (locked.rowCount ?? 0) >= (all.rows[0]?.count ?? 0);
 }
 
