@@ -260,6 +260,28 @@ describe('batched withdrawals on Litecoin Core regtest', () => {
     expect(await auditFailures(database.pool)).toEqual([]);
   });
 
+  // Last: the dust withdrawal stays in flight (the node refuses it; item 1's status keeps an own transaction whose inputs are unspent).
+  it('never puts an amount below dust into a batch, where the node would refuse every payment with it', async () => {
+    const user = await funded('dust', '1');
+    const to = await node.newAddress();
+    const id = await withdraw(user, '0.2', to);
+    // 200 litoshi to the recipient after the custody's fee: below dust. It is signed alone at once.
+    const dust = await withdraw(user, '0.001002', await node.newAddress());
+    await work();
+    const [alone] = await rows([dust]);
+    expect(alone?.batch_id).toBeNull();
+    expect(alone?.state).not.toBe('PENDING');
+    expect((await rows([id]))[0]).toMatchObject({ state: 'PENDING', batch_id: null });
+    await sleep(WINDOW_SECONDS * 1000 + 100);
+    await work();
+    const [batched] = await rows([id]);
+    expect(batched).toMatchObject({ state: 'BROADCAST', batch_id: expect.any(String) });
+    expect(batched?.tx_hash).not.toBe(alone?.tx_hash);
+    await allCompleted([id]);
+    expect(await node.received(to)).toBe(19_900_000n);
+    expect(await auditFailures(database.pool)).toEqual([]);
+  });
+
   const runScript = (script: string, extra: Record<string, string> = {}) =>
     new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [script], { cwd: ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'warn', ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
