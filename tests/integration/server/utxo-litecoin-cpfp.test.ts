@@ -23,7 +23,8 @@ import type { WithdrawalView } from '../../../src/server/domain/withdrawals/view
  * withdrawal's replacement is refused by the node: it is never recorded on the withdrawal nor shown to the user;
  * the custody bumps it by CPFP instead (a child spending its change), both are mined, the withdrawal completes under
  * its original hash with both fees booked, and `custody balances` matches. A bump that would pass MAX_FEE_RATE is
- * not sent and logged once at error level. (Replacement with `-mempoolreplacement=1`: utxo-litecoin.test.ts.)
+ * not sent and logged once at error level. A stuck batch (UTXO_BATCH_SECONDS) is bumped the same way, for all its
+ * members. (Replacement with `-mempoolreplacement=1`: utxo-litecoin.test.ts, utxo-litecoin-batch.test.ts.)
  */
 const PASSWORD = 'a long enough passphrase 42';
 type Line = { level: number; msg: string; withdrawal?: string };
@@ -37,6 +38,8 @@ describe("the custody on Litecoin Core's default relay policy (replacement refus
   /** A second worker whose MAX_FEE_RATE (5 litoshi/vB) is what the first withdrawal already pays. */
   let lowCeiling: Custody;
   const lowCeilingLines: Line[] = [];
+  /** A worker that pays withdrawals in batches of three (UTXO_BATCH_SECONDS). */
+  let batching: Custody;
   const call = gatewayClient(() => server.url);
   const at = (user: SignedInUser, path: string) => `/api/${user.accountId}${path}`;
   const chainJobs = async (of: Custody) => {
@@ -90,10 +93,13 @@ describe("the custody on Litecoin Core's default relay policy (replacement refus
     const low = loadConfig({ ...env, MAX_FEE_RATE: 'LITECOIN:5', DATA_DIR: await mkdtemp(join(tmpdir(), 'utxo-cpfp-low-')) }, '0.0.0-test');
     const lowLog = pino({ level: 'warn' }, { write: (line: string) => void lowCeilingLines.push(JSON.parse(line) as Line) });
     lowCeiling = await openCustody(low, lowLog, database.pool, { owner: false });
+    const batched = loadConfig({ ...env, UTXO_BATCH_SECONDS: '600', UTXO_BATCH_MAX_OUTPUTS: '3', DATA_DIR: await mkdtemp(join(tmpdir(), 'utxo-cpfp-batch-')) }, '0.0.0-test');
+    batching = await openCustody(batched, quietLog, database.pool, { owner: false });
   }, 120_000);
   afterAll(async () => {
     if (database) expect(await auditFailures(database.pool)).toEqual([]);
     await lowCeiling?.close();
+    await batching?.close();
     await custody?.close();
     await database?.close();
     await server?.close();
@@ -171,6 +177,55 @@ describe("the custody on Litecoin Core's default relay policy (replacement refus
     expect(now).toMatchObject({ matches: true, inFlight: 0 });
     expect(now?.holdings).toBe(before - 29_900_000n - networkFee);
     expect(lowCeilingLines.filter((l) => l.level >= 50)).toHaveLength(1);
+    expect(await auditFailures(database.pool)).toEqual([]);
+  });
+
+  it('bumps a stuck batch by CPFP for all its members when the replacement is refused, each settled with its part of both fees', async () => {
+    const user = await signUpAndSignIn(server.url, { email: `ltc-cpfp-batch-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: testDatabase.url });
+    await call(user, 'POST', at(user, '/account/currency'), { currency: 'LTC' });
+    await node.send((await ltc(user))?.depositAddress ?? '', '1');
+    await chainJobs(custody);
+    await mine(2);
+    expect((await ltc(user))?.totalAvailable).toBe('1');
+    const recipients = [await node.newAddress(), await node.newAddress(), await node.newAddress()];
+    const ids: string[] = [];
+    for (const to of recipients) {
+      const sent = await call<WithdrawalView>(user, 'POST', at(user, '/withdrawal'), { currency: 'LTC', amount: '0.2', depositAddress: to, idempotencyKey: randomUUID() });
+      expect(sent.status).toBe(200);
+      ids.push(sent.body.id);
+    }
+    await chainJobs(batching);
+    const first = await Promise.all(ids.map(row));
+    const stuck = first[0]?.tx_hash ?? '';
+    expect(first.every((r) => r?.state === 'BROADCAST' && r.tx_hash === stuck)).toBe(true);
+    const batch = (await database.pool.query<{ batch_id: string }>('SELECT batch_id FROM withdrawals WHERE id = $1', [ids[0]])).rows[0]?.batch_id ?? '';
+    const [signed] = await signedOf(batch);
+    await node.rpc.call('prioritisetransaction', stuck, 0, -Number(signed?.fee));
+
+    // RBF_AFTER_BLOCKS (2) later: the node refuses the batch's replacement; one CPFP child pays for the batch.
+    await mine(1);
+    await mine(1);
+    const attempts = await signedOf(batch);
+    expect(attempts).toEqual([
+      expect.objectContaining({ attempt: 0, tx_hash: stuck, parent_tx: null, released: false }),
+      expect.objectContaining({ attempt: 1, parent_tx: null, released: true }),
+      expect.objectContaining({ attempt: 2, parent_tx: stuck, released: false }),
+    ]);
+    const child = attempts[2];
+    expect((await node.rpc.call<{ depends: string[] }>('getmempoolentry', child?.tx_hash)).depends).toEqual([stuck]);
+    for (const id of ids) expect(await row(id)).toMatchObject({ state: 'BROADCAST', tx_hash: stuck, replaced_tx_hashes: [] });
+
+    await waitFor('the batch completed', async () => {
+      await mine(1);
+      return (await Promise.all(ids.map(row))).every((r) => r?.state === 'COMPLETED');
+    }, 30_000);
+    const done = await Promise.all(ids.map(row));
+    expect(done.every((r) => r?.tx_hash === stuck)).toBe(true);
+    expect(done.reduce((sum, r) => sum + BigInt(r?.network_fee ?? '0'), 0n)).toBe(BigInt(signed?.fee ?? '0') + BigInt(child?.fee ?? '0'));
+    for (const to of recipients) expect(await node.received(to)).toBe(19_900_000n);
+    expect((await ltc(user))?.totalAvailable).toBe('0.4');
+    await mine(2);
+    expect(await matching()).toMatchObject({ matches: true, inFlight: 0 });
     expect(await auditFailures(database.pool)).toEqual([]);
   });
 });

@@ -165,6 +165,13 @@ export function routeChains(byNetwork: Partial<Record<Network, ChainAdapter>>, t
     accountState: (network, address) => call(network, 'accountState', async () => (await adapter(network).accountState?.(network, address)) ?? 'UNKNOWN'),
     estimateFee: (query) => call(query.network, 'estimateFee', () => adapter(query.network).estimateFee(query)),
     replaceByFee: (stuck, fee) => call(stuck.order.network, 'replaceByFee', () => adapter(stuck.order.network).replaceByFee(stuck, fee)),
+    batching: (network) => byNetwork[network]?.batching?.(network),
+    signBatch: (batch) =>
+      call(batch.network, 'signBatch', async () => {
+        const found = adapter(batch.network);
+        if (!found.signBatch) throw new ChainUnsupportedError(`${batch.network}'s adapter does not pay withdrawals in batches`);
+        return found.signBatch(batch);
+      }),
     replaceAfterBlocks: (network) => byNetwork[network]?.replaceAfterBlocks?.(network),
     tipHeight: (network) =>
       call(network, 'tipHeight', async () => {

@@ -127,7 +127,18 @@ export type WithdrawalChainPort = ChainPort & {
    * back). Adapters that cannot tell (the devnet) leave it out: the router answers UNKNOWN.
    */
   accountState?(network: Network, address: string): Promise<RecipientState>;
+  /**
+   * UTXO_BATCH_SECONDS: withdrawals of `network` wait at most `seconds` to be paid together by one transaction of at
+   * most `maxOutputs` payments (`signBatch`); undefined (or absent): one transaction each. One paying less than
+   * `minOutput` (dust, which the node refuses) is never batched: it is signed alone and fails alone.
+   */
+  batching?(network: Network): { seconds: number; maxOutputs: number; minOutput: bigint } | undefined;
+  /** One transaction paying each of `orders` an output, in this order: the same reference always yields the same one. */
+  signBatch?(batch: WithdrawalBatch): Promise<SignedWithdrawal>;
 };
+
+/** Withdrawals of one network paid together: `reference` is the batch's id. */
+export type WithdrawalBatch = { reference: string; network: Network; orders: readonly Pick<WithdrawalOrder, 'toAddress' | 'amount'>[] };
 
 /** What `accountState` knows of a recipient: deployed, not (uninit, nonexist, frozen), or nothing. */
 export type RecipientState = 'ACTIVE' | 'UNINITIALISED' | 'UNKNOWN';
@@ -169,6 +180,10 @@ export type ChainSettings = Readonly<{
      * Bitcoin Core's `testnet4` or `signet`; `test` (testnet3) for CHAIN_ENV=testnet.
      */
     testChain: 'test' | 'testnet4' | 'signet';
+    /** UTXO_BATCH_SECONDS: how long a withdrawal waits to be paid with others by one transaction (0: one each). */
+    batchSeconds: number;
+    /** UTXO_BATCH_MAX_OUTPUTS: the most withdrawals one batch pays. */
+    batchMaxOutputs: number;
   }>;
   /** An Ethereum JSON-RPC node (http or ws) and the ERC-20 contracts per currency. */
   evm: Readonly<{ rpcUrl: string | undefined; tokens: Readonly<Record<string, string>>; replaceAfterBlocks: number }>;

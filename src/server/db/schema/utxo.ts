@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, numeric, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, numeric, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 
@@ -67,6 +67,11 @@ export const utxoTransactions = pgTable(
     /** Outpoints `hash:vout` it spends. */
     inputs: text('inputs').array().notNull(),
     changeIndex: integer('change_index'),
+    /**
+     * A batch's (withdrawal_batches): every payment in output order, `[{ address, amount }]` (amount a decimal string of
+     * atomic units); `to_address`/`amount` then hold the first address and the total. NULL for one payment.
+     */
+    payments: jsonb('payments').$type<{ address: string; amount: string }[]>(),
     /**
      * A CPFP child's (it spends the change of a stuck transaction of ours to a fresh change address): the hash of the
      * transaction it pays for. Its fee is booked with the withdrawal's network fee once both are mined.

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, numeric, pgTable, text, timestamp, unique, uuid, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import type { Network } from '../../../lib/currencies.ts';
 import { users, walletAccounts } from './users.ts';
 import { walletTransactions } from './wallet.ts';
@@ -54,6 +54,11 @@ export const withdrawals = pgTable(
     inDoubtSince: timestamp('in_doubt_since', { withTimezone: true }),
     /** Times it was reopened (COMPLETED → BROADCAST) after its transaction left the chain: each round's settlement has keys of its own. */
     reopened: integer('reopened').notNull().default(0),
+    /**
+     * The batch (UTXO_BATCH_SECONDS) whose one transaction pays it with the other members' outputs: set while it is
+     * PENDING, in the transaction that creates the batch; its network fee is a share of the batch's (worker.ts).
+     */
+    batchId: uuid('batch_id').references((): AnyPgColumn => withdrawalBatches.id, { onDelete: 'restrict' }),
     failureReason: text('failure_reason'),
     /** The amount's USD value at the request (PRICE_SCALE decimals), for the daily limit; NULL without a current price. */
     usdValue: numeric('usd_value', { precision: 38, scale: 8 }),
@@ -76,9 +81,32 @@ export const withdrawals = pgTable(
     // The daily limit sums an account's withdrawals of the last 24 hours; the review queue reads its oldest first.
     index('withdrawals_account_created').on(t.walletAccountId, t.createdAt),
     index('withdrawals_under_review').on(t.createdAt).where(sql`${t.state} = 'UNDER_REVIEW'`),
+    index('withdrawals_batch').on(t.batchId).where(sql`${t.batchId} IS NOT NULL`),
     index('withdrawals_in_doubt').on(t.network).where(sql`${t.inDoubtSince} IS NOT NULL`),
     check('withdrawals_amounts', sql`${t.amount} > 0 AND ${t.fee} >= 0 AND ${t.fee} < ${t.amount}`),
   ],
+);
+
+/**
+ * Withdrawals of one UTXO network paid by one transaction (UTXO_BATCH_SECONDS): created, unsigned, in the transaction
+ * that claims its members (PENDING, `batch_id` set); signed from its id (the adapter's reference) and its members in
+ * id order, the transaction recorded on each member (SIGNED) and here before anything is sent. From there each member
+ * follows the ordinary rules with the shared transaction: broadcast (or found on the chain by its hash), replaced or
+ * bumped by CPFP together, completed or reopened each with its own ledger entries.
+ */
+export const withdrawalBatches = pgTable(
+  'withdrawal_batches',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    network: text('network').$type<Network>().notNull(),
+    /** How many withdrawals it pays (one output each). */
+    size: integer('size').notNull(),
+    /** The first transaction signed for it (replacements are on its members' rows). */
+    txHash: text('tx_hash'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    signedAt: timestamp('signed_at', { withTimezone: true }),
+  },
+  (t) => [index('withdrawal_batches_unsigned').on(t.network, t.createdAt).where(sql`${t.signedAt} IS NULL`), check('withdrawal_batches_size', sql`${t.size} > 0`)],
 );
 
 /**

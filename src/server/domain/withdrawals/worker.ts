@@ -9,6 +9,9 @@
  * gives its rows back with its connection; a withdrawal found SIGNED after a crash is first looked up on the chain by
  * its hash: if the chain has it, it is only marked broadcast, never sent again. A COMPLETED one whose transaction a
  * reorganisation took off the chain is BROADCAST again (reopen.ts) and follows the same rules from there.
+ * Where the network batches (UTXO_BATCH_SECONDS), PENDING ones are first gathered into a batch and signed as one
+ * transaction (formBatches, signBatches); each member then follows these rules with the shared transaction, a
+ * replacement moves all of them, and the network fee is booked in parts, one per member.
  */
 import type pg from 'pg';
 import { BroadcastRejectedError, FeeBumpBlockedError, transferKey, type HotWalletFees, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
@@ -30,15 +33,35 @@ const SIGN_BATCH = 20;
 const BROADCAST_BATCH = 20;
 const CONFIRM_BATCH = 200;
 
-const CLAIM_FIELDS = ['id', 'walletAccountId', 'currency', 'network', 'amount', 'fee', 'toAddress', 'rawTx', 'txHash', 'broadcastAttempts', 'replacedTxHashes', 'broadcastHeight', 'reopened'] as const;
+const SIGN_BATCHES = 5;
+
+const CLAIM_FIELDS = ['id', 'walletAccountId', 'currency', 'network', 'amount', 'fee', 'toAddress', 'rawTx', 'txHash', 'broadcastAttempts', 'replacedTxHashes', 'broadcastHeight', 'reopened', 'batchId'] as const;
 type Claimed = Pick<typeof withdrawals.$inferSelect, (typeof CLAIM_FIELDS)[number]>;
 const CLAIM = `SELECT ${selectColumns(withdrawals, 'w', CLAIM_FIELDS)} FROM withdrawals w`;
 
-/** PENDING → SIGNED: the hot wallet signs each withdrawal; the raw transaction and its hash are saved before any broadcast. */
+/** The networks whose withdrawals are paid in batches (UTXO_BATCH_SECONDS above 0 and an adapter that signs them), with the least output each batches. */
+function batchingNetworks(chain: WithdrawalChainPort): { network: Network; minOutput: bigint }[] {
+  if (!chain.signBatch) return [];
+  return chain.networks.flatMap((network) => {
+    const batching = chain.batching?.(network);
+    return batching ? [{ network, minOutput: batching.minOutput }] : [];
+  });
+}
+
+/**
+ * PENDING → SIGNED: the hot wallet signs each withdrawal; the raw transaction and its hash are saved before any
+ * broadcast. Withdrawals of a network that batches, and those already in a batch, are left to `signBatches`.
+ */
 export async function signWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort, log: Logger, batch = SIGN_BATCH): Promise<number> {
+  const batching = batchingNetworks(chain);
   return inTransaction(pool, async (client) => {
     // Only networks that are on: one without an adapter keeps its withdrawals (and their holds) until it is back.
-    const due = await client.query<Claimed>(`${CLAIM} WHERE w.state = 'PENDING' AND w.network = ANY($2::text[]) ORDER BY w.created_at LIMIT $1 FOR UPDATE SKIP LOCKED`, [batch, chain.networks]);
+    const due = await client.query<Claimed>(
+      `${CLAIM} WHERE w.state = 'PENDING' AND w.batch_id IS NULL AND w.network = ANY($2::text[])
+         AND NOT EXISTS (SELECT 1 FROM unnest($3::text[], $4::numeric[]) b(network, min_output) WHERE b.network = w.network AND w.amount - w.fee >= b.min_output)
+       ORDER BY w.created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
+      [batch, chain.networks, batching.map((b) => b.network), batching.map((b) => b.minOutput.toString())],
+    );
     let signedCount = 0;
     for (const w of due.rows) {
       let signed: Awaited<ReturnType<WithdrawalChainPort['signWithdrawal']>>;
@@ -54,6 +77,88 @@ export async function signWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort,
     }
     return signedCount;
   });
+}
+
+/**
+ * Gathers the PENDING withdrawals of each network that batches into a batch once the oldest has waited the network's
+ * `seconds` or `maxOutputs` of them wait: one transaction creates the batch row and points up to `maxOutputs` of
+ * them (claimed FOR UPDATE SKIP LOCKED, oldest first) at it. A crash before it commits leaves them as they were.
+ */
+export async function formBatches(pool: pg.Pool, chain: WithdrawalChainPort, log: Logger): Promise<number> {
+  let formed = 0;
+  for (const { network } of batchingNetworks(chain)) {
+    const batching = chain.batching?.(network);
+    if (!batching) continue;
+    // Several batches a round when more are due than one pays.
+    for (let round = 0; round < SIGN_BATCHES; round += 1) {
+      if ((await formBatch(pool, network, batching, log)) === 0) break;
+      formed += 1;
+    }
+  }
+  return formed;
+}
+
+/** One batch of `network`'s due withdrawals; how many it claimed (0: none due). */
+async function formBatch(pool: pg.Pool, network: Network, batching: { seconds: number; maxOutputs: number; minOutput: bigint }, log: Logger): Promise<number> {
+  return inTransaction(pool, async (client) => {
+    const due = await client.query<{ id: string; ripe: boolean }>(
+      `SELECT w.id, w.created_at <= now() - make_interval(secs => $3) AS ripe FROM withdrawals w
+        WHERE w.state = 'PENDING' AND w.batch_id IS NULL AND w.network = $1 AND w.amount - w.fee >= $4::numeric
+        ORDER BY w.created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+      [network, batching.maxOutputs, batching.seconds, batching.minOutput.toString()],
+    );
+    if (due.rows.length === 0 || (!due.rows[0]?.ripe && due.rows.length < batching.maxOutputs)) return 0;
+    const ids = due.rows.map((r) => r.id);
+    const created = await client.query<{ id: string }>('INSERT INTO withdrawal_batches (network, size) VALUES ($1, $2) RETURNING id', [network, ids.length]);
+    await client.query(`UPDATE withdrawals SET batch_id = $2 WHERE id = ANY($1::uuid[]) AND state = 'PENDING'`, [ids, created.rows[0]?.id]);
+    log.info({ network, batch: created.rows[0]?.id, withdrawals: ids.length }, 'withdrawals gathered into one transaction');
+    return ids.length;
+  });
+}
+
+/**
+ * PENDING → SIGNED for the members of each unsigned batch: the batch row is claimed (FOR UPDATE SKIP LOCKED), the
+ * adapter signs one transaction for the batch's id paying each member (amount less its fee) in id order, and every
+ * member records its raw transaction and hash in the same transaction that marks the batch signed. The adapter keeps
+ * what it signed by the batch's id, so signing again after a crash gives the same transaction back.
+ */
+export async function signBatches(pool: pg.Pool, chain: WithdrawalChainPort, log: Logger, batches = SIGN_BATCHES): Promise<number> {
+  if (!chain.signBatch) return 0;
+  const tried: string[] = [];
+  let signedCount = 0;
+  for (let i = 0; i < batches; i += 1) {
+    const outcome = await inTransaction(pool, async (client) => {
+      const batch = (
+        await client.query<{ id: string; network: Network }>(
+          `SELECT id, network FROM withdrawal_batches WHERE signed_at IS NULL AND network = ANY($1::text[]) AND id <> ALL($2::uuid[]) ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+          [chain.networks, tried],
+        )
+      ).rows[0];
+      if (!batch) return 'idle' as const;
+      tried.push(batch.id);
+      const members = (await client.query<Claimed>(`${CLAIM} WHERE w.batch_id = $1 AND w.state = 'PENDING' ORDER BY w.id FOR UPDATE`, [batch.id])).rows;
+      if (members.length === 0) {
+        await client.query('UPDATE withdrawal_batches SET signed_at = now() WHERE id = $1', [batch.id]);
+        return 'skip' as const;
+      }
+      let signed: Awaited<ReturnType<WithdrawalChainPort['signWithdrawal']>>;
+      try {
+        signed = await chain.signBatch!({ reference: batch.id, network: batch.network, orders: members.map((w) => ({ toAddress: w.toAddress, amount: BigInt(w.amount) - BigInt(w.fee) })) });
+      } catch (error) {
+        // Not enough confirmed outputs yet, or the node away: the batch and its holds wait for the next round.
+        log.warn({ err: error, batch: batch.id, withdrawals: members.length }, 'signing a batch failed; it will be tried again');
+        return 'skip' as const;
+      }
+      for (const w of members) {
+        await moveOrder(client, ORDER_TABLES.withdrawal, w.id, { from: 'PENDING', to: 'SIGNED', set: { raw_tx: signed.rawTx, tx_hash: signed.txHash, from_address: signed.fromAddress, signed_at: NOW } });
+      }
+      await client.query('UPDATE withdrawal_batches SET signed_at = now(), tx_hash = $2 WHERE id = $1', [batch.id, signed.txHash]);
+      return 'done' as const;
+    });
+    if (outcome === 'idle') break;
+    if (outcome === 'done') signedCount += 1;
+  }
+  return signedCount;
 }
 
 /**
@@ -128,6 +233,8 @@ export async function confirmWithdrawals(pool: pg.Pool, chain: WithdrawalChainPo
     const statuses = await chain.status(network, rows.flatMap((r) => hashesOf(r).map((txHash) => ({ txHash, outputIndex: 0 }))));
     const afterBlocks = chain.replaceAfterBlocks?.(network);
     let tip: number | undefined;
+    // A batch's members share one transaction: it is replaced (or bumped) once per round, for all of them.
+    const bumped = new Set<string>();
     for (const row of rows) {
       const each = hashesOf(row).flatMap((txHash) => {
         const status = statuses.get(transferKey({ txHash, outputIndex: 0 }));
@@ -159,7 +266,10 @@ export async function confirmWithdrawals(pool: pg.Pool, chain: WithdrawalChainPo
         await chain.broadcast(network, row.rawTx).catch((error: unknown) => log.warn({ err: error, withdrawal: row.id }, 'the replacement was not taken; the earlier transaction still waits'));
       } else if (afterBlocks !== undefined && row.broadcastHeight !== null && chain.tipHeight) {
         tip ??= await chain.tipHeight(network);
-        if (tip - row.broadcastHeight >= afterBlocks) await replaceStuck(pool, chain, row.id, tip, log);
+        if (tip - row.broadcastHeight >= afterBlocks && !bumped.has(row.txHash)) {
+          bumped.add(row.txHash);
+          await replaceStuck(pool, chain, row.id, row.txHash, tip, log);
+        }
       }
     }
   }
@@ -177,24 +287,32 @@ async function heightIfReplacing(chain: WithdrawalChainPort & Partial<HotWalletF
  * `replaced_tx_hashes`, the history showing the new hash) before it is sent; the send itself may fail and is
  * retried by the next round (the current hash is then unknown to the chain while the earlier one waits).
  */
-async function replaceStuck(pool: pg.Pool, chain: WithdrawalChainPort & Partial<HotWalletFees>, id: string, tip: number, log: Logger): Promise<void> {
+async function replaceStuck(pool: pg.Pool, chain: WithdrawalChainPort & Partial<HotWalletFees>, id: string, txHash: string, tip: number, log: Logger): Promise<void> {
   if (!chain.replaceByFee || !chain.estimateFee) return;
   let replacement: { rawTx: string; txHash: string; network: Network } | undefined;
   try {
     await claimBroadcast(pool, id, async (client, w) => {
       if (!w.rawTx || !w.txHash) return;
+      // A batch is replaced for all its members at once, only while none of them is being worked on elsewhere (a
+      // completion, another worker's replacement): it is never waited for, so two workers never deadlock on it.
+      if (w.batchId && !(await lockedAll(client, w.batchId))) return;
       const order = { reference: w.id, network: w.network, currency: w.currency, toAddress: w.toAddress, amount: BigInt(w.amount) - BigInt(w.fee) };
       const fee = await chain.estimateFee!(order);
       const signed = await chain.replaceByFee!({ order, signed: { rawTx: w.rawTx, txHash: w.txHash, fromAddress: '' }, fee }, fee);
       // The same transaction (the node refused a replacement and it was bumped by CPFP, or no bump is due): its hash and bytes stay; the next try waits the blocks again.
-      if (signed.txHash === w.txHash) return void (await client.query(`UPDATE withdrawals SET broadcast_height = $2 WHERE id = $1 AND state = 'BROADCAST'`, [w.id, tip]));
-      await client.query(
-        `UPDATE withdrawals SET replaced_tx_hashes = replaced_tx_hashes || tx_hash, tx_hash = $2, raw_tx = $3, broadcast_height = $4 WHERE id = $1 AND state = 'BROADCAST'`,
-        [w.id, signed.txHash, signed.rawTx, tip],
+      // Every withdrawal the stuck transaction pays (a batch's members; else this one alone) follows it.
+      if (signed.txHash === w.txHash) {
+        return void (await client.query(`UPDATE withdrawals SET broadcast_height = $3 WHERE network = $1 AND tx_hash = $2 AND state = 'BROADCAST'`, [w.network, w.txHash, tip]));
+      }
+      // A member not yet marked sent (SIGNED) follows too: it is then sent, or found on the chain, as the replacement.
+      const moved = await client.query<{ wallet_transaction_id: string | null }>(
+        `UPDATE withdrawals SET replaced_tx_hashes = replaced_tx_hashes || tx_hash, tx_hash = $3, raw_tx = $4, broadcast_height = CASE WHEN state = 'BROADCAST' THEN $5::bigint END
+          WHERE network = $1 AND tx_hash = $2 AND state IN ('SIGNED', 'BROADCAST') RETURNING wallet_transaction_id`,
+        [w.network, w.txHash, signed.txHash, signed.rawTx, tip],
       );
-      await client.query('UPDATE wallet_transactions SET hash = $2, updated_at = now() FROM withdrawals w WHERE w.id = $1 AND wallet_transactions.id = w.wallet_transaction_id', [w.id, signed.txHash]);
+      await client.query('UPDATE wallet_transactions SET hash = $2, updated_at = now() WHERE id = ANY($1::uuid[])', [moved.rows.map((r) => r.wallet_transaction_id).filter((t) => t !== null), signed.txHash]);
       replacement = { rawTx: signed.rawTx, txHash: signed.txHash, network: w.network };
-    });
+    }, txHash);
   } catch (error) {
     // Above MAX_FEE_RATE: the adapter says so once per withdrawal, and it is an operator's call.
     if (error instanceof FeeBumpBlockedError) log.error({ err: error, withdrawal: id }, 'stuck withdrawal needs a fee above MAX_FEE_RATE; not bumped');
@@ -209,6 +327,8 @@ async function replaceStuck(pool: pg.Pool, chain: WithdrawalChainPort & Partial<
 /** The worker's one job for withdrawals: each step in turn, completed ones a reorganisation put in doubt first. */
 export async function processWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort, log: Logger): Promise<void> {
   await recheckCompletedWithdrawals(pool, chain, log);
+  await formBatches(pool, chain, log);
+  await signBatches(pool, chain, log);
   await signWithdrawals(pool, chain, log);
   await broadcastWithdrawals(pool, chain, log);
   await confirmWithdrawals(pool, chain, log);
@@ -254,8 +374,10 @@ async function completeWithdrawal(db: Queryable, w: Claimed, status: { confirmat
  * float (ETHEREUM, TRON, TON) or NETWORK_FEES (ledger.ts, networkFeePayer) to WORLD,
  * so the world account keeps mirroring what the chain holds for the custody. Once per withdrawal.
  */
-async function bookNetworkFee(db: Queryable, w: Claimed, fee: bigint | undefined): Promise<void> {
-  if (fee === undefined || fee <= 0n) return;
+async function bookNetworkFee(db: Queryable, w: Claimed, whole: bigint | undefined): Promise<void> {
+  if (whole === undefined || whole <= 0n) return;
+  const fee = await networkFeeShare(db, w, whole);
+  if (fee <= 0n) return;
   await transfer(db, {
     key: orderEntryKey('withdrawal', w.id, 'networkFee', w.reopened),
     kind: orderEntryKind('withdrawal', 'networkFee'),
@@ -266,6 +388,26 @@ async function bookNetworkFee(db: Queryable, w: Claimed, fee: bigint | undefined
     amount: fee,
   });
   await db.query('UPDATE withdrawals SET network_fee = $2 WHERE id = $1', [w.id, fee.toString()]);
+}
+
+/** Locks every member of a batch in flight unless another transaction holds one: false then, and nothing to do. */
+async function lockedAll(client: pg.PoolClient, batchId: string): Promise<boolean> {
+  const locked = await client.query(`SELECT id FROM withdrawals WHERE batch_id = $1 AND state IN ('SIGNED', 'BROADCAST') FOR UPDATE SKIP LOCKED`, [batchId]);
+  const all = await client.query<{ count: number }>(`SELECT count(*)::int AS count FROM withdrawals WHERE batch_id = $1 AND state IN ('SIGNED', 'BROADCAST')`, [batchId]);
+  return (locked.rowCount ?? 0) >= (all.rows[0]?.count ?? 0);
+}
+
+/**
+ * A batch member's part of its transaction's fee: the fee split evenly over the batch's members, the remainder to the
+ * first by id, so the parts add up to the fee exactly; each part is booked (and taken back on a reopen) with its
+ * withdrawal like a single withdrawal's whole fee. The whole fee for a withdrawal paid alone.
+ */
+async function networkFeeShare(db: Queryable, w: Claimed, fee: bigint): Promise<bigint> {
+  if (!w.batchId) return fee;
+  const members = await db.query<{ id: string }>('SELECT id FROM withdrawals WHERE batch_id = $1 ORDER BY id', [w.batchId]);
+  const count = BigInt(members.rows.length);
+  if (count === 0n) return fee;
+  return fee / count + (members.rows[0]?.id === w.id ? fee % count : 0n);
 }
 
 /** Gives the held amount back and shows the withdrawal as failed. */

@@ -68,14 +68,21 @@ describe('the UTXO transaction builder', () => {
   it('selects the largest outputs first and gives change below dust to the fee', () => {
     const profile = utxoProfile('LITECOIN', 'mainnet', chainAddressing('mainnet').utxoParams('LITECOIN'));
     const coins = [coin(30_000n, 0), coin(1_000_000n, 1), coin(200_000n, 2)];
-    const withChange = selectCoins(profile, coins, 500_000n, 10n, 22, 22);
+    const withChange = selectCoins(profile, coins, 500_000n, 10n, [22], 22);
     expect(withChange?.coins.map((c) => c.vout)).toEqual([1]);
     expect(withChange?.fee).toBe(10n * virtualSize(profile, 1, [22, 22]));
     expect(withChange?.change).toBe(1_000_000n - 500_000n - (withChange?.fee ?? 0n));
     // What is left after the fee would be dust: no change output, the rest pays the fee.
-    const noChange = selectCoins(profile, coins, 1_000_000n - 1_100n - 5_000n, 10n, 22, 22);
+    const noChange = selectCoins(profile, coins, 1_000_000n - 1_100n - 5_000n, 10n, [22], 22);
     expect(noChange).toMatchObject({ change: 0n, fee: 6_100n });
-    expect(selectCoins(profile, coins, 2_000_000n, 10n, 22, 22)).toBeUndefined();
+    expect(selectCoins(profile, coins, 2_000_000n, 10n, [22], 22)).toBeUndefined();
+  });
+
+  it('sizes the fee of a batch for every recipient', () => {
+    const profile = utxoProfile('LITECOIN', 'mainnet', chainAddressing('mainnet').utxoParams('LITECOIN'));
+    const batch = selectCoins(profile, [coin(1_000_000n, 0)], 400_000n, 10n, [22, 22, 34], 22);
+    expect(batch?.fee).toBe(10n * virtualSize(profile, 1, [22, 22, 34, 22]));
+    expect(batch?.change).toBe(600_000n - (batch?.fee ?? 0n));
   });
 
   it('reads the node amounts exactly and rates per vbyte rounded up', () => {

@@ -12,7 +12,7 @@ import { isUtxoNetwork, utxoProfile, type TestChain, type UtxoNetwork, type Utxo
 import { heldUnits } from './outputs.ts';
 import { blockSource, transferStatus } from './reader.ts';
 import { createRpc, RpcError, type Rpc } from './rpc.ts';
-import { broadcastRaw, changeAddress, estimate, signOrder, type WalletContext } from './wallet.ts';
+import { broadcastRaw, changeAddress, estimate, signOrder, signPayments, type WalletContext } from './wallet.ts';
 
 export type UtxoOptions = {
   env: ChainEnv;
@@ -26,6 +26,9 @@ export type UtxoOptions = {
   maxFeeRate?: Partial<Record<UtxoNetwork, bigint>>;
   /** CHAIN_ENV=testnet4 or signet: the chain Bitcoin's node runs under testnet's address formats (default `test`). */
   testChain?: TestChain;
+  /** UTXO_BATCH_SECONDS (0 or absent: one transaction per withdrawal) and UTXO_BATCH_MAX_OUTPUTS. */
+  batchSeconds?: number;
+  batchMaxOutputs?: number;
   /** CHAIN_CALL_TIMEOUT_MS: each JSON-RPC call's timeout outside a request (default 30 s). */
   callTimeoutMs?: number | undefined;
 };
@@ -107,6 +110,14 @@ export function createUtxoAdapter(pool: pg.Pool, options: UtxoOptions): ChainAda
     },
     async signWithdrawal(order) {
       return signOrder(await ready(order.network), order);
+    },
+    batching: (network) => {
+      const ctx = contexts.get(network);
+      if (!ctx || (options.batchSeconds ?? 0) <= 0) return undefined;
+      return { seconds: options.batchSeconds ?? 0, maxOutputs: options.batchMaxOutputs ?? 50, minOutput: ctx.profile.dust };
+    },
+    async signBatch(batch) {
+      return signPayments(await ready(batch.network), batch.reference, batch.orders.map((o) => ({ address: o.toAddress, amount: o.amount })));
     },
     async broadcast(network, rawTx) {
       return broadcastRaw(await ready(network), rawTx);

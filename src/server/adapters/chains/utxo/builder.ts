@@ -38,20 +38,20 @@ export function virtualSize(profile: UtxoProfile, inputs: number, scriptLengths:
 export type Selection = { coins: Coin[]; change: bigint; fee: bigint };
 
 /**
- * Largest outputs first until they pay `amount` and the fee at `rate` (units per vB); change when it is above dust,
+ * Largest outputs first until they pay `amount` (the total of the recipients, one output each) and the fee at `rate` (units per vB); change when it is above dust,
  * else none (its units go to the fee). Undefined when the candidates cannot pay it.
  */
-export function selectCoins(profile: UtxoProfile, candidates: readonly Coin[], amount: bigint, rate: bigint, recipientScript: number, changeScript: number): Selection | undefined {
+export function selectCoins(profile: UtxoProfile, candidates: readonly Coin[], amount: bigint, rate: bigint, recipientScripts: readonly number[], changeScript: number): Selection | undefined {
   const sorted = [...candidates].sort((a, b) => (a.amount === b.amount ? 0 : a.amount > b.amount ? -1 : 1));
   const coins: Coin[] = [];
   let total = 0n;
   for (const coin of sorted) {
     coins.push(coin);
     total += coin.amount;
-    const feeWithChange = rate * virtualSize(profile, coins.length, [recipientScript, changeScript]);
+    const feeWithChange = rate * virtualSize(profile, coins.length, [...recipientScripts, changeScript]);
     const change = total - amount - feeWithChange;
     if (change >= profile.dust) return { coins, change, fee: feeWithChange };
-    const feeAlone = rate * virtualSize(profile, coins.length, [recipientScript]);
+    const feeAlone = rate * virtualSize(profile, coins.length, recipientScripts);
     if (total - amount >= feeAlone) return { coins, change: 0n, fee: total - amount };
   }
   return undefined;

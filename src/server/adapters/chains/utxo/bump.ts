@@ -208,9 +208,11 @@ async function buildReplacement(ctx: WalletContext, client: pg.PoolClient, old: 
   if (coins.rows.length !== old.inputs.length) throw new Error(`the inputs of ${old.txHash} are no longer in the custody's index`);
   const inputs: Coin[] = coins.rows.map((r) => ({ txHash: r.tx_hash, vout: r.vout, amount: BigInt(r.amount), keyChain: r.key_chain, keyIndex: r.key_index }));
   const total = inputs.reduce((sum, c) => sum + c.amount, 0n);
-  const recipient = outputScript(ctx.profile, old.toAddress).length;
+  // A batch's payments all stay, in their order; only the change pays the higher fee.
+  const paid: Payment[] = old.payments ? [...old.payments] : [{ address: old.toAddress, amount: old.amount }];
+  const recipients = paid.map((p) => outputScript(ctx.profile, p.address).length);
   const change = old.changeIndex === null ? undefined : changeAddress(ctx, old.changeIndex);
-  const scripts = change === undefined ? [recipient] : [recipient, outputScript(ctx.profile, change).length];
+  const scripts = change === undefined ? recipients : [...recipients, outputScript(ctx.profile, change).length];
   const size = virtualSize(ctx.profile, inputs.length, scripts);
   // What a replacement must pay is the old rate plus the incremental fee; the estimate and 25 % more are aimed at, capped.
   const needed = old.feeRate + rates.incremental;
@@ -219,15 +221,15 @@ async function buildReplacement(ctx: WalletContext, client: pg.PoolClient, old: 
   const newFee = max(rate * size, old.fee + rates.incremental * size);
   if (ceilDiv(newFee, size) > ctx.maxFeeRate) return { blocked: `a replacement needs ${ceilDiv(newFee, size)}/vB` };
   let changeAmount = total - old.amount - newFee;
-  let paid = newFee;
+  let feePaid = newFee;
   if (changeAmount < ctx.profile.dust) {
     // What is left would be dust: all of it goes to the fee, if that is a bump at all and within the ceiling.
-    paid = total - old.amount;
+    feePaid = total - old.amount;
     changeAmount = 0n;
-    if (paid < old.fee + rates.incremental * size) return { blocked: 'its change cannot pay a higher fee' };
-    if (ceilDiv(paid, size) > ctx.maxFeeRate) return { blocked: `giving its change to the fee pays ${ceilDiv(paid, size)}/vB` };
+    if (feePaid < old.fee + rates.incremental * size) return { blocked: 'its change cannot pay a higher fee' };
+    if (ceilDiv(feePaid, size) > ctx.maxFeeRate) return { blocked: `giving its change to the fee pays ${ceilDiv(feePaid, size)}/vB` };
   }
-  const payments: Payment[] = [{ address: old.toAddress, amount: old.amount }];
+  const payments: Payment[] = [...paid];
   if (change !== undefined && changeAmount > 0n) payments.push({ address: change, amount: changeAmount });
   const tx = sign(ctx, inputs, payments);
   return {
@@ -235,8 +237,8 @@ async function buildReplacement(ctx: WalletContext, client: pg.PoolClient, old: 
       ...old,
       ...tx,
       attempt: await nextAttempt(client, old.reference),
-      fee: paid,
-      feeRate: ceilDiv(paid, size),
+      fee: feePaid,
+      feeRate: ceilDiv(feePaid, size),
       changeIndex: changeAmount > 0n ? old.changeIndex : null,
       parentTx: null,
     },

@@ -111,6 +111,8 @@ export type SignedRecord = {
   feeRate: bigint;
   inputs: string[];
   changeIndex: number | null;
+  /** A batch's payments in output order (`toAddress`/`amount`: the first address and the total); undefined for one payment. */
+  payments?: readonly { address: string; amount: bigint }[] | null;
   /** A CPFP child's: the unconfirmed transaction of ours it pays for (the reference's or the previous child); else null. */
   parentTx: string | null;
   /** Read back only: the node took it once (`accepted_at`), so peers may mine it; it is never released. */
@@ -119,9 +121,15 @@ export type SignedRecord = {
   released?: boolean;
 };
 
-const SIGNED_COLUMNS = `reference, attempt, tx_hash AS "txHash", raw_tx AS "rawTx", to_address AS "toAddress", amount::text, fee::text, fee_rate::text AS "feeRate", inputs, change_index AS "changeIndex", parent_tx AS "parentTx", accepted_at IS NOT NULL AS accepted, released_at IS NOT NULL AS released`;
-type SignedRow = Omit<SignedRecord, 'amount' | 'fee' | 'feeRate'> & { amount: string; fee: string; feeRate: string };
-const fromRow = (r: SignedRow): SignedRecord => ({ ...r, amount: BigInt(r.amount), fee: BigInt(r.fee), feeRate: BigInt(r.feeRate) });
+const SIGNED_COLUMNS = `reference, attempt, tx_hash AS "txHash", raw_tx AS "rawTx", to_address AS "toAddress", amount::text, fee::text, fee_rate::text AS "feeRate", inputs, change_index AS "changeIndex", payments, parent_tx AS "parentTx", accepted_at IS NOT NULL AS accepted, released_at IS NOT NULL AS released`;
+type SignedRow = Omit<SignedRecord, 'amount' | 'fee' | 'feeRate' | 'payments'> & { amount: string; fee: string; feeRate: string; payments: { address: string; amount: string }[] | null };
+const fromRow = (r: SignedRow): SignedRecord => ({
+  ...r,
+  amount: BigInt(r.amount),
+  fee: BigInt(r.fee),
+  feeRate: BigInt(r.feeRate),
+  payments: r.payments?.map((p) => ({ address: p.address, amount: BigInt(p.amount) })) ?? null,
+});
 
 /** The newest transaction signed for `reference` (the first or a replacement the node took; not a CPFP child), if any. */
 export async function latestSigned(db: Db, reference: string): Promise<SignedRecord | undefined> {
@@ -224,9 +232,23 @@ export async function signedByHash(db: Db, network: string, hashes: readonly str
 /** Stores a signed transaction and reserves its inputs for its reference. */
 export async function storeSigned(db: Db, network: string, record: SignedRecord): Promise<void> {
   await db.query(
-    `INSERT INTO utxo_transactions (reference, attempt, network, tx_hash, raw_tx, to_address, amount, fee, fee_rate, inputs, change_index, parent_tx)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-    [record.reference, record.attempt, network, record.txHash, record.rawTx, record.toAddress, record.amount.toString(), record.fee.toString(), record.feeRate.toString(), record.inputs, record.changeIndex, record.parentTx],
+    `INSERT INTO utxo_transactions (reference, attempt, network, tx_hash, raw_tx, to_address, amount, fee, fee_rate, inputs, change_index, parent_tx, payments)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb)`,
+    [
+      record.reference,
+      record.attempt,
+      network,
+      record.txHash,
+      record.rawTx,
+      record.toAddress,
+      record.amount.toString(),
+      record.fee.toString(),
+      record.feeRate.toString(),
+      record.inputs,
+      record.changeIndex,
+      record.parentTx,
+      record.payments ? JSON.stringify(record.payments.map((p) => ({ address: p.address, amount: p.amount.toString() }))) : null,
+    ],
   );
   await db.query(
     `UPDATE utxo_outputs SET reserved_by = $2 WHERE network = $1 AND tx_hash || ':' || vout = ANY($3::text[])`,

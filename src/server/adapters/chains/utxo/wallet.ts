@@ -74,34 +74,47 @@ export const toSigned = (ctx: WalletContext, record: SignedRecord): SignedWithdr
 
 /** The transaction of `order.reference`: the stored one if it was signed before (a retry after a crash), else a new one. */
 export async function signOrder(ctx: WalletContext, order: Pick<WithdrawalOrder, 'reference' | 'toAddress' | 'amount'>): Promise<SignedWithdrawal> {
+  return signPayments(ctx, order.reference, [{ address: order.toAddress, amount: order.amount }]);
+}
+
+/**
+ * The one transaction of `reference` paying each of `payments` (an output each, in this order) with change back: the
+ * stored one if it was signed before, else a new one, stored (with its payments when there are several, for a
+ * replacement to pay them again) and its inputs reserved before it is handed back.
+ */
+export async function signPayments(ctx: WalletContext, reference: string, payments: readonly Payment[]): Promise<SignedWithdrawal> {
+  const first = payments[0];
+  if (!first) throw new Error('nothing to pay');
   const signed = await inSigningLock(ctx, async (client) => {
-    const existing = await latestSigned(client, order.reference);
+    const existing = await latestSigned(client, reference);
     if (existing) return existing;
     // An amount the network calls dust is signed all the same: the node refuses it for good at broadcast, so the
     // withdrawal fails with its hold returned instead of waiting for ever.
-    const recipient = outputScript(ctx.profile, order.toAddress).length;
+    const recipients = payments.map((p) => outputScript(ctx.profile, p.address).length);
+    const total = payments.reduce((sum, p) => sum + p.amount, 0n);
     const changeIndex = await nextChangeIndex(client, ctx.network);
     const change = changeAddress(ctx, changeIndex);
     const tip = await ctx.rpc.call<number>('getblockcount');
     const { rate } = await feeRates(ctx.rpc, feePolicy(ctx));
     const candidates = await spendable(client, ctx.network, tip, ctx.confirmations);
-    const selection = selectCoins(ctx.profile, candidates, order.amount, rate, recipient, outputScript(ctx.profile, change).length);
-    if (!selection) throw new InsufficientFundsError(`the custody's confirmed outputs on ${ctx.network} cannot pay ${order.amount} and its fee`);
-    const payments: Payment[] = [{ address: order.toAddress, amount: order.amount }];
-    if (selection.change > 0n) payments.push({ address: change, amount: selection.change });
-    const tx = sign(ctx, selection.coins, payments);
+    const selection = selectCoins(ctx.profile, candidates, total, rate, recipients, outputScript(ctx.profile, change).length);
+    if (!selection) throw new InsufficientFundsError(`the custody's confirmed outputs on ${ctx.network} cannot pay ${total} and its fee`);
+    const outputs: Payment[] = [...payments];
+    if (selection.change > 0n) outputs.push({ address: change, amount: selection.change });
+    const tx = sign(ctx, selection.coins, outputs);
     if (selection.change > 0n) await recordChangeAddress(client, ctx.network, changeIndex, change);
     const record: SignedRecord = {
-      reference: order.reference,
+      reference,
       attempt: 0,
       ...tx,
-      toAddress: order.toAddress,
-      amount: order.amount,
+      toAddress: first.address,
+      amount: total,
       fee: selection.fee,
       feeRate: rate,
       inputs: selection.coins.map((c) => `${c.txHash}:${c.vout}`),
       changeIndex: selection.change > 0n ? changeIndex : null,
       parentTx: null,
+      payments: payments.length > 1 ? payments : null,
     };
     await storeSigned(client, ctx.network, record);
     return record;
