@@ -5,7 +5,13 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/server/config.ts';
 import { startServer, type RunningServer } from '../../src/server/main.ts';
+import { TEST_MNEMONIC, TEST_SECRETS_KEY } from './custody.ts';
 import { freePort } from './server.ts';
+
+/** What a test's server runs on whatever else it sets: its own database, the test seed and secrets key, prices that do not walk. */
+export function testServerEnv(databaseUrl: string): Record<string, string> {
+  return { DATABASE_URL: databaseUrl, WALLET_SEED: TEST_MNEMONIC, SECRETS_KEY: TEST_SECRETS_KEY, RATES_WALK_MS: '0' };
+}
 
 export type LogLine = { level: number; msg: string; err?: { message?: string; code?: string } };
 export type InProcessServer = RunningServer & { url: string; logs: LogLine[] };

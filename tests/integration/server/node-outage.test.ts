@@ -6,11 +6,11 @@ import { parseEther, type Address } from 'viem';
 import { hex } from '@scure/base';
 import { p2wpkh } from '@scure/btc-signer';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { startInProcess, type InProcessServer } from '../../support/in-process.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 import { startAnvil, type Anvil } from '../../support/anvil.ts';
-import { TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
+import { waitFor } from '../../support/custody.ts';
 import type { AssetItem } from '../../../src/server/domain/assets.ts';
 
 /**
@@ -65,10 +65,7 @@ describe('a Litecoin node that never answers hurts only Litecoin', () => {
     pool.on('connect', (client) => client.on('error', () => {}));
     started = Date.now();
     server = await startInProcess({
-      DATABASE_URL: database.url,
-      WALLET_SEED: TEST_MNEMONIC,
-      SECRETS_KEY: TEST_SECRETS_KEY,
-      RATES_WALK_MS: '0',
+      ...testServerEnv(database.url),
       WORKER_POLL_MS: '100',
       PUBLIC_RATE_LIMIT: '0',
       CHAIN_ENV: 'regtest',

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { startInProcess, type InProcessServer } from '../../support/in-process.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { startLitecoind, type Litecoind } from '../../support/litecoind.ts';
 import { freePort } from '../../support/server.ts';
-import { TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
+import { waitFor } from '../../support/custody.ts';
 
 type Ready = { status: string; reasons?: string[] };
 
@@ -31,10 +31,7 @@ describe('readiness follows the Litecoin Core node', () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     metricsPort = await freePort();
     server = await startInProcess({
-      DATABASE_URL: database.url,
-      WALLET_SEED: TEST_MNEMONIC,
-      SECRETS_KEY: TEST_SECRETS_KEY,
-      RATES_WALK_MS: '0',
+      ...testServerEnv(database.url),
       WORKER_POLL_MS: '100',
       CHAIN_ENV: 'regtest',
       LITECOIN_RPC_URL: node.url,

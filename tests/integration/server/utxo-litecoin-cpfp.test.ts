@@ -1,22 +1,14 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
-import { gatewayClient } from '../../support/http.ts';
-import { auditFailures, quietLog, TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
-import { startInProcess, type InProcessServer } from '../../support/in-process.ts';
-import { startLitecoind, type Litecoind } from '../../support/litecoind.ts';
+import { auditFailures, quietLog, waitFor } from '../../support/custody.ts';
+import { litecoinCustody } from '../../support/litecoin-custody.ts';
+import type { Litecoind } from '../../support/litecoind.ts';
 import { loadConfig } from '../../../src/server/config.ts';
 import { openCustody, type Custody } from '../../../src/server/custody.ts';
-import { openDatabase, type Database } from '../../../src/server/db/database.ts';
-import type { AssetItem } from '../../../src/server/domain/assets.ts';
-import { custodyBalances } from '../../../src/server/domain/custody-balances.ts';
-import type { TransactionItem } from '../../../src/server/domain/history.ts';
-import type { WithdrawalView } from '../../../src/server/domain/withdrawals/view.ts';
+import type { Database } from '../../../src/server/db/database.ts';
 
 /**
  * Litecoin Core on its default relay policy (`-mempoolreplacement=0`: no BIP125 replacement is relayed). A stuck
@@ -26,13 +18,14 @@ import type { WithdrawalView } from '../../../src/server/domain/withdrawals/view
  * not sent and logged once at error level. A stuck batch (UTXO_BATCH_SECONDS) is bumped the same way, for all its
  * members. (Replacement with `-mempoolreplacement=1`: utxo-litecoin.test.ts, utxo-litecoin-batch.test.ts.)
  */
-const PASSWORD = 'a long enough passphrase 42';
 type Line = { level: number; msg: string; withdrawal?: string };
 
 describe("the custody on Litecoin Core's default relay policy (replacement refused)", () => {
+  // Litecoin Core's own default, stated: the support's `-mempoolreplacement=1` comes first and this one wins.
+  // One round of work is the chain's jobs only.
+  const lc = litecoinCustody({ env: { RBF_AFTER_BLOCKS: '2' }, nodeArgs: ['-mempoolreplacement=0'], jobs: ['chain.'] });
+  const { work: chainJobs, mine, signUp, addressOf, ltc, history, withdraw, matching } = lc;
   let node: Litecoind;
-  let testDatabase: TestDatabase;
-  let server: InProcessServer;
   let database: Database;
   let custody: Custody;
   /** A second worker whose MAX_FEE_RATE (5 litoshi/vB) is what the first withdrawal already pays. */
@@ -40,18 +33,6 @@ describe("the custody on Litecoin Core's default relay policy (replacement refus
   const lowCeilingLines: Line[] = [];
   /** A worker that pays withdrawals in batches of three (UTXO_BATCH_SECONDS). */
   let batching: Custody;
-  const call = gatewayClient(() => server.url);
-  const at = (user: SignedInUser, path: string) => `/api/${user.accountId}${path}`;
-  const chainJobs = async (of: Custody) => {
-    for (const job of of.jobs) if (job.name.startsWith('chain.')) await job.run();
-  };
-  const mine = async (blocks: number) => {
-    await node.mine(blocks);
-    await chainJobs(custody);
-  };
-  const ltc = async (user: SignedInUser) => (await call<AssetItem[]>(user, 'GET', at(user, '/asset'))).body.find((a) => a.currency === 'LTC');
-  const history = async (user: SignedInUser) =>
-    (await call<{ result: TransactionItem[] }>(user, 'POST', at(user, '/asset/transactions'), { currency: 'LTC', sort: 'DESC', properties: ['createdDate'], pageSize: 100, pageNumber: 1 })).body.result;
   const row = async (id: string) =>
     (
       await database.pool.query<{ state: string; tx_hash: string; raw_tx: string; replaced_tx_hashes: string[]; network_fee: string | null }>(
@@ -66,58 +47,32 @@ describe("the custody on Litecoin Core's default relay policy (replacement refus
         [reference],
       )
     ).rows;
-  const matching = async () => (await custodyBalances(database.pool, custody.chain)).find((r) => r.network === 'LITECOIN' && r.currency === 'LTC');
 
   beforeAll(async () => {
-    // Litecoin Core's own default, stated: the support's `-mempoolreplacement=1` comes first and this one wins.
-    node = await startLitecoind(['-mempoolreplacement=0']);
-    testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
-    const env = {
-      DATABASE_URL: testDatabase.url,
-      WALLET_SEED: TEST_MNEMONIC,
-      SECRETS_KEY: TEST_SECRETS_KEY,
-      WORKERS: 'off',
-      RATES_WALK_MS: '0',
-      PUBLIC_RATE_LIMIT: '0',
-      CHAIN_ENV: 'regtest',
-      LITECOIN_RPC_URL: node.url,
-      CONFIRMATIONS: 'LITECOIN:2',
-      FEE_RATE_FALLBACK: 'LITECOIN:5',
-      RBF_AFTER_BLOCKS: '2',
-      WITHDRAWAL_FEES: JSON.stringify({ LTC: '0.001' }),
-    };
-    server = await startInProcess(env);
-    const config = loadConfig({ ...env, DATA_DIR: await mkdtemp(join(tmpdir(), 'utxo-cpfp-')) }, '0.0.0-test');
-    database = await openDatabase(config, quietLog);
-    custody = await openCustody(config, quietLog, database.pool, { owner: false });
-    const low = loadConfig({ ...env, MAX_FEE_RATE: 'LITECOIN:5', DATA_DIR: await mkdtemp(join(tmpdir(), 'utxo-cpfp-low-')) }, '0.0.0-test');
+    const started = await lc.start();
+    ({ node, database, custody } = started);
+    const low = loadConfig({ ...started.env, MAX_FEE_RATE: 'LITECOIN:5', DATA_DIR: await mkdtemp(join(tmpdir(), 'utxo-cpfp-low-')) }, '0.0.0-test');
     const lowLog = pino({ level: 'warn' }, { write: (line: string) => void lowCeilingLines.push(JSON.parse(line) as Line) });
     lowCeiling = await openCustody(low, lowLog, database.pool, { owner: false });
-    const batched = loadConfig({ ...env, UTXO_BATCH_SECONDS: '600', UTXO_BATCH_MAX_OUTPUTS: '3', DATA_DIR: await mkdtemp(join(tmpdir(), 'utxo-cpfp-batch-')) }, '0.0.0-test');
+    const batched = loadConfig({ ...started.env, UTXO_BATCH_SECONDS: '600', UTXO_BATCH_MAX_OUTPUTS: '3', DATA_DIR: await mkdtemp(join(tmpdir(), 'utxo-cpfp-batch-')) }, '0.0.0-test');
     batching = await openCustody(batched, quietLog, database.pool, { owner: false });
   }, 120_000);
   afterAll(async () => {
-    if (database) expect(await auditFailures(database.pool)).toEqual([]);
     await lowCeiling?.close();
     await batching?.close();
-    await custody?.close();
-    await database?.close();
-    await server?.close();
-    await testDatabase?.drop();
-    await node?.stop();
+    await lc.close();
   });
 
   it('bumps a stuck withdrawal by CPFP when the replacement is refused, keeps its hash, books both fees, balances matching', async () => {
-    const user = await signUpAndSignIn(server.url, { email: `ltc-cpfp-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: testDatabase.url });
-    await call(user, 'POST', at(user, '/account/currency'), { currency: 'LTC' });
-    await node.send((await ltc(user))?.depositAddress ?? '', '1');
+    const user = await signUp('cpfp');
+    await node.send(await addressOf(user), '1');
     await chainJobs(custody);
     await mine(2);
     expect((await ltc(user))?.totalAvailable).toBe('1');
     const before = (await matching())?.holdings ?? 0n;
 
     const to = await node.newAddress();
-    const sent = await call<WithdrawalView>(user, 'POST', at(user, '/withdrawal'), { currency: 'LTC', amount: '0.3', depositAddress: to, idempotencyKey: randomUUID() });
+    const sent = await withdraw(user, '0.3', to);
     expect(sent.status).toBe(200);
     const id = sent.body.id;
     await chainJobs(custody);
@@ -181,16 +136,15 @@ describe("the custody on Litecoin Core's default relay policy (replacement refus
   });
 
   it('bumps a stuck batch by CPFP for all its members when the replacement is refused, each settled with its part of both fees', async () => {
-    const user = await signUpAndSignIn(server.url, { email: `ltc-cpfp-batch-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: testDatabase.url });
-    await call(user, 'POST', at(user, '/account/currency'), { currency: 'LTC' });
-    await node.send((await ltc(user))?.depositAddress ?? '', '1');
+    const user = await signUp('cpfp-batch');
+    await node.send(await addressOf(user), '1');
     await chainJobs(custody);
     await mine(2);
     expect((await ltc(user))?.totalAvailable).toBe('1');
     const recipients = [await node.newAddress(), await node.newAddress(), await node.newAddress()];
     const ids: string[] = [];
     for (const to of recipients) {
-      const sent = await call<WithdrawalView>(user, 'POST', at(user, '/withdrawal'), { currency: 'LTC', amount: '0.2', depositAddress: to, idempotencyKey: randomUUID() });
+      const sent = await withdraw(user, '0.2', to);
       expect(sent.status).toBe(200);
       ids.push(sent.body.id);
     }

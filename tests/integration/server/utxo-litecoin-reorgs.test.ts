@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,24 +6,17 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
-import { gatewayClient } from '../../support/http.ts';
-import { auditFailures, TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
-import { startInProcess, type InProcessServer, type LogLine } from '../../support/in-process.ts';
-import { startLitecoind, type Litecoind } from '../../support/litecoind.ts';
-import { loadConfig } from '../../../src/server/config.ts';
-import { openCustody, type Custody } from '../../../src/server/custody.ts';
-import { openDatabase, type Database } from '../../../src/server/db/database.ts';
+import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
+import type { LogLine } from '../../support/in-process.ts';
+import { litecoinCustody } from '../../support/litecoin-custody.ts';
+import type { Litecoind } from '../../support/litecoind.ts';
+import type { Custody } from '../../../src/server/custody.ts';
+import type { Database } from '../../../src/server/db/database.ts';
 import { signTransaction } from '../../../src/server/adapters/chains/utxo/builder.ts';
 import { coinsToUnits } from '../../../src/server/adapters/chains/utxo/rpc.ts';
 import { deriveAddress } from '../../../src/server/domain/addresses.ts';
 import { changePath, utxoProfile } from '../../../src/server/adapters/chains/utxo/networks.ts';
-import type { AssetItem } from '../../../src/server/domain/assets.ts';
-import { custodyBalances } from '../../../src/server/domain/custody-balances.ts';
 import { sweepToCold } from '../../../src/server/domain/custody-movements.ts';
-import type { TransactionItem } from '../../../src/server/domain/history.ts';
-import type { WithdrawalView } from '../../../src/server/domain/withdrawals/view.ts';
 
 /**
  * Finality that follows the chain, on Litecoin Core -regtest driven as users and the worker drive it: a credited
@@ -34,47 +26,24 @@ import type { WithdrawalView } from '../../../src/server/domain/withdrawals/view
  * from a backup having lost the blocks below the scan cursor is one reorganisation with one ERROR line. After each,
  * the ledger audit and `custody balances` hold.
  */
-const PASSWORD = 'a long enough passphrase 42';
 const OUTSIDE_SEED = mnemonicToSeedSync('letter advice cage absurd amount doctor acoustic avoid letter advice cage above');
 
 describe('reorganisations on Litecoin Core regtest', () => {
-  let node: Litecoind;
-  let testDatabase: TestDatabase;
-  let server: InProcessServer;
-  let database: Database;
-  let custody: Custody;
   const logs: LogLine[] = [];
   const log = pino({ level: 'info' }, new Writable({ write: (chunk: Buffer, _encoding, done) => (chunk.toString().split('\n').filter((l) => l.trim()).forEach((l) => logs.push(JSON.parse(l) as LogLine)), done()) }));
-  const call = gatewayClient(() => server.url);
-  const at = (user: SignedInUser, path: string) => `/api/${user.accountId}${path}`;
+  // No replacement by fee here: a withdrawal keeps its one transaction through every reorganisation.
+  const lc = litecoinCustody({ env: { RBF_AFTER_BLOCKS: '1000' }, log, emailPrefix: 'ltc-reorg' });
+  const { work, mine, signUp, balance, addressOf, history, withdraw, completed, matching } = lc;
+  let node: Litecoind;
+  let database: Database;
+  let custody: Custody;
 
-  /** One round of the worker's chain jobs, as jobs/main.ts runs them (a failing job fails the test). */
-  const work = async () => {
-    for (const job of custody.jobs) if (job.name.startsWith('chain.') || job.name.startsWith('custody.movements')) await job.run();
-  };
-  const mine = async (blocks: number) => {
-    await node.mine(blocks);
-    await work();
-  };
   /** Invalidates the block at `height` (and those above it), keeps `keepOut` out of the next blocks and mines `blocks` to replace them. */
   const replaceFrom = async (height: number, blocks: number, keepOut: readonly string[]) => {
     await node.rpc.call('invalidateblock', await node.rpc.call<string>('getblockhash', height));
     for (const tx of keepOut) await node.rpc.call('prioritisetransaction', tx, 0, -100_000_000);
     await node.mine(blocks);
   };
-  const signUp = (name: string) => signUpAndSignIn(server.url, { email: `ltc-reorg-${name}-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: testDatabase.url });
-  const ltc = async (user: SignedInUser) => (await call<AssetItem[]>(user, 'GET', at(user, '/asset'))).body.find((a) => a.currency === 'LTC');
-  const balance = async (user: SignedInUser) => {
-    const found = await ltc(user);
-    return { available: found?.totalAvailable ?? '0', onHold: found?.onHold ?? '0' };
-  };
-  const addressOf = async (user: SignedInUser) => {
-    await call(user, 'POST', at(user, '/account/currency'), { currency: 'LTC' });
-    return (await ltc(user))?.depositAddress ?? '';
-  };
-  const history = async (user: SignedInUser) =>
-    (await call<{ result: TransactionItem[] }>(user, 'POST', at(user, '/asset/transactions'), { currency: 'LTC', sort: 'DESC', properties: ['createdDate'], pageSize: 100, pageNumber: 1 })).body.result;
-  const withdraw = (user: SignedInUser, amount: string, to: string) => call<WithdrawalView>(user, 'POST', at(user, '/withdrawal'), { currency: 'LTC', amount, depositAddress: to, idempotencyKey: randomUUID() });
   const withdrawal = async (id: string) =>
     (
       await database.pool.query<{ state: string; tx_hash: string; raw_tx: string; reopened: number; block_height: string | null; network_fee: string | null }>(
@@ -94,16 +63,6 @@ describe('reorganisations on Litecoin Core regtest', () => {
     expect(await balance(user)).toEqual({ available: amount, onHold: '0' });
     return { user, tx, height };
   };
-  const completed = (id: string) =>
-    waitFor(
-      `withdrawal ${id} completed`,
-      async () => {
-        await mine(1);
-        return (await withdrawal(id))?.state === 'COMPLETED';
-      },
-      30_000,
-    );
-  const matching = async () => (await custodyBalances(database.pool, custody.chain)).find((r) => r.network === 'LITECOIN' && r.currency === 'LTC');
   /** A recipient outside the node's wallet: a wallet sends its own transactions again when it starts, an outsider's node would not. */
   let outsiders = 0;
   const outsideAddress = () => deriveAddress(OUTSIDE_SEED, 'LITECOIN', outsiders++, 'regtest');
@@ -115,36 +74,9 @@ describe('reorganisations on Litecoin Core regtest', () => {
   };
 
   beforeAll(async () => {
-    node = await startLitecoind();
-    testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
-    const env = {
-      DATABASE_URL: testDatabase.url,
-      WALLET_SEED: TEST_MNEMONIC,
-      SECRETS_KEY: TEST_SECRETS_KEY,
-      WORKERS: 'off',
-      RATES_WALK_MS: '0',
-      PUBLIC_RATE_LIMIT: '0',
-      CHAIN_ENV: 'regtest',
-      LITECOIN_RPC_URL: node.url,
-      CONFIRMATIONS: 'LITECOIN:2',
-      FEE_RATE_FALLBACK: 'LITECOIN:5',
-      // No replacement by fee here: a withdrawal keeps its one transaction through every reorganisation.
-      RBF_AFTER_BLOCKS: '1000',
-      WITHDRAWAL_FEES: JSON.stringify({ LTC: '0.001' }),
-    };
-    server = await startInProcess(env);
-    const config = loadConfig({ ...env, DATA_DIR: await mkdtemp(join(tmpdir(), 'utxo-reorg-')) }, '0.0.0-test');
-    database = await openDatabase(config, log);
-    custody = await openCustody(config, log, database.pool, { owner: false });
+    ({ node, database, custody } = await lc.start());
   }, 120_000);
-  afterAll(async () => {
-    if (database) expect(await auditFailures(database.pool)).toEqual([]);
-    await custody?.close();
-    await database?.close();
-    await server?.close();
-    await testDatabase?.drop();
-    await node?.stop();
-  });
+  afterAll(() => lc.close());
 
   it('puts a credited deposit whose block was invalidated on hold, refuses a withdrawal of it, and makes it available again once mined', async () => {
     const { user, tx, height } = await funded('deposit', '0.8');

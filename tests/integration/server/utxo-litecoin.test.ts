@@ -1,24 +1,12 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
-import { gatewayClient } from '../../support/http.ts';
-import { auditFailures, quietLog, TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
-import { startInProcess, type InProcessServer } from '../../support/in-process.ts';
-import { startLitecoind, type Litecoind } from '../../support/litecoind.ts';
-import { loadConfig } from '../../../src/server/config.ts';
-import { openCustody, type Custody } from '../../../src/server/custody.ts';
-import { openDatabase, type Database } from '../../../src/server/db/database.ts';
-import type { AssetItem } from '../../../src/server/domain/assets.ts';
-import { custodyBalances } from '../../../src/server/domain/custody-balances.ts';
+import { auditFailures, waitFor } from '../../support/custody.ts';
+import { litecoinCustody } from '../../support/litecoin-custody.ts';
+import type { Litecoind } from '../../support/litecoind.ts';
+import type { Database } from '../../../src/server/db/database.ts';
+import type { Custody } from '../../../src/server/custody.ts';
 import { CustodyMovementError, sweepToCold } from '../../../src/server/domain/custody-movements.ts';
-import type { TransactionItem } from '../../../src/server/domain/history.ts';
-import type { WithdrawalView } from '../../../src/server/domain/withdrawals/view.ts';
 
 /**
  * The custody on Litecoin Core -regtest end to end without a browser: deposits Pending then credited after
@@ -27,39 +15,14 @@ import type { WithdrawalView } from '../../../src/server/domain/withdrawals/view
  * withdrawals of one balance, a sweep to cold storage, and `custody balances` matching the node to the litoshi.
  */
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const PASSWORD = 'a long enough passphrase 42';
 
 describe('the custody on Litecoin Core regtest', () => {
+  const lc = litecoinCustody({ env: { RBF_AFTER_BLOCKS: '2' } });
+  const { work, mine, signUp, balance, addressOf, history, withdraw, funded, completed, matching } = lc;
   let node: Litecoind;
-  let testDatabase: TestDatabase;
-  let server: InProcessServer;
   let database: Database;
   let custody: Custody;
   let env: Record<string, string>;
-  const call = gatewayClient(() => server.url);
-  const at = (user: SignedInUser, path: string) => `/api/${user.accountId}${path}`;
-
-  /** One round of the worker's chain jobs, as jobs/main.ts runs them. */
-  const work = async () => {
-    for (const job of custody.jobs) if (job.name.startsWith('chain.') || job.name.startsWith('custody.movements')) await job.run();
-  };
-  const mine = async (blocks: number) => {
-    await node.mine(blocks);
-    await work();
-  };
-  const signUp = (name: string) => signUpAndSignIn(server.url, { email: `ltc-${name}-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: testDatabase.url });
-  const ltc = async (user: SignedInUser) => (await call<AssetItem[]>(user, 'GET', at(user, '/asset'))).body.find((a) => a.currency === 'LTC');
-  const balance = async (user: SignedInUser) => {
-    const found = await ltc(user);
-    return { available: found?.totalAvailable ?? '0', onHold: found?.onHold ?? '0' };
-  };
-  const addressOf = async (user: SignedInUser) => {
-    await call(user, 'POST', at(user, '/account/currency'), { currency: 'LTC' });
-    return (await ltc(user))?.depositAddress ?? '';
-  };
-  const history = async (user: SignedInUser) =>
-    (await call<{ result: TransactionItem[] }>(user, 'POST', at(user, '/asset/transactions'), { currency: 'LTC', sort: 'DESC', properties: ['createdDate'], pageSize: 100, pageNumber: 1 })).body.result;
-  const withdraw = (user: SignedInUser, amount: string, to: string) => call<WithdrawalView>(user, 'POST', at(user, '/withdrawal'), { currency: 'LTC', amount, depositAddress: to, idempotencyKey: randomUUID() });
   const row = async (id: string) =>
     (
       await database.pool.query<{ state: string; tx_hash: string | null; raw_tx: string | null; replaced_tx_hashes: string[]; network_fee: string | null }>(
@@ -67,58 +30,12 @@ describe('the custody on Litecoin Core regtest', () => {
         [id],
       )
     ).rows[0];
-  /** A user holding `amount` LTC, credited from the node's wallet. */
-  const funded = async (name: string, amount: string) => {
-    const user = await signUp(name);
-    const address = await addressOf(user);
-    await node.send(address, amount);
-    await work();
-    await mine(2);
-    expect(await balance(user)).toEqual({ available: amount, onHold: '0' });
-    return user;
-  };
-  const completed = async (id: string) => {
-    await waitFor(`withdrawal ${id} completed`, async () => {
-      await mine(1);
-      return (await row(id))?.state === 'COMPLETED';
-    }, 30_000);
-  };
-  const matching = async () => {
-    const rows = await custodyBalances(database.pool, custody.chain);
-    return rows.find((r) => r.network === 'LITECOIN' && r.currency === 'LTC');
-  };
 
   beforeAll(async () => {
-    node = await startLitecoind();
-    testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
-    env = {
-      DATABASE_URL: testDatabase.url,
-      WALLET_SEED: TEST_MNEMONIC,
-      SECRETS_KEY: TEST_SECRETS_KEY,
-      WORKERS: 'off',
-      RATES_WALK_MS: '0',
-      PUBLIC_RATE_LIMIT: '0',
-      CHAIN_ENV: 'regtest',
-      LITECOIN_RPC_URL: node.url,
-      CONFIRMATIONS: 'LITECOIN:2',
-      FEE_RATE_FALLBACK: 'LITECOIN:5',
-      RBF_AFTER_BLOCKS: '2',
-      WITHDRAWAL_FEES: JSON.stringify({ LTC: '0.001' }),
-    };
-    server = await startInProcess(env);
-    const config = loadConfig({ ...env, DATA_DIR: await mkdtemp(join(tmpdir(), 'utxo-custody-')) }, '0.0.0-test');
-    database = await openDatabase(config, quietLog);
-    custody = await openCustody(config, quietLog, database.pool, { owner: false });
+    ({ node, database, custody, env } = await lc.start());
     expect(custody.chainAdapters.LITECOIN).toBe('utxo-node');
   }, 120_000);
-  afterAll(async () => {
-    if (database) expect(await auditFailures(database.pool)).toEqual([]);
-    await custody?.close();
-    await database?.close();
-    await server?.close();
-    await testDatabase?.drop();
-    await node?.stop();
-  });
+  afterAll(() => lc.close());
 
   it('shows a deposit from the node as Pending at once and credits it after the confirmations', async () => {
     const user = await signUp('deposit');

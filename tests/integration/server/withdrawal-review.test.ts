@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
-import { gatewayClient } from '../../support/http.ts';
-import { auditFailures, quietLog, TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
-import { startInProcess, type InProcessServer } from '../../support/in-process.ts';
-import { startLitecoind, type Litecoind } from '../../support/litecoind.ts';
-import { loadConfig } from '../../../src/server/config.ts';
-import { openCustody, type Custody } from '../../../src/server/custody.ts';
-import { openDatabase, type Database } from '../../../src/server/db/database.ts';
+import { litecoinCustody } from '../../support/litecoin-custody.ts';
+import type { Litecoind } from '../../support/litecoind.ts';
+import type { Database } from '../../../src/server/db/database.ts';
 import { operatingFigures } from '../../../src/server/domain/operating-figures.ts';
-import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
 import type { WithdrawalView } from '../../../src/server/domain/withdrawals/view.ts';
 import { approveWithdrawal, listWithdrawalsUnderReview, rejectWithdrawal } from '../../../src/server/domain/withdrawals/review.ts';
@@ -24,93 +14,27 @@ import { approveWithdrawal, listWithdrawalsUnderReview, rejectWithdrawal } from 
  * $400 a day per user. A withdrawal waiting for review is never sent (the node's mempool stays empty) until approved,
  * then it is sent once however many operators approve; rejected, its hold goes back.
  */
-const PASSWORD = 'a long enough passphrase 42';
-
 describe('withdrawal limits and review on Litecoin Core regtest', () => {
+  const lc = litecoinCustody({
+    env: { WITHDRAWAL_DAILY_LIMIT_USD: '400', WITHDRAWAL_REVIEW_ABOVE_USD: '100', WITHDRAWAL_REVIEW_NEW_ADDRESS_ABOVE_USD: '30' },
+    emailPrefix: 'review',
+  });
+  const { call, at, work, mine, signUp, balance, addressOf, history, withdraw, funded, completed } = lc;
   let node: Litecoind;
-  let testDatabase: TestDatabase;
-  let server: InProcessServer;
   let database: Database;
-  let custody: Custody;
   let operator: string;
-  const call = gatewayClient(() => server.url);
-  const at = (user: SignedInUser, path: string) => `/api/${user.accountId}${path}`;
-
-  const work = async () => {
-    for (const job of custody.jobs) if (job.name.startsWith('chain.') || job.name.startsWith('custody.movements')) await job.run();
-  };
-  const mine = async (blocks: number) => {
-    await node.mine(blocks);
-    await work();
-  };
   const mempool = () => node.rpc.call<string[]>('getrawmempool');
-  const signUp = (name: string) => signUpAndSignIn(server.url, { email: `review-${name}-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: testDatabase.url });
-  const ltc = async (user: SignedInUser) => (await call<AssetItem[]>(user, 'GET', at(user, '/asset'))).body.find((a) => a.currency === 'LTC');
-  const balance = async (user: SignedInUser) => {
-    const found = await ltc(user);
-    return { available: found?.totalAvailable ?? '0', onHold: found?.onHold ?? '0' };
-  };
-  const addressOf = async (user: SignedInUser) => {
-    await call(user, 'POST', at(user, '/account/currency'), { currency: 'LTC' });
-    return (await ltc(user))?.depositAddress ?? '';
-  };
-  const history = async (user: SignedInUser) =>
-    (await call<{ result: TransactionItem[] }>(user, 'POST', at(user, '/asset/transactions'), { currency: 'LTC', sort: 'DESC', properties: ['createdDate'], pageSize: 100, pageNumber: 1 })).body.result;
-  const withdraw = (user: SignedInUser, amount: string, to: string) => call<WithdrawalView>(user, 'POST', at(user, '/withdrawal'), { currency: 'LTC', amount, depositAddress: to, idempotencyKey: randomUUID() });
   const row = async (id: string) =>
     (await database.pool.query<{ state: string; tx_hash: string | null; review_decision: string | null; reviewed_by: string | null }>('SELECT state, tx_hash, review_decision, reviewed_by FROM withdrawals WHERE id = $1', [id]))
       .rows[0];
-  const funded = async (name: string, amount: string) => {
-    const user = await signUp(name);
-    const address = await addressOf(user);
-    await node.send(address, amount);
-    await work();
-    await mine(2);
-    expect(await balance(user)).toEqual({ available: amount, onHold: '0' });
-    return user;
-  };
-  const completed = async (id: string) => {
-    await waitFor(`withdrawal ${id} completed`, async () => {
-      await mine(1);
-      return (await row(id))?.state === 'COMPLETED';
-    }, 30_000);
-  };
   const reviewOf = async (id: string) => (await listWithdrawalsUnderReview(database.pool)).find((item) => item.orderId === id);
 
   beforeAll(async () => {
-    node = await startLitecoind();
-    testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
-    const env = {
-      DATABASE_URL: testDatabase.url,
-      WALLET_SEED: TEST_MNEMONIC,
-      SECRETS_KEY: TEST_SECRETS_KEY,
-      WORKERS: 'off',
-      RATES_WALK_MS: '0',
-      PUBLIC_RATE_LIMIT: '0',
-      CHAIN_ENV: 'regtest',
-      LITECOIN_RPC_URL: node.url,
-      CONFIRMATIONS: 'LITECOIN:2',
-      FEE_RATE_FALLBACK: 'LITECOIN:5',
-      WITHDRAWAL_FEES: JSON.stringify({ LTC: '0.001' }),
-      WITHDRAWAL_DAILY_LIMIT_USD: '400',
-      WITHDRAWAL_REVIEW_ABOVE_USD: '100',
-      WITHDRAWAL_REVIEW_NEW_ADDRESS_ABOVE_USD: '30',
-    };
-    server = await startInProcess(env);
-    const config = loadConfig({ ...env, DATA_DIR: await mkdtemp(join(tmpdir(), 'withdrawal-review-')) }, '0.0.0-test');
-    database = await openDatabase(config, quietLog);
-    custody = await openCustody(config, quietLog, database.pool, { owner: false });
+    ({ node, database } = await lc.start());
     const finance = await signUp('operator');
     operator = (await database.pool.query<{ user_id: string }>('SELECT user_id FROM wallet_accounts WHERE id = $1', [finance.accountId])).rows[0]?.user_id ?? '';
   }, 120_000);
-  afterAll(async () => {
-    if (database) expect(await auditFailures(database.pool)).toEqual([]);
-    await custody?.close();
-    await database?.close();
-    await server?.close();
-    await testDatabase?.drop();
-    await node?.stop();
-  });
+  afterAll(() => lc.close());
 
   it('holds a withdrawal above the threshold unsent until approved, then sends it once when two operators approve together', async () => {
     const user = await funded('above', '5');
