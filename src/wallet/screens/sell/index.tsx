@@ -7,7 +7,7 @@ import type { MessageKey } from '../../../lib/text.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
-import { $sellChoices, sellFlow, type SellVisit } from '../../../stores/sell.ts';
+import { $sellChoices, sellFlow, sellLimitsText, type SellVisit } from '../../../stores/sell.ts';
 import { $catalogue } from '../../../stores/catalogue.ts';
 import { CoinLogo } from '../../ui/coin-logo.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
@@ -116,7 +116,7 @@ function AmountStep({ flow }: { flow: SellVisit }) {
   const ticker = tickerOf(coin.currency);
   const message = check.error
     ? check.error === 'sell_amount_limits' && check.limits
-      ? t('sell_amount_limits', { min: formatCrypto(check.limits.min, 8, locale), max: formatCrypto(check.limits.max, 8, locale), currency: ticker })
+      ? sellLimitsText(check.limits, ticker, t, (value) => formatCrypto(value, 8, locale))
       : t(check.error)
     : '';
   return (
@@ -150,7 +150,7 @@ function AmountStep({ flow }: { flow: SellVisit }) {
         <DetailLine label={t('sell_rate_line', { currency: ticker, rate: formatFiat(terms.rate.rate, RUB, locale) })} value="" testId="sell-rate" />
         {check.limits && (
           <DetailLine
-            label={t('sell_amount_limits', { min: formatCrypto(check.limits.min, 8, locale), max: formatCrypto(check.limits.max, 8, locale), currency: ticker })}
+            label={sellLimitsText(check.limits, ticker, t, (value) => formatCrypto(value, 8, locale))}
             value=""
             testId="sell-limits"
           />
