@@ -7,7 +7,7 @@ import { $coins } from '../../../stores/catalogue.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
-import { $pinCodeActive, $sourceChoices, $swapPairs, formatCountdown, swapFlow, type SwapChoice, type SwapVisit } from '../../../stores/swap.ts';
+import { $pinCodeActive, $sourceChoices, $swapPairs, formatCountdown, swapFlow, swapRateText, type SwapChoice, type SwapVisit } from '../../../stores/swap.ts';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
 import { PasscodePrompt } from '../../ui/passcode-prompt.tsx';
@@ -106,11 +106,11 @@ function OrderScreen({ flow }: { flow: SwapVisit }) {
       </p>
       <div className="card flex flex-col gap-2 text-sm">
         <DetailLine
-          label={t('swap_rate', { from: tickerOf(from.currency), rate: form.quote ? formatCrypto(form.quote.rate, to.round, locale) : '…', to: tickerOf(to.currency) })}
+          label={swapRateText(t, { from: from.currency, to: to.currency, rate: form.quote?.rate, toRound: to.round, locale })}
           value={form.quoting ? t('swap_quoting') : ''}
           testId="swap-rate"
         />
-        {form.quote && <DetailLine label={t('swap_fee')} value={formatCryptoWithCode(form.quote.fee, form.quote.feeCurrency, to.round, locale)} testId="swap-fee" />}
+        {form.quote && <DetailLine label={t('swap_fee')} value={formatCryptoWithCode(form.quote.fee, form.quote.feeCurrency, coins[form.quote.feeCurrency]?.round, locale)} testId="swap-fee" />}
         {limit.data && (
           <DetailLine label={t('swap_limits', { min: formatCrypto(limit.data.minLimit, from.round, locale), max: formatCrypto(limit.data.maxLimit, from.round, locale), currency: tickerOf(limit.data.currency) })} value="" testId="swap-limits" />
         )}
@@ -148,7 +148,7 @@ function ReviewScreen({ flow }: { flow: SwapVisit }) {
       <div className="card flex flex-col gap-3">
         <DetailLine label={t('swap_you_pay')} value={money(order.sourceAmount, order.sourceCurrency)} testId="review-pay" />
         <DetailLine label={t('swap_you_get')} value={money(order.destinationAmount, order.destinationCurrency)} testId="review-get" />
-        <DetailLine label={t('swap_rate', { from: tickerOf(order.sourceCurrency), rate: formatCrypto(order.rate, coins[order.destinationCurrency]?.round, locale), to: tickerOf(order.destinationCurrency) })} value="" testId="review-rate" />
+        <DetailLine label={swapRateText(t, { from: order.sourceCurrency, to: order.destinationCurrency, rate: order.rate, toRound: coins[order.destinationCurrency]?.round, locale })} value="" testId="review-rate" />
         <DetailLine label={t('swap_fee')} value={money(order.fee, order.feeCurrency)} testId="review-fee" />
       </div>
       {expired ? (
