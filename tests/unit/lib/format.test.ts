@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { dayGroupOf, formatCrypto, formatCryptoWithCode, formatDetailDate, formatFiat, formatTime, groupByDay, groupDigits, tickerOf, baseTickerOf, networkTagOf } from '../../../src/lib/format.ts';
+import { FIATS } from '../../../src/lib/currencies.ts';
 import { acceptTypedAmount, typedAmountFor } from '../../../src/lib/typed-amount.ts';
 
 describe('amount display (SPEC §5)', () => {
@@ -30,6 +31,13 @@ describe('amount display (SPEC §5)', () => {
     expect(formatFiat('0.125', '€')).toBe('€0.13');
     expect(formatFiat('99.994', '₸')).toBe('₸99.99');
     expect(formatFiat('1234.5', '₽', 'ru')).toBe('1\u00a0234,50\u00a0₽');
+  });
+
+  it('shows CAD as C$ so it is not read as USD; USD keeps the spec\'s $ (issue 33 item 3)', () => {
+    const symbol = (code: string) => FIATS.find((fiat) => fiat.currency === code)?.symbol ?? code;
+    expect(formatFiat('12.5', symbol('CAD'))).toBe('C$12.50');
+    expect(formatFiat('12.5', symbol('CAD'), 'ru')).toBe('12,50\u00a0C$');
+    expect(formatFiat('12.5', symbol('USD'))).toBe('$12.50');
   });
 
   it('shows a zero fiat value as 0', () => {
