@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dayGroupOf, formatCrypto, formatCryptoWithCode, formatDetailDate, formatFiat, formatTime, groupByDay, groupDigits, tickerOf, baseTickerOf, networkTagOf } from '../../../src/lib/format.ts';
-import { FIATS } from '../../../src/lib/currencies.ts';
+import { dayGroupOf, formatCrypto, formatCryptoWithCode, formatDetailDate, formatFiat, formatTime, groupByDay, groupDigits, tickerOf, baseTickerOf, networkTagOf, coinSubtitleOf, networkNameOf } from '../../../src/lib/format.ts';
+import { FIATS, findCoin } from '../../../src/lib/currencies.ts';
 import { acceptTypedAmount, typedAmountFor } from '../../../src/lib/typed-amount.ts';
 
 describe('amount display (SPEC §5)', () => {
@@ -43,6 +43,18 @@ describe('amount display (SPEC §5)', () => {
   it('shows a zero fiat value as 0', () => {
     expect(formatFiat('0', '$')).toBe('$0');
     expect(formatFiat('0.001', '$')).toBe('$0');
+  });
+
+  it('never labels Lightning a bare "BTC" beside Bitcoin: its list line and network name it (issue 33 item 3)', () => {
+    const coin = (currency: string) => findCoin(currency)!;
+    expect(coinSubtitleOf(coin('BTC_LNG'))).toBe('BTC · Lightning');
+    expect(coinSubtitleOf(coin('BTC'))).toBe('BTC');
+    expect(coinSubtitleOf(coin('USDT_TRX'))).toBe('USDT · Tron');
+    expect(coinSubtitleOf(coin('USDT_ETH'))).toBe('USDT · Ethereum');
+    expect(networkNameOf(coin('BTC_LNG'))).toBe('Lightning');
+    expect(networkNameOf(coin('BTC'))).toBe('Bitcoin');
+    expect(networkNameOf(coin('USDT_TRX'))).toBe('Tron');
+    expect(tickerOf('BTC_LNG')).toBe('BTC (Lightning)');
   });
 
   it('names a token by its ticker, with its network where two assets share the ticker (issue 19 item 22)', () => {
