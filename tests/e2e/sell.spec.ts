@@ -64,6 +64,8 @@ test('sells BTC to a Sberbank card, saves it, reuses it, refuses other banks and
   await page.getByTestId('sell-amount-input').fill('0');
   await expect(continueButton).toBeDisabled();
   await page.getByTestId('sell-amount-input').fill('0.0001');
+  // Issue 33 item 3: the typed crypto's worth in the chosen fiat (USD), beside the RUB it pays out.
+  await expect(page.getByTestId('sell-amount-fiat')).toHaveText(/^≈\u00a0\$\d+\.\d{2}$/);
   await expect(page.getByTestId('sell-amount-error')).toHaveText(/^Min 0\.000\d+ - max 0\.0\d+ BTC$/);
   await expect(continueButton).toBeDisabled();
   await page.getByTestId('sell-amount-input').fill('0,09');

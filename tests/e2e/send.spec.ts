@@ -30,6 +30,8 @@ test.describe('send', () => {
     await expect(page).toHaveURL(/\/home\/asset\/BTC\/send$/);
     await expect(page.getByTestId('send-available')).toContainText('0.0499');
     await page.getByTestId('send-amount').fill('0.01');
+    // Issue 33 item 3: the typed amount's worth in the chosen fiat (USD).
+    await expect(page.getByTestId('send-fiat')).toHaveText(/^≈\u00a0\$[1-9][\d,]*\.\d{2}$/);
     await page.getByTestId('send-address').fill(bobAddress);
     await expect(page.getByTestId('send-fee')).toContainText('No fee');
     await expect(page.getByTestId('send-available')).toContainText('0.05');

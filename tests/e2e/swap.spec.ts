@@ -60,6 +60,9 @@ test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, t
   await expect(destination).toHaveValue('258.7');
   await expect(error).toHaveText('');
   await expect(page.getByTestId('swap-rate')).toContainText(/1 BTC ≈ 64,6\d\d(\.\d{1,2})? USDT \(TRC-20\)/);
+  // Issue 33 item 3: both sides show what they are worth in the chosen fiat (USD here).
+  await expect(page.getByTestId('swap-source-fiat')).toHaveText(/^≈\u00a0\$2\d\d\.\d{2}$/);
+  await expect(page.getByTestId('swap-destination-fiat')).toHaveText(/^≈\u00a0\$2\d\d\.\d{2}$/);
   // The arrow swaps the currencies and the amounts; the quote follows.
   await page.getByTestId('swap-reverse').click();
   await expect(page.getByTestId('swap-source-currency')).toHaveAttribute('data-currency', 'USDT_TRX');

@@ -1,3 +1,4 @@
+import { FiatEquivalent } from '../../ui/fiat-equivalent.tsx';
 import { Switch } from '../../ui/switch.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
@@ -140,6 +141,7 @@ function AmountStep({ flow }: { flow: SellVisit }) {
             data-testid="sell-amount-input"
           />
         </div>
+        <FiatEquivalent amount={amount} currency={coin.currency} testId="sell-amount-fiat" />
         <span className="text-xs text-muted">{t('sell_available', { amount: formatCryptoWithCode(available, coin.currency, coin.round, locale) })}</span>
       </div>
       <p className="m-0 min-h-5 text-sm text-danger" role="alert" data-testid="sell-amount-error">

@@ -85,6 +85,7 @@ function OrderScreen({ flow }: { flow: SwapVisit }) {
           onChange={(text) => flow.typeAmount('source', text)}
           invalid={problem !== null}
           testId="swap-source"
+          currency={from.currency}
           note={t('swap_available', { amount: formatCryptoWithCode(available, from.currency, from.round, locale) })}
         />
         <div className="flex justify-center -my-4 relative z-1">
@@ -99,7 +100,7 @@ function OrderScreen({ flow }: { flow: SwapVisit }) {
             <Glyph name="swap" size={20} className="rotate-90" />
           </button>
         </div>
-        <AmountBox label={t('swap_you_get')} chip={<CoinChip coin={to} href={getPagePath($router, 'swapTo')} testId="swap-destination-currency" />} value={form.destinationAmount} onChange={(text) => flow.typeAmount('destination', text)} testId="swap-destination" />
+        <AmountBox label={t('swap_you_get')} chip={<CoinChip coin={to} href={getPagePath($router, 'swapTo')} testId="swap-destination-currency" />} value={form.destinationAmount} onChange={(text) => flow.typeAmount('destination', text)} currency={to.currency} testId="swap-destination" />
       </div>
       <p className="m-0 min-h-5 text-sm text-danger" role="alert" data-testid="swap-error">
         {message}
