@@ -97,6 +97,7 @@ test('sells BTC to a Sberbank card, saves it, reuses it, refuses other banks and
   await expect(page).toHaveURL(/\/sell\/order\/review$/);
   await expect(page.getByTestId('sell-review-card')).toHaveText(/4276 38\*\* \*\*\*\* 0001/);
   await expect(page.getByTestId('sell-review-amount')).toContainText('0.001\u00a0BTC');
+  await expect(page.getByTestId('sell-review-amount-fiat')).toHaveText(/^≈\u00a0\$[1-9][\d,]*\.\d{2}$/);
   await expect(page.getByTestId('sell-review-bank')).toContainText('SBR');
   let release: () => void = () => {};
   const held = new Promise<void>((resolve) => (release = resolve));

@@ -38,6 +38,7 @@ test.describe('send', () => {
     await page.getByRole('button', { name: 'Continue' }).click();
     await expect(page).toHaveURL(/\/send\/review$/);
     await expect(page.getByTestId('review-receive')).toHaveText('0.01\u00a0BTC');
+    await expect(page.getByTestId('review-receive-fiat')).toHaveText(/^≈\u00a0\$[1-9][\d,]*\.\d{2}$/);
     await expect(page.getByTestId('review-network')).toHaveText('Bitcoin');
     await expect(page.getByTestId('review-recipient')).toHaveText(bobAddress);
     await page.getByRole('button', { name: 'Confirm' }).click();

@@ -86,6 +86,8 @@ test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, t
   await expect(page).toHaveURL(/\/swap\/order\/review$/);
   await expect(page.getByTestId('review-pay')).toContainText('0.004\u00a0BTC');
   await expect(page.getByTestId('review-get')).toContainText('258.7\u00a0USDT');
+  await expect(page.getByTestId('review-pay-fiat')).toHaveText(/^≈\u00a0\$[1-9][\d,]*\.\d{2}$/);
+  await expect(page.getByTestId('review-get-fiat')).toHaveText(/^≈\u00a0\$[1-9][\d,]*\.\d{2}$/);
   await expect(page.getByTestId('swap-countdown')).toHaveText(/^Rate valid for [45]:\d\d$/);
   await page.clock.fastForward('01:00');
   await expect(page.getByTestId('swap-countdown')).toHaveText(/^Rate valid for [34]:\d\d$/);

@@ -289,6 +289,7 @@ function ReviewScreen({ flow }: { flow: SellVisit }) {
       <ScreenHeader title={t('sell_review_title')} back={getPagePath($router, 'sellOrder', {}, { step: 'card' })} backLabel={t('common_back')} />
       <div className="card flex flex-col gap-3">
         <DetailLine label={t('sell_review_sell')} value={formatCryptoWithCode(amount || '0', coin.currency, 8, locale)} testId="sell-review-amount" />
+        <FiatEquivalent amount={amount} currency={coin.currency} testId="sell-review-amount-fiat" under />
         <DetailLine label={t('sell_review_receive')} value={formatFiat(check.fiatAmount, RUB, locale)} testId="sell-review-fiat" />
         <DetailLine label={t('sell_review_rate')} value={`1 ${ticker} = ${formatFiat(terms.rate.rate, RUB, locale)}`} testId="sell-review-rate" />
         {card && <DetailLine label={t('sell_review_card')} value={grouped(card.masked)} testId="sell-review-card" />}

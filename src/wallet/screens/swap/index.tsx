@@ -1,3 +1,4 @@
+import { FiatEquivalent } from '../../ui/fiat-equivalent.tsx';
 import { OutcomeHero } from '../../ui/outcome.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath, openPage } from '@nanostores/router';
@@ -148,7 +149,9 @@ function ReviewScreen({ flow }: { flow: SwapVisit }) {
       <ScreenHeader title={t('swap_review_title')} back={getPagePath($router, 'swapOrder')} backLabel={t('common_back')} />
       <div className="card flex flex-col gap-3">
         <DetailLine label={t('swap_you_pay')} value={money(order.sourceAmount, order.sourceCurrency)} testId="review-pay" />
+        <FiatEquivalent amount={order.sourceAmount} currency={order.sourceCurrency} testId="review-pay-fiat" under />
         <DetailLine label={t('swap_you_get')} value={money(order.destinationAmount, order.destinationCurrency)} testId="review-get" />
+        <FiatEquivalent amount={order.destinationAmount} currency={order.destinationCurrency} testId="review-get-fiat" under />
         <DetailLine label={swapRateText(t, { from: order.sourceCurrency, to: order.destinationCurrency, rate: order.rate, toRound: coins[order.destinationCurrency]?.round, locale })} value="" testId="review-rate" />
         <DetailLine label={t('swap_fee')} value={money(order.fee, order.feeCurrency)} testId="review-fee" />
       </div>
