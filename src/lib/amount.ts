@@ -48,9 +48,12 @@ export function formatUnits(units: bigint, decimals: number): string {
   return negative && body !== '0' ? `-${body}` : body;
 }
 
-export type Rounding = 'down' | 'half-up';
+export type Rounding = 'down' | 'up' | 'half-up';
 
-/** Units rounded to `places` decimals: 'down' (toward zero, for balances: never show more than is there) or 'half-up'. */
+/**
+ * Units rounded to `places` decimals: 'down' (toward zero, for balances: never show more than is there), 'up' (away
+ * from zero, for what a user pays: never show less than is taken) or 'half-up'.
+ */
 export function roundUnits(units: bigint, decimals: number, places: number, mode: Rounding = 'down'): bigint {
   if (places >= decimals) return units;
   const step = 10n ** BigInt(decimals - places);
@@ -58,6 +61,7 @@ export function roundUnits(units: bigint, decimals: number, places: number, mode
   const magnitude = negative ? -units : units;
   let kept = (magnitude / step) * step;
   if (mode === 'half-up' && (magnitude % step) * 2n >= step) kept += step;
+  if (mode === 'up' && magnitude % step !== 0n) kept += step;
   return negative ? -kept : kept;
 }
 

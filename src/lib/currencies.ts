@@ -145,7 +145,8 @@ export const FIATS: readonly FiatMeta[] = [
   { currency: 'KZT', name: 'Kazakhstani Tenge', symbol: '₸', decimals: 2 },
   { currency: 'UAH', name: 'Ukrainian Hryvnia', symbol: '₴', decimals: 2 },
   { currency: 'AZN', name: 'Azerbaijani Manat', symbol: '₼', decimals: 2 },
-  { currency: 'CAD', name: 'Canadian Dollar', symbol: '$', decimals: 2 },
+  // C$, not the spec's bare $: beside USD's $ a Canadian amount would read as US dollars (issue 33 item 3).
+  { currency: 'CAD', name: 'Canadian Dollar', symbol: 'C$', decimals: 2 },
   { currency: 'RUB', name: 'Russian Ruble', symbol: '₽', decimals: 2 },
 ];
 

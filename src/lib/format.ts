@@ -65,6 +65,21 @@ export function tickerOf(currency: string): string {
   return tag ? `${base} (${tag})` : base;
 }
 
+/**
+ * A coin's second line in lists: a token names its chain ("USDT · Tron"), and a coin that shares its ticker with
+ * another names its network ("BTC · Lightning", issue 33 item 3: never a bare "BTC" beside Bitcoin); else the ticker.
+ */
+export function coinSubtitleOf(coin: { currency: string; token: boolean; baseCurrency: string; blockchain: string }): string {
+  if (coin.token) return `${coin.baseCurrency} · ${coin.blockchain}`;
+  const tag = networkTagOf(coin.currency);
+  return tag ? `${coin.baseCurrency} · ${tag}` : coin.baseCurrency;
+}
+
+/** The network a user must send on: a coin's own network tag ("Lightning" for BTC_LNG), else its chain ("Tron"). */
+export function networkNameOf(coin: { currency: string; token: boolean; blockchain: string }): string {
+  return (coin.token ? undefined : networkTagOf(coin.currency)) ?? coin.blockchain;
+}
+
 /** The bare ticker, for a place that shows the network on its own line (a currency chip). */
 export function baseTickerOf(currency: string): string {
   return currency.split('_')[0] ?? currency;

@@ -1,9 +1,12 @@
 import { computed } from 'nanostores';
 import { getRatesMap, type RatesMap } from '../api/wallet.ts';
-import { multiplyDecimals } from '../lib/amount.ts';
+import { compareDecimals, multiplyDecimals } from '../lib/amount.ts';
+import { formatFiat } from '../lib/format.ts';
+import type { Locale } from '../lib/preferences.ts';
+import { $fiatSymbol } from './account.ts';
 import { $activeCoins } from './catalogue.ts';
 import { createQuery } from './query.ts';
-import { $selectedCurrency } from './settings.ts';
+import { $locale, $selectedCurrency } from './settings.ts';
 
 type RatesArgs = { fiat: string; currencies: string[] };
 
@@ -42,3 +45,19 @@ const FIAT_PRECISION = 8;
 export function fiatValue(amount: string, rate: string | undefined): string | undefined {
   return rate === undefined ? undefined : multiplyDecimals(amount, rate, FIAT_PRECISION);
 }
+
+/**
+ * "≈ $12.34" beside a crypto amount the user types or reviews (issue 33 item 3), in the chosen fiat; nothing for an
+ * empty or zero amount or without a rate (a guess would be worse than no figure).
+ */
+export function fiatEquivalentText(amount: string, rate: string | undefined, symbol: string, locale: Locale): string | undefined {
+  const typed = amount.replace(/\.$/, '');
+  if (typed === '' || !/^\d+(\.\d+)?$/.test(typed) || compareDecimals(typed, '0') <= 0) return undefined;
+  const value = fiatValue(typed, rate);
+  return value === undefined ? undefined : `≈\u00a0${formatFiat(value, symbol, locale)}`;
+}
+
+/** The fiat equivalent of an amount of `currency` at the current rates, in the chosen fiat and language. */
+export const $fiatEquivalent = computed([$rates, $selectedCurrency, $fiatSymbol, $locale], (rates, fiat, symbol, locale) => (amount: string, currency: string) =>
+  fiatEquivalentText(amount, rateOf(rates.data, currency, fiat), symbol, locale),
+);

@@ -11,7 +11,7 @@ import { $accountId } from './account.ts';
 import { $balances, addCurrencies, refreshBalances } from './balances.ts';
 import { $activeCoins, $coins } from './catalogue.ts';
 import { errorText } from './errors.ts';
-import { $t } from './i18n.ts';
+import { $t, type Translate } from './i18n.ts';
 import { createCountdown } from './primitives/countdown.ts';
 import { createFlow } from './primitives/flow.ts';
 import { createResume } from './primitives/resume.ts';
@@ -61,6 +61,12 @@ export function cryptoLimits(limits: SellLimits | undefined, rate: string | unde
   if (!limits || !rate || compareDecimals(rate, '0') <= 0) return undefined;
   const places = Math.min(8, decimals);
   return { min: divideDecimals(limits.minLimit, rate, places, 'up'), max: divideDecimals(limits.maxLimit, rate, places, 'down') };
+}
+
+/** The limits line (issue 33 item 3): "Min X - max Y" only when an amount fits strictly between them, else "not available". */
+export function sellLimitsText(limits: { min: string; max: string }, ticker: string, t: Translate, show: (value: string) => string): string {
+  if (compareDecimals(limits.max, limits.min) <= 0) return t('sell_amount_not_available', { currency: ticker });
+  return t('sell_amount_limits', { min: show(limits.min), max: show(limits.max), currency: ticker });
 }
 
 export type AmountCheck = { fiatAmount: string; limits?: { min: string; max: string }; error?: MessageKey; canContinue: boolean };

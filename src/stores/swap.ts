@@ -28,6 +28,7 @@ import { $activeCoins, $coins } from './catalogue.ts';
 import { errorText, showErrorToast } from './errors.ts';
 import { isPasscodeRefusal } from './passcode-entry.ts';
 import { createQuery } from './query.ts';
+import type { Translate } from './i18n.ts';
 import { $router } from './router.ts';
 import { $disabledAssets, $locale } from './settings.ts';
 import { takeRequestedSwapPair, $requestedSwapPair } from './swap-selection.ts';
@@ -97,6 +98,28 @@ function requestOf(side: SwapSide, amount: string, from: string, to: string): Qu
     : { sourceCurrency: from, destinationCurrency: to, destinationAmount: normalTypedAmount(amount) };
 }
 
+/**
+ * The side the user did not type, filled from the quote by its own coin's round (SPEC §5; issue 33 item 3: the arrow
+ * then carries each amount with its currency's decimals): what they get rounded down (never more than arrives), what
+ * they pay rounded up (never less than is taken). The order is placed by the typed side, so this is display only.
+ */
+export function quotedSide(side: SwapSide, quote: Pick<QuoteView, 'sourceCurrency' | 'destinationCurrency' | 'sourceAmount' | 'destinationAmount'>, coins: Readonly<Record<string, Pick<CoinMeta, 'round'>>>): Partial<SwapForm> {
+  return side === 'source'
+    ? { destinationAmount: displayDecimal(quote.destinationAmount, coins[quote.destinationCurrency]?.round ?? 8, 'down') }
+    : { sourceAmount: displayDecimal(quote.sourceAmount, coins[quote.sourceCurrency]?.round ?? 8, 'up') };
+}
+
+/**
+ * The rate line "1 BTC ≈ 64,675 USDT": the rate is in the destination coin, so it is shown by that coin's round; a
+ * rate that round would show as 0 (a cheap coin against a dear one) is shown to 8 decimals instead.
+ */
+export function swapRateText(t: Translate, input: { from: string; to: string; rate: string | undefined; toRound: number | undefined; locale: Locale }): string {
+  const { rate } = input;
+  const shown = rate === undefined ? '…' : formatCrypto(rate, input.toRound, input.locale);
+  const tiny = rate !== undefined && compareDecimals(rate, '0') > 0 && compareDecimals(displayDecimal(rate, input.toRound ?? 2), '0') === 0;
+  return t('swap_rate', { from: tickerOf(input.from), rate: tiny ? formatCrypto(rate, 8, input.locale) : shown, to: tickerOf(input.to) });
+}
+
 export type SwapProblem = { key: MessageKey; params?: Record<string, string> };
 
 /** SPEC §5: above 0, not below minLimit, not above maxLimit, not above the balance; in that order. */
@@ -159,10 +182,7 @@ export const swapFlow = createFlow(['swap', 'swapFrom', 'swapTo', 'swapOrder', '
     delayMs: SWAP_DEBOUNCE_MS,
     load: (input: { account: string; side: SwapSide; request: QuoteRequest }, signal) => preCalculateSwap(input.account, input.request, signal),
     onResult: (quote, { side }) => {
-      // SPEC §5: what the user gets is shown by its coin's round (rounded down: never more than arrives); what they pay, exactly.
-      const round = $coins.get()[quote.destinationCurrency]?.round;
-      const other = side === 'source' ? { destinationAmount: displayDecimal(quote.destinationAmount, round ?? 8) } : { sourceAmount: quote.sourceAmount };
-      $swapForm.set({ ...$swapForm.get(), ...other, quote, quoting: false, quoteFailed: false });
+      $swapForm.set({ ...$swapForm.get(), ...quotedSide(side, quote, $coins.get()), quote, quoting: false, quoteFailed: false });
     },
     onError: (error) => $swapForm.set({ ...$swapForm.get(), quote: undefined, quoting: false, quoteFailed: true, quoteError: errorText(error, { fallback: 'common_something_went_wrong' }) }),
   });

@@ -3,6 +3,7 @@ import { openPage } from '@nanostores/router';
 import { FIAT_CURRENCIES, getProfile, setAccountCurrency, setAccountLanguage, type Account, type FiatCurrency, type Profile } from '../api/user.ts';
 import { toWalletError, type WalletError } from '../api/errors.ts';
 import { LANGUAGES, type Language } from '../lib/preferences.ts';
+import { FIATS } from '../lib/currencies.ts';
 import { $authState } from './auth.ts';
 import { showErrorToast } from './errors.ts';
 import { $router } from './router.ts';
@@ -23,8 +24,8 @@ export const $account = computed([$profile, $activeAccount], (profile, active): 
 
 export { FIAT_CURRENCIES, LANGUAGES, type FiatCurrency };
 
-/** SPEC §9: the symbols shown beside fiat amounts. */
-export const FIAT_SYMBOLS: Record<string, string> = { USD: '$', EUR: '€', KZT: '₸', UAH: '₴', RUB: '₽', AZN: '₼', CAD: '$' };
+/** SPEC §9: the symbols shown beside fiat amounts, from the one fiat table (CAD as C$, so it is not read as USD). */
+export const FIAT_SYMBOLS: Record<string, string> = Object.fromEntries(FIATS.map((fiat) => [fiat.currency, fiat.symbol]));
 
 let loading: Promise<void> | undefined;
 

@@ -275,6 +275,9 @@ test.describe('accounts and sign-in', () => {
     await page.getByTestId('settings-currency').click();
     await expect(page).toHaveURL(/\/settings\/select-currency$/);
     await expect(page.getByRole('radio')).toHaveCount(6);
+    // Issue 33 item 3: CAD is C$, so it is not read as USD's $.
+    await expect(page.getByRole('radio', { name: /CAD C\$/ })).toBeVisible();
+    await expect(page.getByRole('radio', { name: /USD \$/ })).toBeVisible();
     await expect(page.getByRole('radio', { name: /USD/ })).toHaveAttribute('aria-checked', 'true');
     await page.getByRole('radio', { name: /KZT/ }).click();
     await expect(page).toHaveURL(/\/settings$/);

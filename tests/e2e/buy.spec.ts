@@ -80,6 +80,8 @@ test.describe('buy crypto with a card', () => {
     // 100 USD at 1.015 USD per USDC; the only method is preselected (issue 19 item 18), so review is enabled at once.
     await page.getByTestId('buy-from-amount').fill('100');
     await expect(page.getByTestId('buy-to-amount')).toHaveValue('98.522167');
+    // Issue 33 item 3: what the crypto is worth in the chosen fiat, beside it.
+    await expect(page.getByTestId('buy-to-fiat')).toHaveText(/^≈\u00a0\$[1-9][\d,]*\.\d{2}$/);
     await expect(page.getByTestId('buy-method-link')).toContainText('Bank card');
     await expect(review).toBeEnabled();
     await page.getByTestId('buy-method-link').click();

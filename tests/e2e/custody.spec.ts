@@ -94,6 +94,8 @@ test.describe('custody: assets, receive and a deposit', () => {
     await signUpAndLogIn(page, app);
     await page.getByRole('link', { name: 'Select assets' }).click();
     await expect(page).toHaveURL(/\/manage-assets$/);
+    // Issue 33 item 3: Lightning is not a second bare "BTC" beside Bitcoin; it carries its network, as tokens do.
+    await expect(page.getByTestId('manage-assets')).toContainText('BTC · Lightning');
     await page.getByTestId('toggle-LTC').check();
     await expect(page.getByTestId('toggle-LTC')).toBeChecked();
     await page.getByRole('link', { name: 'Back' }).click();

@@ -64,6 +64,8 @@ test('sells BTC to a Sberbank card, saves it, reuses it, refuses other banks and
   await page.getByTestId('sell-amount-input').fill('0');
   await expect(continueButton).toBeDisabled();
   await page.getByTestId('sell-amount-input').fill('0.0001');
+  // Issue 33 item 3: the typed crypto's worth in the chosen fiat (USD), beside the RUB it pays out.
+  await expect(page.getByTestId('sell-amount-fiat')).toHaveText(/^≈\u00a0\$\d+\.\d{2}$/);
   await expect(page.getByTestId('sell-amount-error')).toHaveText(/^Min 0\.000\d+ - max 0\.0\d+ BTC$/);
   await expect(continueButton).toBeDisabled();
   await page.getByTestId('sell-amount-input').fill('0,09');
@@ -95,6 +97,7 @@ test('sells BTC to a Sberbank card, saves it, reuses it, refuses other banks and
   await expect(page).toHaveURL(/\/sell\/order\/review$/);
   await expect(page.getByTestId('sell-review-card')).toHaveText(/4276 38\*\* \*\*\*\* 0001/);
   await expect(page.getByTestId('sell-review-amount')).toContainText('0.001\u00a0BTC');
+  await expect(page.getByTestId('sell-review-amount-fiat')).toHaveText(/^≈\u00a0\$[1-9][\d,]*\.\d{2}$/);
   await expect(page.getByTestId('sell-review-bank')).toContainText('SBR');
   let release: () => void = () => {};
   const held = new Promise<void>((resolve) => (release = resolve));

@@ -30,12 +30,15 @@ test.describe('send', () => {
     await expect(page).toHaveURL(/\/home\/asset\/BTC\/send$/);
     await expect(page.getByTestId('send-available')).toContainText('0.0499');
     await page.getByTestId('send-amount').fill('0.01');
+    // Issue 33 item 3: the typed amount's worth in the chosen fiat (USD).
+    await expect(page.getByTestId('send-fiat')).toHaveText(/^≈\u00a0\$[1-9][\d,]*\.\d{2}$/);
     await page.getByTestId('send-address').fill(bobAddress);
     await expect(page.getByTestId('send-fee')).toContainText('No fee');
     await expect(page.getByTestId('send-available')).toContainText('0.05');
     await page.getByRole('button', { name: 'Continue' }).click();
     await expect(page).toHaveURL(/\/send\/review$/);
     await expect(page.getByTestId('review-receive')).toHaveText('0.01\u00a0BTC');
+    await expect(page.getByTestId('review-receive-fiat')).toHaveText(/^≈\u00a0\$[1-9][\d,]*\.\d{2}$/);
     await expect(page.getByTestId('review-network')).toHaveText('Bitcoin');
     await expect(page.getByTestId('review-recipient')).toHaveText(bobAddress);
     await page.getByRole('button', { name: 'Confirm' }).click();

@@ -60,6 +60,9 @@ test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, t
   await expect(destination).toHaveValue('258.7');
   await expect(error).toHaveText('');
   await expect(page.getByTestId('swap-rate')).toContainText(/1 BTC ≈ 64,6\d\d(\.\d{1,2})? USDT \(TRC-20\)/);
+  // Issue 33 item 3: both sides show what they are worth in the chosen fiat (USD here).
+  await expect(page.getByTestId('swap-source-fiat')).toHaveText(/^≈\u00a0\$2\d\d\.\d{2}$/);
+  await expect(page.getByTestId('swap-destination-fiat')).toHaveText(/^≈\u00a0\$2\d\d\.\d{2}$/);
   // The arrow swaps the currencies and the amounts; the quote follows.
   await page.getByTestId('swap-reverse').click();
   await expect(page.getByTestId('swap-source-currency')).toHaveAttribute('data-currency', 'USDT_TRX');
@@ -67,7 +70,8 @@ test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, t
   // The typed BTC amount moved to the destination and is kept; the source is re-quoted for it (the spread now
   // applies the other way, so it costs more than the 258.7 USDT it paid).
   await expect(destination).toHaveValue('0.004');
-  await expect(source).toHaveValue(/^26[01]\.\d+$/);
+  // Each side keeps its own decimals: the USDT paid is shown by USDT's round (2), rounded up.
+  await expect(source).toHaveValue(/^26[01]\.\d{1,2}$/);
   await page.getByTestId('swap-reverse').click();
   await expect(page.getByTestId('swap-source-currency')).toHaveAttribute('data-currency', 'BTC');
   // Typed by destination: the source is calculated.
@@ -82,6 +86,8 @@ test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, t
   await expect(page).toHaveURL(/\/swap\/order\/review$/);
   await expect(page.getByTestId('review-pay')).toContainText('0.004\u00a0BTC');
   await expect(page.getByTestId('review-get')).toContainText('258.7\u00a0USDT');
+  await expect(page.getByTestId('review-pay-fiat')).toHaveText(/^≈\u00a0\$[1-9][\d,]*\.\d{2}$/);
+  await expect(page.getByTestId('review-get-fiat')).toHaveText(/^≈\u00a0\$[1-9][\d,]*\.\d{2}$/);
   await expect(page.getByTestId('swap-countdown')).toHaveText(/^Rate valid for [45]:\d\d$/);
   await page.clock.fastForward('01:00');
   await expect(page.getByTestId('swap-countdown')).toHaveText(/^Rate valid for [34]:\d\d$/);

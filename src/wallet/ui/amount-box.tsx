@@ -5,10 +5,11 @@ import { $locale } from '../../stores/settings.ts';
 import type { CoinMeta } from '../../lib/currencies.ts';
 import { baseTickerOf, networkTagOf } from '../../lib/format.ts';
 import { CoinLogo } from './coin-logo.tsx';
+import { FiatEquivalent } from './fiat-equivalent.tsx';
 import { Glyph } from './glyph.tsx';
 
 /** An order form's amount: a label, the currency chip (a link or a button) and the typed amount; red when invalid. */
-export function AmountBox(props: { label: string; chip: ReactNode; value: string; onChange: (text: string) => void; invalid?: boolean; note?: string; testId: string }) {
+export function AmountBox(props: { label: string; chip: ReactNode; value: string; onChange: (text: string) => void; invalid?: boolean; note?: string; currency?: string; testId: string }) {
   // Kept with a point, shown with the language's decimal mark like every label (SPEC §5).
   const locale = useStore($locale);
   return (
@@ -28,6 +29,7 @@ export function AmountBox(props: { label: string; chip: ReactNode; value: string
           data-testid={`${props.testId}-amount`}
         />
       </div>
+      {props.currency && <FiatEquivalent amount={props.value} currency={props.currency} testId={`${props.testId}-fiat`} />}
       {props.note && <span className="text-xs text-muted">{props.note}</span>}
     </div>
   );

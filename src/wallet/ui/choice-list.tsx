@@ -1,6 +1,6 @@
 import { useStore } from '@nanostores/react';
 import type { CoinMeta } from '../../lib/currencies.ts';
-import { formatCrypto } from '../../lib/format.ts';
+import { coinSubtitleOf, formatCrypto } from '../../lib/format.ts';
 import { $t } from '../../stores/i18n.ts';
 import { $locale } from '../../stores/settings.ts';
 import { AssetRow } from './asset-row.tsx';
@@ -18,7 +18,7 @@ export function CoinChoiceList({ items, onChoose, choosing, testId }: { items: r
         <AssetRow
           key={coin.currency}
           coin={coin}
-          subtitle={coin.token ? `${coin.baseCurrency} · ${coin.blockchain}` : coin.baseCurrency}
+          subtitle={coinSubtitleOf(coin)}
           onClick={() => onChoose(coin.currency)}
           {...(choosing !== undefined ? { disabled: busy } : {})}
           testId={testId}

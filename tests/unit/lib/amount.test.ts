@@ -71,6 +71,10 @@ describe('amounts', () => {
     expect(displayUnits(100_000n, 8, 2)).toBe('0');
     expect(displayDecimal('0.123456789', 8)).toBe('0.12345678');
     expect(displayDecimal('1.50000')).toBe('1.5');
+    // 'up': what a user pays is never shown as less than is taken.
+    expect(displayDecimal('260.66666667', 2, 'up')).toBe('260.67');
+    expect(displayDecimal('260.6', 2, 'up')).toBe('260.6');
+    expect(displayDecimal('0.000000001', 8, 'up')).toBe('0.00000001');
     expect(displayDecimal('0')).toBe('0');
     expect(displayDecimal('0.009')).toBe('0');
   });

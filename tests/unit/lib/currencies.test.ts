@@ -39,7 +39,7 @@ describe('the catalogue', () => {
   });
 
   it('lists the fiat currencies with their symbols', () => {
-    expect(Object.fromEntries(FIATS.map((f) => [f.currency, f.symbol]))).toEqual({ USD: '$', EUR: '€', KZT: '₸', UAH: '₴', AZN: '₼', CAD: '$', RUB: '₽' });
+    expect(Object.fromEntries(FIATS.map((f) => [f.currency, f.symbol]))).toEqual({ USD: '$', EUR: '€', KZT: '₸', UAH: '₴', AZN: '₼', CAD: 'C$', RUB: '₽' });
   });
 
   it('knows decimals, common assets and explorer links', () => {

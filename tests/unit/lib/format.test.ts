@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dayGroupOf, formatCrypto, formatCryptoWithCode, formatDetailDate, formatFiat, formatTime, groupByDay, groupDigits, tickerOf, baseTickerOf, networkTagOf } from '../../../src/lib/format.ts';
+import { dayGroupOf, formatCrypto, formatCryptoWithCode, formatDetailDate, formatFiat, formatTime, groupByDay, groupDigits, tickerOf, baseTickerOf, networkTagOf, coinSubtitleOf, networkNameOf } from '../../../src/lib/format.ts';
+import { FIATS, findCoin } from '../../../src/lib/currencies.ts';
 import { acceptTypedAmount, typedAmountFor } from '../../../src/lib/typed-amount.ts';
 
 describe('amount display (SPEC §5)', () => {
@@ -32,9 +33,28 @@ describe('amount display (SPEC §5)', () => {
     expect(formatFiat('1234.5', '₽', 'ru')).toBe('1\u00a0234,50\u00a0₽');
   });
 
+  it('shows CAD as C$ so it is not read as USD; USD keeps the spec\'s $ (issue 33 item 3)', () => {
+    const symbol = (code: string) => FIATS.find((fiat) => fiat.currency === code)?.symbol ?? code;
+    expect(formatFiat('12.5', symbol('CAD'))).toBe('C$12.50');
+    expect(formatFiat('12.5', symbol('CAD'), 'ru')).toBe('12,50\u00a0C$');
+    expect(formatFiat('12.5', symbol('USD'))).toBe('$12.50');
+  });
+
   it('shows a zero fiat value as 0', () => {
     expect(formatFiat('0', '$')).toBe('$0');
     expect(formatFiat('0.001', '$')).toBe('$0');
+  });
+
+  it('never labels Lightning a bare "BTC" beside Bitcoin: its list line and network name it (issue 33 item 3)', () => {
+    const coin = (currency: string) => findCoin(currency)!;
+    expect(coinSubtitleOf(coin('BTC_LNG'))).toBe('BTC · Lightning');
+    expect(coinSubtitleOf(coin('BTC'))).toBe('BTC');
+    expect(coinSubtitleOf(coin('USDT_TRX'))).toBe('USDT · Tron');
+    expect(coinSubtitleOf(coin('USDT_ETH'))).toBe('USDT · Ethereum');
+    expect(networkNameOf(coin('BTC_LNG'))).toBe('Lightning');
+    expect(networkNameOf(coin('BTC'))).toBe('Bitcoin');
+    expect(networkNameOf(coin('USDT_TRX'))).toBe('Tron');
+    expect(tickerOf('BTC_LNG')).toBe('BTC (Lightning)');
   });
 
   it('names a token by its ticker, with its network where two assets share the ticker (issue 19 item 22)', () => {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { checkSellAmount, cryptoLimits, divideDecimals, type SellTerms } from '../../../src/stores/sell.ts';
+import { format } from '../../../src/lib/text.ts';
+import en from '../../../i18n/en.json';
+import ru from '../../../i18n/ru.json';
+import { checkSellAmount, cryptoLimits, divideDecimals, sellLimitsText, type SellTerms } from '../../../src/stores/sell.ts';
 
 const terms = (minLimit: string, maxLimit: string, rate: string): SellTerms => ({
   loading: false,
@@ -38,5 +41,18 @@ describe('sell amount rules (SPEC §5)', () => {
   it('shows sell_limit_error when max is not above min', () => {
     expect(checkSellAmount('1', terms('1000', '1000', '5000000'), '10', 8)).toMatchObject({ canContinue: false, error: 'sell_limit_error' });
     expect(checkSellAmount('1', terms('2000', '1000', '5000000'), '10', 8)).toMatchObject({ canContinue: false, error: 'sell_limit_error' });
+  });
+
+  it('never shows a min above the max: the limits line says the amount is not available (issue 33 item 3)', () => {
+    const tEn = (key: keyof typeof en, params?: Record<string, string | number>) => format(en[key], params);
+    const tRu = (key: keyof typeof en, params?: Record<string, string | number>) => format(ru[key], params);
+    const show = (value: string) => value;
+    expect(sellLimitsText({ min: '0.0002', max: '0.06' }, 'BTC', tEn, show)).toBe('Min 0.0002 - max 0.06 BTC');
+    for (const limits of [{ min: '0.0004', max: '0.0002' }, { min: '0.0002', max: '0.0002' }]) {
+      expect(sellLimitsText(limits, 'BTC', tEn, show)).toBe('This amount is not available to sell right now (BTC)');
+      expect(sellLimitsText(limits, 'BTC', tRu, show)).toBe('Эта сумма сейчас недоступна для продажи (BTC)');
+    }
+    const inverted = checkSellAmount('1', terms('2000', '1000', '5000000'), '10', 8);
+    expect(inverted.limits && sellLimitsText(inverted.limits, 'BTC', tEn, show)).not.toMatch(/Min/);
   });
 });

@@ -207,3 +207,23 @@ describe("Home's quick swap path", () => {
     seen();
   });
 });
+
+describe('each currency keeps its display decimals (issue 33 item 3)', () => {
+  const coins = { BTC: { round: 8 }, USDT_TRX: { round: 2 }, ETH: { round: 6 } };
+  const t = (key: string, params?: Record<string, string | number>) => `${key} ${JSON.stringify(params)}`;
+  const q = { sourceCurrency: 'USDT_TRX', destinationCurrency: 'BTC', sourceAmount: '260.66666667', destinationAmount: '0.0040000049' };
+
+  it('fills the untyped side by its own coin: what is paid rounded up, what is got rounded down', () => {
+    expect(rules.quotedSide('destination', q, coins)).toEqual({ sourceAmount: '260.67' });
+    expect(rules.quotedSide('source', q, coins)).toEqual({ destinationAmount: '0.004' });
+    expect(rules.quotedSide('source', { ...q, destinationCurrency: 'ETH', destinationAmount: '1.23456789' }, coins)).toEqual({ destinationAmount: '1.234567' });
+  });
+
+  it('shows the rate by the destination coin, and a rate that would round to 0 to 8 decimals', () => {
+    const text = (from: string, to: string, rate: string | undefined, toRound: number | undefined) => rules.swapRateText(t as never, { from, to, rate, toRound, locale: 'en' });
+    expect(text('BTC', 'USDT_TRX', '64675.123456', 2)).toBe('swap_rate {"from":"BTC","rate":"64,675.12","to":"USDT (TRC-20)"}');
+    expect(text('USDT_TRX', 'BTC', '0.0000154623', 8)).toBe('swap_rate {"from":"USDT (TRC-20)","rate":"0.00001546","to":"BTC"}');
+    expect(text('TRX', 'USDT_TRX', '0.0012345', 2)).toBe('swap_rate {"from":"TRX","rate":"0.0012345","to":"USDT (TRC-20)"}');
+    expect(text('BTC', 'USDT_TRX', undefined, 2)).toBe('swap_rate {"from":"BTC","rate":"…","to":"USDT (TRC-20)"}');
+  });
+});

@@ -1,3 +1,4 @@
+import { networkNameOf, tickerOf } from '../../../lib/format.ts';
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
 import { lazy, Suspense, useEffect } from 'react';
@@ -26,7 +27,7 @@ export function ReceiveScreen() {
   const back = getPagePath($router, 'asset', { currency });
   return (
     <div className="screen items-stretch" data-testid="receive-screen">
-      <ScreenHeader title={t('receive_title', { name: coin?.baseCurrency ?? currency })} back={back} backLabel={t('common_back')} />
+      <ScreenHeader title={t('receive_title', { name: tickerOf(currency) })} back={back} backLabel={t('common_back')} />
       {!address ? (
         <div className="flex justify-center pt-16">
           <Spinner label={t('common_loading')} />
@@ -48,7 +49,7 @@ export function ReceiveScreen() {
           {coin && (
             <p className="m-0 text-sm text-muted text-center flex gap-2 items-start justify-center">
               <Glyph name="alert" size={18} className="shrink-0" />
-              <span>{t('receive_hint', { ticker: coin.baseCurrency, network: coin.blockchain })}</span>
+              <span>{t('receive_hint', { ticker: coin.baseCurrency, network: networkNameOf(coin) })}</span>
             </p>
           )}
         </>

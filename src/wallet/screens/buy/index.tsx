@@ -275,7 +275,7 @@ function OrderScreen({ flow }: { flow: BuyVisit }) {
       <ScreenHeader title={t('buy_order_title', { currency: tickerOf(coin.currency) })} back={getPagePath($router, 'buyGet')} backLabel={t('common_back')} />
       <div className="flex flex-col gap-2">
         <AmountBox label={t('buy_you_pay')} chip={<FiatChip fiat={buy.from} onClick={flow.changeBuyFiat} />} value={buy.fromAmount} onChange={(text) => flow.typeBuyAmount('from', text)} invalid={problem !== null} testId="buy-from" />
-        <AmountBox label={t('buy_you_get')} chip={<CoinChip coin={coin} href={getPagePath($router, 'buyGet')} testId="buy-to-currency" />} value={buy.toAmount} onChange={(text) => flow.typeBuyAmount('to', text)} testId="buy-to" />
+        <AmountBox label={t('buy_you_get')} chip={<CoinChip coin={coin} href={getPagePath($router, 'buyGet')} testId="buy-to-currency" />} value={buy.toAmount} onChange={(text) => flow.typeBuyAmount('to', text)} currency={coin.currency} testId="buy-to" />
       </div>
       <p className="m-0 min-h-5 text-sm text-danger" role="alert" data-testid="buy-error">
         {message}

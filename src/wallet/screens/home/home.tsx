@@ -1,6 +1,6 @@
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
-import { formatAsOf, formatCryptoWithCode, formatFiat } from '../../../lib/format.ts';
+import { coinSubtitleOf, formatAsOf, formatCryptoWithCode, formatFiat } from '../../../lib/format.ts';
 import { $ratesAsOf } from '../../../stores/rates.ts';
 import { $fiatSymbol } from '../../../stores/account.ts';
 import { refreshBalances } from '../../../stores/balances.ts';
@@ -150,7 +150,7 @@ function WalletHome() {
               key={row.currency}
               coin={row.coin}
               href={getPagePath($router, 'asset', { currency: row.currency })}
-              subtitle={row.coin.token ? `${row.coin.baseCurrency} · ${row.coin.blockchain}` : row.coin.baseCurrency}
+              subtitle={coinSubtitleOf(row.coin)}
               end={<AmountEnd amount={formatCryptoWithCode(row.amount, row.coin.baseCurrency, row.coin.round, locale)} value={row.fiatValue === undefined ? undefined : fiatWithAge(row.fiatValue, asOf[row.currency])} />}
               testId="asset-row"
             />

@@ -1,3 +1,4 @@
+import { coinSubtitleOf } from '../../../lib/format.ts';
 import { Switch } from '../../ui/switch.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
@@ -32,7 +33,7 @@ function ManageScreen({ flow }: { flow: ManageAssetsVisit }) {
             <label key={coin.currency} className="block cursor-pointer">
               <AssetRow
                 coin={coin}
-                subtitle={coin.token ? `${coin.baseCurrency} · ${coin.blockchain}` : coin.baseCurrency}
+                subtitle={coinSubtitleOf(coin)}
                 end={
                   <Switch checked={shown} disabled={toggling === coin.currency} onChange={(on) => void flow.setAssetShown(coin.currency, on)} label={coin.name} testId={`toggle-${coin.currency}`} />
                 }

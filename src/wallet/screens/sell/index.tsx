@@ -1,3 +1,4 @@
+import { FiatEquivalent } from '../../ui/fiat-equivalent.tsx';
 import { Switch } from '../../ui/switch.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
@@ -7,7 +8,7 @@ import type { MessageKey } from '../../../lib/text.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
-import { $sellChoices, sellFlow, type SellVisit } from '../../../stores/sell.ts';
+import { $sellChoices, sellFlow, sellLimitsText, type SellVisit } from '../../../stores/sell.ts';
 import { $catalogue } from '../../../stores/catalogue.ts';
 import { CoinLogo } from '../../ui/coin-logo.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
@@ -116,7 +117,7 @@ function AmountStep({ flow }: { flow: SellVisit }) {
   const ticker = tickerOf(coin.currency);
   const message = check.error
     ? check.error === 'sell_amount_limits' && check.limits
-      ? t('sell_amount_limits', { min: formatCrypto(check.limits.min, 8, locale), max: formatCrypto(check.limits.max, 8, locale), currency: ticker })
+      ? sellLimitsText(check.limits, ticker, t, (value) => formatCrypto(value, 8, locale))
       : t(check.error)
     : '';
   return (
@@ -140,6 +141,7 @@ function AmountStep({ flow }: { flow: SellVisit }) {
             data-testid="sell-amount-input"
           />
         </div>
+        <FiatEquivalent amount={amount} currency={coin.currency} testId="sell-amount-fiat" />
         <span className="text-xs text-muted">{t('sell_available', { amount: formatCryptoWithCode(available, coin.currency, coin.round, locale) })}</span>
       </div>
       <p className="m-0 min-h-5 text-sm text-danger" role="alert" data-testid="sell-amount-error">
@@ -150,7 +152,7 @@ function AmountStep({ flow }: { flow: SellVisit }) {
         <DetailLine label={t('sell_rate_line', { currency: ticker, rate: formatFiat(terms.rate.rate, RUB, locale) })} value="" testId="sell-rate" />
         {check.limits && (
           <DetailLine
-            label={t('sell_amount_limits', { min: formatCrypto(check.limits.min, 8, locale), max: formatCrypto(check.limits.max, 8, locale), currency: ticker })}
+            label={sellLimitsText(check.limits, ticker, t, (value) => formatCrypto(value, 8, locale))}
             value=""
             testId="sell-limits"
           />
@@ -287,6 +289,7 @@ function ReviewScreen({ flow }: { flow: SellVisit }) {
       <ScreenHeader title={t('sell_review_title')} back={getPagePath($router, 'sellOrder', {}, { step: 'card' })} backLabel={t('common_back')} />
       <div className="card flex flex-col gap-3">
         <DetailLine label={t('sell_review_sell')} value={formatCryptoWithCode(amount || '0', coin.currency, 8, locale)} testId="sell-review-amount" />
+        <FiatEquivalent amount={amount} currency={coin.currency} testId="sell-review-amount-fiat" under />
         <DetailLine label={t('sell_review_receive')} value={formatFiat(check.fiatAmount, RUB, locale)} testId="sell-review-fiat" />
         <DetailLine label={t('sell_review_rate')} value={`1 ${ticker} = ${formatFiat(terms.rate.rate, RUB, locale)}`} testId="sell-review-rate" />
         {card && <DetailLine label={t('sell_review_card')} value={grouped(card.masked)} testId="sell-review-card" />}

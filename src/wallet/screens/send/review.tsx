@@ -1,3 +1,4 @@
+import { FiatEquivalent } from '../../ui/fiat-equivalent.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
 import { formatCryptoWithCode } from '../../../lib/format.ts';
@@ -43,6 +44,7 @@ export function SendReviewScreen({ flow }: { flow: SendVisit }) {
         <span className="text-3xl font-700 text-center break-all" data-testid="review-receive">
           {amount(review.receiveAmount)}
         </span>
+        <FiatEquivalent amount={review.receiveAmount} currency={currency} testId="review-receive-fiat" />
       </section>
       <dl className="card m-0 flex flex-col gap-3">
         <Row label={t('send_review_total')} value={amount(review.amount)} testId="review-amount" />

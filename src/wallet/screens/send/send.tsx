@@ -1,3 +1,4 @@
+import { FiatEquivalent } from '../../ui/fiat-equivalent.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
 import { lazy, Suspense } from 'react';
@@ -76,6 +77,7 @@ export function SendScreen({ flow }: { flow: SendVisit }) {
             {t('send_max')}
           </button>
         </div>
+        <FiatEquivalent amount={form.amount} currency={coin.currency} testId="send-fiat" />
         {problems.amount && (
           <p id="send-amount-error" className="m-0 text-sm text-danger" role="alert" data-testid="send-amount-error">
             {t(problems.amount, problems.amountParams)}

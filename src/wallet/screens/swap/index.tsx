@@ -1,3 +1,4 @@
+import { FiatEquivalent } from '../../ui/fiat-equivalent.tsx';
 import { OutcomeHero } from '../../ui/outcome.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath, openPage } from '@nanostores/router';
@@ -7,7 +8,7 @@ import { $coins } from '../../../stores/catalogue.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router, type RouteName } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
-import { $pinCodeActive, $sourceChoices, $swapPairs, formatCountdown, swapFlow, type SwapChoice, type SwapVisit } from '../../../stores/swap.ts';
+import { $pinCodeActive, $sourceChoices, $swapPairs, formatCountdown, swapFlow, swapRateText, type SwapChoice, type SwapVisit } from '../../../stores/swap.ts';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
 import { PasscodePrompt } from '../../ui/passcode-prompt.tsx';
@@ -85,6 +86,7 @@ function OrderScreen({ flow }: { flow: SwapVisit }) {
           onChange={(text) => flow.typeAmount('source', text)}
           invalid={problem !== null}
           testId="swap-source"
+          currency={from.currency}
           note={t('swap_available', { amount: formatCryptoWithCode(available, from.currency, from.round, locale) })}
         />
         <div className="flex justify-center -my-4 relative z-1">
@@ -99,18 +101,18 @@ function OrderScreen({ flow }: { flow: SwapVisit }) {
             <Glyph name="swap" size={20} className="rotate-90" />
           </button>
         </div>
-        <AmountBox label={t('swap_you_get')} chip={<CoinChip coin={to} href={getPagePath($router, 'swapTo')} testId="swap-destination-currency" />} value={form.destinationAmount} onChange={(text) => flow.typeAmount('destination', text)} testId="swap-destination" />
+        <AmountBox label={t('swap_you_get')} chip={<CoinChip coin={to} href={getPagePath($router, 'swapTo')} testId="swap-destination-currency" />} value={form.destinationAmount} onChange={(text) => flow.typeAmount('destination', text)} currency={to.currency} testId="swap-destination" />
       </div>
       <p className="m-0 min-h-5 text-sm text-danger" role="alert" data-testid="swap-error">
         {message}
       </p>
       <div className="card flex flex-col gap-2 text-sm">
         <DetailLine
-          label={t('swap_rate', { from: tickerOf(from.currency), rate: form.quote ? formatCrypto(form.quote.rate, to.round, locale) : '…', to: tickerOf(to.currency) })}
+          label={swapRateText(t, { from: from.currency, to: to.currency, rate: form.quote?.rate, toRound: to.round, locale })}
           value={form.quoting ? t('swap_quoting') : ''}
           testId="swap-rate"
         />
-        {form.quote && <DetailLine label={t('swap_fee')} value={formatCryptoWithCode(form.quote.fee, form.quote.feeCurrency, to.round, locale)} testId="swap-fee" />}
+        {form.quote && <DetailLine label={t('swap_fee')} value={formatCryptoWithCode(form.quote.fee, form.quote.feeCurrency, coins[form.quote.feeCurrency]?.round, locale)} testId="swap-fee" />}
         {limit.data && (
           <DetailLine label={t('swap_limits', { min: formatCrypto(limit.data.minLimit, from.round, locale), max: formatCrypto(limit.data.maxLimit, from.round, locale), currency: tickerOf(limit.data.currency) })} value="" testId="swap-limits" />
         )}
@@ -147,8 +149,10 @@ function ReviewScreen({ flow }: { flow: SwapVisit }) {
       <ScreenHeader title={t('swap_review_title')} back={getPagePath($router, 'swapOrder')} backLabel={t('common_back')} />
       <div className="card flex flex-col gap-3">
         <DetailLine label={t('swap_you_pay')} value={money(order.sourceAmount, order.sourceCurrency)} testId="review-pay" />
+        <FiatEquivalent amount={order.sourceAmount} currency={order.sourceCurrency} testId="review-pay-fiat" under />
         <DetailLine label={t('swap_you_get')} value={money(order.destinationAmount, order.destinationCurrency)} testId="review-get" />
-        <DetailLine label={t('swap_rate', { from: tickerOf(order.sourceCurrency), rate: formatCrypto(order.rate, coins[order.destinationCurrency]?.round, locale), to: tickerOf(order.destinationCurrency) })} value="" testId="review-rate" />
+        <FiatEquivalent amount={order.destinationAmount} currency={order.destinationCurrency} testId="review-get-fiat" under />
+        <DetailLine label={swapRateText(t, { from: order.sourceCurrency, to: order.destinationCurrency, rate: order.rate, toRound: coins[order.destinationCurrency]?.round, locale })} value="" testId="review-rate" />
         <DetailLine label={t('swap_fee')} value={money(order.fee, order.feeCurrency)} testId="review-fee" />
       </div>
       {expired ? (
