@@ -45,6 +45,13 @@ export async function createTestDatabase(adminUrl: string, prefix = 'wallet_test
       const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
       try {
+        // A pool's end() resolves before its connections have closed: give them a moment to go on their own (a
+        // connection FORCE terminates reaches its client as an error nobody listens to any more), then force.
+        for (let attempt = 0; ; attempt++) {
+          const others = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+          if ((others.rows[0]?.n ?? 0) === 0 || attempt >= 40) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
         await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await client.end();
