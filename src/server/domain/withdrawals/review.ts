@@ -44,18 +44,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Every withdrawal waiting for review, oldest first. */
 export async function listWithdrawalsUnderReview(pool: pg.Pool): Promise<ReviewItem[]> {
-  const rows = await pool.query<{
-    orderId: string;
-    userId: string;
-    email: string | null;
-    currency: string;
-    network: string;
-    amount: string;
-    usd: string | null;
-    address: string;
-    reasons: string[];
-    createdAt: Date;
-  }>(
+  const rows = await pool.query<Omit<ReviewItem, 'createdAt'> & { createdAt: Date }>(
     `SELECT w.id AS "orderId", wa.user_id AS "userId", u.email, w.currency, w.network, w.amount::text AS amount,
             round(w.usd_value, 2)::text AS usd, w.to_address AS address, w.review_reasons AS reasons, w.created_at AS "createdAt"
        FROM withdrawals w JOIN wallet_accounts wa ON wa.id = w.wallet_account_id JOIN users u ON u.id = wa.user_id
