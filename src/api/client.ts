@@ -18,6 +18,22 @@ type Settings = { baseURL: string; timeoutMs: number };
 
 let settings: Settings = { baseURL: '/api', timeoutMs: 30_000 };
 
+/**
+ * The one function that reaches the network: the platform's fetch, as ofetch uses it, unless one is injected. Store
+ * tests inject one that answers per method and path (tests/support/request-mock.ts), so none mocks a module.
+ */
+export type RequestMethod = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+const platformFetch: RequestMethod = (input, init) => globalThis.fetch(input, init);
+let requestMethod: RequestMethod = platformFetch;
+
+/** Injects the function every gateway call goes through; null puts the platform's fetch back. */
+export function setRequestMethod(next: RequestMethod | null): void {
+  requestMethod = next ?? platformFetch;
+}
+
+// ofetch builds the request (base URL, query, JSON body) and reads the answer; only the fetch under it is injected.
+const gateway = ofetch.create({}, { fetch: (input, init) => requestMethod(input, init) });
+
 const signedOut: ApiSession = { accessToken: async () => null, reauthenticate: async () => null, signOutSilently: () => {} };
 let session: ApiSession = signedOut;
 
@@ -54,7 +70,7 @@ async function send(path: string, options: CallOptions, token: string | null): P
   if (options.pincode) headers.pincode = options.pincode;
   const timeout = AbortSignal.timeout(settings.timeoutMs);
   try {
-    return await ofetch.raw(path, {
+    return await gateway.raw(path, {
       baseURL: settings.baseURL,
       method: options.method ?? 'GET',
       body: options.body,

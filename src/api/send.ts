@@ -1,7 +1,7 @@
-import type { AddressCheck, CheckAddressRequest, FeeRequest, FeeView, WithdrawalRequest, WithdrawalView } from '../lib/wire/withdrawals.ts';
+import type { AddressCaution, AddressCautionView, AddressCheck, CheckAddressRequest, FeeRequest, FeeView, WithdrawalRequest, WithdrawalView } from '../lib/wire/withdrawals.ts';
 import { apiCall } from './client.ts';
 
-export type { AddressCheck, FeeView, WithdrawalView };
+export type { AddressCaution, AddressCheck, FeeView, WithdrawalView };
 
 /** SPEC §3 address book entry; `blockchain` is the network code (BITCOIN, TRON …). */
 export type AddressBookEntry = { id: string; name: string; blockchain: string; address: string; createdDate: string };
@@ -31,3 +31,6 @@ export const getAddressBookEntry = (account: string, id: string) => apiCall<Addr
 export const addAddressBookEntry = (account: string, body: { name: string; blockchain: string; address: string }) =>
   apiCall<AddressBookEntry>(`${at(account)}/address-book`, { method: 'POST', body: { account, ...body } });
 export const deleteAddressBookEntry = (account: string, id: string) => apiCall<AddressBookEntry>(`${at(account)}/address-book/${encodeURIComponent(id)}`, { method: 'DELETE' });
+/** Whether an address typed on `blockchain` looks like one of the account's own, or only ever sent it dust (issue 36 item 3). */
+export const getAddressCaution = (account: string, blockchain: string, address: string, signal?: AbortSignal) =>
+  apiCall<AddressCautionView>(`${at(account)}/address-book/caution`, { method: 'POST', body: { account, blockchain, address }, signal });

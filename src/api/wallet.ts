@@ -1,5 +1,6 @@
 import type { CoinMeta } from '../lib/currencies.ts';
 import type { AssetItem, HistoryBalance } from '../lib/wire/assets.ts';
+import type { PendingReason } from '../lib/wire/withdrawals.ts';
 import { apiCall } from './client.ts';
 
 export type { AssetItem };
@@ -53,6 +54,8 @@ export type Transaction = {
   failureReason?: string | null;
   /** A withdrawal waiting for an operator's review: IN_PROGRESS, shown "Under review". */
   underReview?: boolean;
+  /** Why an IN_PROGRESS withdrawal is not sent yet (WAITING_FOR_FUNDS, UNDER_REVIEW), shown beside "Pending"; else null. */
+  pendingReason?: PendingReason | null;
   /** Details only: a chain deposit's depth and the depth at which it is credited. */
   confirmations?: number | null;
   requiredConfirmations?: number | null;
@@ -83,3 +86,7 @@ export const getTransactions = (account: string, currency: string) =>
   });
 export const getTransaction = (account: string, id: string, type: string) =>
   apiCall<Transaction>(`${at(account)}/asset/transaction/${encodeURIComponent(id)}`, { query: { type } });
+
+/** A 5-minute link to the account's history as CSV (all assets or one, `from`…`to` as UTC days YYYY-MM-DD). */
+export const historyExportLink = (account: string, body: { currency?: string; from: string; to: string }) =>
+  apiCall<{ url: string }>(`/${account}/asset/transactions/export`, { method: 'POST', body });

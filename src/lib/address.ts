@@ -60,3 +60,23 @@ export function isAddressShapeValid(network: Network | 'ALL' | string, address: 
 export function shortenAddress(address: string, head = 8): string {
   return address.length <= head + 7 ? address : `${address.slice(0, head)}...${address.slice(-4)}`;
 }
+
+/** One group of an address as the wallet sets it, with the characters a reader checks emphasised. */
+export type AddressGroup = { text: string; strong: boolean }[];
+
+/**
+ * An address in groups of four with its first and last four characters emphasised, each a group of its own (issue 33
+ * item 4), as MyTonWallet and Telegram Wallet set them: those are what a user compares, and what an address made to
+ * look alike imitates. Where the length is not a multiple of four the group before the last is the shorter one.
+ * `short` keeps SPEC §9's shortening (the first 8 characters, dots, the last 4) in the same groups. The characters are
+ * never changed: joined, the groups (and the dots) are the address or its shortening.
+ */
+export function addressGroups(address: string, short = false): AddressGroup[] {
+  if (address.length <= 8) return [[{ text: address, strong: true }]];
+  const head: AddressGroup = [{ text: address.slice(0, 4), strong: true }];
+  const tail: AddressGroup = [{ text: address.slice(-4), strong: true }];
+  if (short && shortenAddress(address) !== address) return [head, [{ text: address.slice(4, 8), strong: false }], [{ text: '...', strong: false }], tail];
+  const middle = address.slice(4, -4);
+  const groups = Array.from({ length: Math.ceil(middle.length / 4) }, (_, index): AddressGroup => [{ text: middle.slice(index * 4, index * 4 + 4), strong: false }]);
+  return [head, ...groups, tail];
+}

@@ -28,6 +28,8 @@ export type CoinMeta = {
   /** Atomic units per coin, as 10^decimals (satoshi, wei, sun, nanoton). */
   decimals: number;
   implementations: CoinImplementation[];
+  /** The smallest deposit credited (MIN_DEPOSIT), as a decimal; absent when any amount is credited. */
+  minDeposit?: string;
 };
 
 export type FiatMeta = { currency: string; name: string; symbol: string; decimals: number };

@@ -9,10 +9,15 @@ import { COINS } from './currencies.ts';
 import type { Locale } from './preferences.ts';
 
 /**
- * The transaction details' date (SPEC §9 'MMM D, HH:mm A'), as each language writes it: SPEC's literal pattern would
- * put a 24-hour time before AM/PM ("19:05 PM"); English reads a 12-hour clock with AM/PM, Russian a 24-hour one.
+ * The one clock of each language (issue 33 item 3), wherever a time of day is shown (history rows, details, a price's
+ * age): English reads a 12-hour clock with AM/PM, Russian a 24-hour one. SPEC §9's details pattern 'MMM D, HH:mm A'
+ * would put a 24-hour time before AM/PM ("19:05 PM"), so each language writes the date its own way around this clock.
  */
-export const DETAIL_DATE_FORMAT: Record<Locale, string> = { en: 'MMM D, h:mm A', ru: 'D MMM, HH:mm' };
+export const CLOCK_FORMAT: Record<Locale, string> = { en: 'h:mm A', ru: 'HH:mm' };
+/** A day and month before the clock: "Mar 5" in English, "5 мар." in Russian. */
+const SHORT_DATE_FORMAT: Record<Locale, string> = { en: 'MMM D', ru: 'D MMM' };
+/** The transaction details' date and time: "Mar 5, 2:07 PM", "5 мар., 14:07". */
+export const DETAIL_DATE_FORMAT: Record<Locale, string> = { en: `${SHORT_DATE_FORMAT.en}, ${CLOCK_FORMAT.en}`, ru: `${SHORT_DATE_FORMAT.ru}, ${CLOCK_FORMAT.ru}` };
 
 const SEPARATORS: Record<Locale, { group: string; point: string }> = {
   en: { group: ',', point: '.' },
@@ -114,13 +119,13 @@ export function formatDetailDate(date: string | number | Date, locale: Locale = 
   return dayjs(date).locale(locale).format(DETAIL_DATE_FORMAT[locale]);
 }
 
-/** Time of day in a history row: "14:07". */
-export function formatTime(date: string | number | Date): string {
-  return dayjs(date).format('HH:mm');
+/** Time of day in a history row, by the language's clock: "2:07 PM", "14:07". */
+export function formatTime(date: string | number | Date, locale: Locale = 'en'): string {
+  return dayjs(date).locale(locale).format(CLOCK_FORMAT[locale]);
 }
 
-/** When a rate that is no longer current was last current: its time today, else its day and time. */
+/** When a rate that is no longer current was last current: its time today ("2:07 PM"), else its day and time. */
 export function formatAsOf(date: string | number | Date, now: number | Date, locale: Locale = 'en'): string {
   const when = dayjs(date).locale(locale);
-  return when.isSame(dayjs(now), 'day') ? when.format('HH:mm') : when.format('D MMM HH:mm');
+  return when.isSame(dayjs(now), 'day') ? formatTime(date, locale) : formatDetailDate(date, locale);
 }

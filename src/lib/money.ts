@@ -27,3 +27,29 @@ export function parseMoney(currency: string, text: string, options: { places?: n
 export function formatMoney(m: Money): string {
   return formatUnits(m.units, requireDecimals(m.currency));
 }
+
+declare const unitsBrand: unique symbol;
+
+/**
+ * Atomic units that know their currency, at compile time only (issue 34 item 4; blink's `PaymentAmount<T>`): a plain
+ * bigint at run time, so nothing changes on the wire. `Units<'BTC'>` and `Units<'USDT'>` do not mix through
+ * `addUnits`/`subtractUnits`; where the currency is known only at run time the generic `Units` (any currency) stands.
+ * A Units is a bigint, so it goes anywhere a bigint goes; a bare bigint becomes one only through `unitsOf` (a computed
+ * value) or the row reader in src/server/db/amounts.ts (a column).
+ */
+export type Units<C extends string = string> = bigint & { readonly [unitsBrand]: C };
+
+/** A bigint already known to be units of `C` (a computed amount, a constant), branded; no run-time effect. */
+export function unitsOf<C extends string = string>(value: bigint): Units<C> {
+  return value as Units<C>;
+}
+
+/** The sum of units of one currency; units of two different known currencies do not type-check. */
+export function addUnits<C extends string>(a: Units<C>, b: Units<NoInfer<C>>): Units<C> {
+  return (a + b) as Units<C>;
+}
+
+/** The difference of units of one currency; units of two different known currencies do not type-check. */
+export function subtractUnits<C extends string>(a: Units<C>, b: Units<NoInfer<C>>): Units<C> {
+  return (a - b) as Units<C>;
+}

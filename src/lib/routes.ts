@@ -32,6 +32,7 @@ export const ROUTES = {
   selectCurrency: '/settings/select-currency',
   selectLanguage: '/settings/select-language',
   feedback: '/settings/feedback',
+  reserves: '/settings/reserves',
   walletProtection: '/settings/wallet-protection',
   email: '/settings/wallet-protection/email',
   emailAdd: '/settings/wallet-protection/email/add',
@@ -60,6 +61,7 @@ export const PAGES = {
   terms: '/terms',
   privacy: '/privacy',
   miniApp: '/tg',
+  reserves: '/reserves',
 } as const;
 
 /**

@@ -44,6 +44,7 @@ export const chainsSchema = {
   MAX_FEE_RATE: z.string().regex(/^(?:BITCOIN|LITECOIN|DOGECOIN):[1-9]\d{0,8}(?:,(?:BITCOIN|LITECOIN|DOGECOIN):[1-9]\d{0,8})*$/, 'must look like BITCOIN:500,LITECOIN:200 (sat/vB)').optional(),
   UTXO_BATCH_SECONDS: z.coerce.number().int().min(0).max(3600).default(0),
   UTXO_BATCH_MAX_OUTPUTS: z.coerce.number().int().min(2).max(500).default(50),
+  UTXO_CONSOLIDATE_BELOW: z.string().regex(/^(?:BITCOIN|LITECOIN|DOGECOIN):[1-9]\d{0,8}(?:,(?:BITCOIN|LITECOIN|DOGECOIN):[1-9]\d{0,8})*$/, 'must look like BITCOIN:5,LITECOIN:2 (sat/vB)').optional(),
   ETHEREUM_RPC_URL: z.url({ protocol: /^(?:https?|wss?)$/ }).optional(),
   ETHEREUM_TOKENS: jsonSetting(z.record(z.string().regex(/^[A-Z0-9_]+_ETH$/), z.string().regex(/^0x[0-9a-fA-F]{40}$/)), 'must be JSON like {"USDT_ETH":"0xdAC1…"}').optional(),
   REPLACE_AFTER_BLOCKS: z.coerce.number().int().min(1).max(1000).default(12),
@@ -75,6 +76,7 @@ export function chainsConfig(e: Parsed, mode: 'devnet' | 'off'): ChainsConfig {
       testChain: bitcoinTest ?? 'test',
       batchSeconds: e.UTXO_BATCH_SECONDS ?? 0,
       batchMaxOutputs: e.UTXO_BATCH_MAX_OUTPUTS ?? 50,
+      consolidateBelow: Object.freeze(pairs(e.UTXO_CONSOLIDATE_BELOW, BigInt)),
     }),
     evm: Object.freeze({ rpcUrl: e.ETHEREUM_RPC_URL, tokens: Object.freeze({ ...DEFAULT_ETHEREUM_TOKENS, ...e.ETHEREUM_TOKENS }), replaceAfterBlocks: e.REPLACE_AFTER_BLOCKS ?? 12 }),
     ton: Object.freeze({ apiUrl: e.TON_API_URL, apiKey: e.TON_API_KEY }),
@@ -83,7 +85,7 @@ export function chainsConfig(e: Parsed, mode: 'devnet' | 'off'): ChainsConfig {
 }
 
 /** "A:1,B:2" (already checked by the schema) to a map of parsed values. */
-function pairs<T>(value: string | undefined, parse: (text: string) => T): Record<string, T> {
+export function pairs<T>(value: string | undefined, parse: (text: string) => T): Record<string, T> {
   const map: Record<string, T> = {};
   for (const pair of value ? value.split(',') : []) {
     const [key, text] = pair.split(':');

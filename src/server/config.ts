@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { resolve } from 'node:path';
 import { telegramConfig, telegramSchema, type TelegramConfig } from './config-telegram.ts';
 import { chainsConfig, chainsSchema, type ChainsConfig } from './config-chains.ts';
+import { alertFloors, hotColdConfig, hotColdSchema, signerDailyMax, type HotColdConfig } from './config-hot-cold.ts';
 import { withdrawalConfig, withdrawalSchema, type WithdrawalConfig } from './config-withdrawals.ts';
 import { buyConfig, buySchema, type BuyConfig } from './config-buy.ts';
 import { analyticsConfig, analyticsSchema, type AnalyticsConfig } from './config-analytics.ts';
@@ -44,7 +45,15 @@ const schema = z.object({
   APP_ENV: z.enum(['development', 'test', 'production']).optional(),
   NODE_ENV: z.string().optional(),
   WALLET_SEED: z.string().min(1).optional(),
+  WALLET_SEED_FILE: z.string().min(1).optional(),
+  WALLET_SEED_PASSPHRASE_FD: z.coerce.number().int().min(0).optional(),
+  WALLET_SEED_COMMAND: z.string().min(1).optional(),
+  SIGNER: z.enum(['embedded', 'external']).optional(),
+  SIGNER_SOCKET: z.string().min(1).max(100).optional(),
+  SIGNER_TOKEN: z.string().min(32, 'SIGNER_TOKEN is at least 32 characters (e.g. openssl rand -hex 32)').optional(),
+  SIGNER_DAILY_MAX: z.string().regex(/^(?:[A-Z_]+:\d{1,12}(?:\.\d{1,18})?)(?:,[A-Z_]+:\d{1,12}(?:\.\d{1,18})?)*$/, 'must look like LITECOIN:10,ETHEREUM:5,USDT_TRX:20000 (in the network’s coin, or a token’s own units)').optional(),
   SECRETS_KEY: z.string().min(1).optional(),
+  SECRETS_KEY_PREVIOUS: z.string().min(1).optional(),
   WORKER_POLL_MS: z.coerce.number().int().min(20).max(60_000).default(500),
   CHAIN_REQUEST_BUDGET_MS: z.coerce.number().int().min(100).max(20_000).default(3_500),
   RATES_WALK_MS: z.coerce.number().int().min(0).max(86_400_000).default(10_000),
@@ -85,6 +94,7 @@ const schema = z.object({
   ...telegramSchema,
   ...withdrawalSchema,
   ...chainsSchema,
+  ...hotColdSchema,
   SELL_ENABLED: z.enum(['on', 'off']).default('off'),
   ...buySchema,
   ...analyticsSchema,
@@ -110,12 +120,30 @@ export type Config = Readonly<{
   /** APP_ENV, else production when NODE_ENV=production, else development: production hides BTC_LNG and needs WALLET_SEED. */
   appEnv: 'development' | 'test' | 'production';
   production: boolean;
-  /** The BIP39 mnemonic of the custody's HD seed; unset outside production means a generated one in DATA_DIR. */
+  /** The BIP39 mnemonic of the custody's HD seed, read by the signer alone; unset outside production means a generated one in DATA_DIR. */
   walletSeed: string | undefined;
+  /** WALLET_SEED_FILE: the mnemonic sealed under a passphrase (adapters/keys/sealed-seed.ts), as an absolute path. */
+  walletSeedFile: string | undefined;
+  /** WALLET_SEED_PASSPHRASE_FD: the descriptor the sealed file's passphrase is read from; unset, a terminal prompt. */
+  walletSeedPassphraseFd: number | undefined;
+  /** WALLET_SEED_COMMAND: a shell command whose standard output is the mnemonic (a secret store's client). */
+  walletSeedCommand: string | undefined;
+  /**
+   * The signer (issue 31), the only process that holds the seed: `embedded` (outside production only) starts it in
+   * this command beside the gateway, which still asks it over the channel; `external` (production): `npm run signer`
+   * runs apart. `socket` (SIGNER_SOCKET, default DATA_DIR/signer.sock) and `token` (SIGNER_TOKEN, else one in DATA_DIR
+   * outside production) make the channel. `dailyMax` (SIGNER_DAILY_MAX): per currency, the most the signer signs out
+   * in any 24 hours (domain/signing-cap.ts); a currency without one is uncapped.
+   */
+  signer: Readonly<{ mode: 'embedded' | 'external'; socket: string | undefined; token: string | undefined; dailyMax?: Readonly<Record<string, bigint>> }>;
   /** The key that seals the database's secrets (adapters/keys/secrets-key.ts); unset outside production means one in DATA_DIR. */
   secretsKey: string | undefined;
+  /** SECRETS_KEY_PREVIOUS: comma-separated keys a rotation moves away from, still opening until the re-seal is done. */
+  secretsKeyPrevious: string | undefined;
   /** Which adapter runs the networks: the simulated devnet (never in production) or none (every network off). */
   chains: ChainsConfig;
+  /** The hot wallet's ceiling and floor per network and the operator's cold wallets (config-hot-cold.ts). */
+  hotCold: HotColdConfig;
   workerPollMs: number;
   /** CHAIN_REQUEST_BUDGET_MS: what one gateway request may spend on chain nodes and APIs, all its calls together. */
   chainRequestBudgetMs: number;
@@ -182,6 +210,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
   const production = appEnv === 'production';
   // Production never runs on a stand-in: what has no real adapter is off there, and asking for a stand-in is a mistake.
   const chainsMode = standIn('CHAINS', e.CHAINS, 'devnet', production);
+  const hotCold = hotColdConfig(e, production);
+  const operating = operatingConfig(e, e.PORT);
   const payoutProvider = standIn('PAYOUT_PROVIDER', e.PAYOUT_PROVIDER, 'sandbox', production);
   const cardProvider = standIn('CARD_PROVIDER', e.CARD_PROVIDER, 'sandbox', production);
   const publicUrl = (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, '');
@@ -202,13 +232,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, version = '0.0.
     appEnv,
     production,
     walletSeed: e.WALLET_SEED,
+    walletSeedFile: e.WALLET_SEED_FILE === undefined ? undefined : resolve(e.WALLET_SEED_FILE),
+    walletSeedPassphraseFd: e.WALLET_SEED_PASSPHRASE_FD,
+    walletSeedCommand: e.WALLET_SEED_COMMAND,
+    signer: Object.freeze({ mode: signerMode(e.SIGNER, production), socket: e.SIGNER_SOCKET, token: e.SIGNER_TOKEN, dailyMax: signerDailyMax(e.SIGNER_DAILY_MAX) }),
     secretsKey: e.SECRETS_KEY,
+    secretsKeyPrevious: e.SECRETS_KEY_PREVIOUS,
     chains: chainsConfig(e, chainsMode),
+    hotCold,
     workerPollMs: e.WORKER_POLL_MS,
     chainRequestBudgetMs: e.CHAIN_REQUEST_BUDGET_MS,
     ratesWalkMs: e.RATES_WALK_MS,
     market: marketConfig(e, production),
-    operating: operatingConfig(e, e.PORT),
+    // HOT_WALLET_MIN's floors join HOT_WALLET_MINIMUM's for the HotWalletLow alert.
+    operating: Object.freeze({ ...operating, hotWalletMinimum: alertFloors(operating.hotWalletMinimum, hotCold) }),
     oidc: Object.freeze({
       issuer,
       embedded: issuer === embeddedIssuer,
@@ -245,8 +282,14 @@ function standIn<S extends string>(name: string, value: S | 'off' | undefined, s
   return 'off';
 }
 
+/** The signer runs in the command outside production unless told otherwise; in production always apart. */
+function signerMode(value: 'embedded' | 'external' | undefined, production: boolean): 'embedded' | 'external' {
+  if (production && value === 'embedded') throw new ConfigError('SIGNER=embedded keeps the seed beside the gateway: production runs the signer apart (npm run signer, SIGNER=external)');
+  return value ?? (production ? 'external' : 'embedded');
+}
+
 function redact(name: string, value: string | undefined): string | undefined {
-  if ((name === 'WALLET_SEED' || name === 'SECRETS_KEY' || name === 'PAYOUT_WEBHOOK_SECRET' || name === 'CARD_WEBHOOK_SECRET' || name.startsWith('HEDGE_API_')) && value !== undefined) return '***';
+  if ((name === 'WALLET_SEED' || name === 'WALLET_SEED_COMMAND' || name === 'SIGNER_TOKEN' || name === 'SECRETS_KEY' || name === 'SECRETS_KEY_PREVIOUS' || name === 'PAYOUT_WEBHOOK_SECRET' || name === 'CARD_WEBHOOK_SECRET' || name.startsWith('HEDGE_API_')) && value !== undefined) return '***';
   if ((name === 'MOONPAY_SECRET_KEY' || name === 'MOONPAY_WEBHOOK_KEY') && value !== undefined) return '***';
   if ((name === 'TELEGRAM_BOT_TOKEN' || name === 'ANALYTICS_WRITE_KEY' || name === 'TELEGRAM_WEBHOOK_SECRET' || name.endsWith('_API_KEY')) && value !== undefined) return '***';
   if (value === undefined || (name !== 'DATABASE_URL' && name !== 'SMTP_URL' && !name.endsWith('_RPC_URL'))) return value;

@@ -7,13 +7,20 @@ import type pg from 'pg';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { NETWORKS, type Network } from '../lib/currencies.ts';
-import type { SecretsKey, WalletSeed } from './adapters/keys/port.ts';
-import { loadWalletSeed, SeedError } from './adapters/keys/seed.ts';
+import type { SecretsKey, WalletKeys, WalletSeed } from './adapters/keys/port.ts';
+import { seedKeys } from './adapters/keys/wallet-keys.ts';
+import { signerChannel } from './adapters/signer/channel.ts';
+import { connectSigner, remoteKeys, remoteSigning, type Signer } from './signer/remote.ts';
+import { approvalSealer, type ApprovalSeal } from './domain/signing.ts';
+import { SeedError } from './adapters/keys/seed.ts';
+import { openWalletSeed } from './adapters/keys/sealed-seed.ts';
 import { openSecretsKey } from './adapters/keys/secrets-key.ts';
 import type { DevnetChain } from './adapters/chains/devnet.ts';
 import { openChains } from './adapters/chains/open.ts';
 import type { ChainAdapter, ChainAddressing, ChainCallTrace, ChainEnv } from './adapters/chains/port.ts';
 import { chainAddressing } from './domain/addresses.ts';
+import { createDepositAddressGuard, type DepositAddressGuard } from './domain/deposit-address-guard.ts';
+import { checkColdWallets, type HotColdDeps } from './domain/hot-cold.ts';
 import { ConfigError } from './config-error.ts';
 import { createReferenceRates, REFERENCE_USD, type ReferenceRates } from './adapters/rates/reference.ts';
 import type { HedgePort, MarketFeed, RatesPort } from './adapters/rates/port.ts';
@@ -39,9 +46,13 @@ import { DEFAULT_SELL_SETTINGS } from './domain/sell/rules.ts';
 import { openCards, type Cards } from './adapters/card/open.ts';
 import { createBuyDesk, type BuyDesk } from './domain/buy/desk.ts';
 import { DEFAULT_BUY_CONFIG } from './config-buy.ts';
+import { createSealedSettings } from './adapters/keys/secrets-key.ts';
+import { createNoticeSender } from './adapters/telegram/notices.ts';
+import { loadDevKeys } from './domain/messenger.ts';
+import { deliverNotifications } from './domain/notifications.ts';
 
 export type CustodyConfig = Pick<Config, 'production' | 'publicUrl' | 'dataDir' | 'walletSeed' | 'chains' | 'workerPollMs' | 'ratesWalkMs'> &
-  Partial<Pick<Config, 'payout' | 'sell' | 'buy' | 'secretsKey' | 'analytics' | 'market'>>;
+  Partial<Pick<Config, 'payout' | 'sell' | 'buy' | 'secretsKey' | 'secretsKeyPrevious' | 'walletSeedFile' | 'walletSeedPassphraseFd' | 'walletSeedCommand' | 'analytics' | 'market' | 'signer' | 'telegram' | 'hotCold' | 'databaseUrl'>>;
 
 /** Where prices come from, as the start line and the jobs see it. */
 export type Market = {
@@ -55,9 +66,17 @@ export type Market = {
 };
 
 export type Custody = {
-  seed: WalletSeed;
+  /**
+   * The custody's keys: public only where the signer signs (the gateway, the worker), every key where this process
+   * loaded the seed itself (`signing: 'seed'`: the tests, the operator's commands beside the signer).
+   */
+  keys: WalletKeys;
+  /** Seals a withdrawal's figures as it is approved (domain/signing.ts): where a signer checks them. */
+  approvalSeal: ApprovalSeal | undefined;
   /** The address rules under CHAIN_ENV (derivation, formats), handed to the adapters and the gateway's checks. */
   addresses: ChainAddressing;
+  /** Seals each deposit address as it is derived and checks it wherever it is shown or handed out. */
+  addressGuard: DepositAddressGuard;
   /** The chains, each network on its adapter; `chain.networks` are those that are on (none in production today). */
   chain: ChainAdapter;
   /** The devnet where it stands in for the chains (development and tests): its faucet is under /sandbox/devnet. */
@@ -90,30 +109,57 @@ const CHAIN_ENV_SETTING = 'wallet.chain_env';
  * `options.secrets` is the key the server already opened; a process of its own (worker, CLI) opens it here.
  * `options.traceChain` puts a span around every chain node call (tracing on, metrics/tracing.ts).
  */
-export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.Pool, options: { owner?: boolean; secrets?: SecretsKey; traceChain?: ChainCallTrace | undefined } = {}): Promise<Custody> {
-  const secrets = options.secrets ?? (await openSecretsKey({ value: config.secretsKey, dataDir: config.dataDir, production: config.production }, log, pool));
-  const seed = await loadWalletSeed({ mnemonic: config.walletSeed, dataDir: config.dataDir, production: config.production }, log);
-  await checkSeedFingerprint(pool, seed);
-  await checkChainEnv(pool, config.chains.env);
+/**
+ * `options.signing`: `signer` (the gateway and the worker) holds no key: addresses come from the public keys the
+ * signer recorded and every signature is asked of it over its channel; `seed` (default: tests, the operator's
+ * commands) loads the seed into this process.
+ */
+export async function openCustody(
+  config: CustodyConfig,
+  log: Logger,
+  pool: pg.Pool,
+  options: { owner?: boolean; secrets?: SecretsKey; traceChain?: ChainCallTrace | undefined; signing?: 'seed' | 'signer' } = {},
+): Promise<Custody> {
+  const secrets = options.secrets ?? (await openSecretsKey({ value: config.secretsKey, previous: config.secretsKeyPrevious, dataDir: config.dataDir, production: config.production }, log, pool));
+  let keys: WalletKeys;
+  let signer: Signer | undefined;
+  let approvalSeal: ApprovalSeal | undefined;
+  if (options.signing === 'signer') {
+    await checkChainEnv(pool, config.chains.env);
+    const channel = await signerChannel({ socket: config.signer?.socket, token: config.signer?.token, dataDir: config.dataDir, production: config.production, database: config.databaseUrl });
+    signer = connectSigner(channel);
+    approvalSeal = approvalSealer(channel.token);
+    keys = await remoteKeys(pool, config.chains.env, signer, channel.token);
+  } else {
+    const seed = await openWalletSeed(
+      { mnemonic: config.walletSeed, file: config.walletSeedFile, passphraseFd: config.walletSeedPassphraseFd, command: config.walletSeedCommand, dataDir: config.dataDir, production: config.production },
+      log,
+    );
+    await checkSeedFingerprint(pool, seed);
+    await checkChainEnv(pool, config.chains.env);
+    keys = seedKeys(seed.bytes, seed.fingerprint);
+  }
   const addresses = chainAddressing(config.chains.env);
+  if (config.hotCold) checkColdWallets(config.hotCold, addresses, config.chains.env);
   await ensureSystemAccounts(pool, systemAccounts(NETWORKS));
   // loadConfig already refuses it; this keeps a production custody off the simulated chain whoever builds the config.
   if (config.production && config.chains.mode === 'devnet') throw new Error('the devnet cannot run in production');
-  const chains = openChains(pool, { ...config.chains, publicUrl: config.publicUrl, seed: seed.bytes, addresses, trace: options.traceChain });
-  const chain = chains.port;
+  const chains = openChains(pool, { ...config.chains, publicUrl: config.publicUrl, keys, addresses, trace: options.traceChain });
+  const chain = signer ? remoteSigning(chains.port, signer) : chains.port;
   // Only a process that runs the worker keeps the block clock's settings; a CLI beside it must not move them.
   await chains.devnet?.init({ rebase: options.owner ?? true });
   const market = openMarket(config.market ?? (config.production ? { ...DEFAULT_MARKET_CONFIG, source: 'off' } : DEFAULT_MARKET_CONFIG), pool);
   const rates = market.rates;
   const hedge = market.hedge;
-  const catalogue = buildCatalogue({ production: config.production, explorerUrl: (network) => chain.explorerUrl(network), env: config.chains.env, networksOn: chain.networks });
+  const catalogue = buildCatalogue({ production: config.production, explorerUrl: (network) => chain.explorerUrl(network), env: config.chains.env, networksOn: chain.networks, minDeposit: config.chains.minDeposit });
   // The reader is built before its listener exists; the listener only ever calls it after both are set.
   const cache: { reader?: AssetReader } = {};
   const listener = listenAccountChanges(pool.options, log, {
     onChange: (account) => cache.reader?.invalidate(account),
     onReset: () => cache.reader?.clear(),
   });
-  const assets = createAssetReader(pool, catalogue, { ttlMs: ASSET_CACHE_TTL_MS, trusted: () => listener.healthy });
+  const addressGuard = createDepositAddressGuard({ secrets, keys, addresses, log });
+  const assets = createAssetReader(pool, catalogue, { ttlMs: ASSET_CACHE_TTL_MS, trusted: () => listener.healthy, guard: addressGuard });
   cache.reader = assets;
   const stopLocal = onLocalAccountChange((account) => assets.changing(account));
   const payouts = await openPayouts(config.payout ?? DEFAULT_PAYOUT_OPTIONS, { pool, log, publicUrl: config.publicUrl, secrets });
@@ -122,7 +168,11 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
   const cards = await openCards(buyConfig, { pool, log, publicUrl: config.publicUrl, secrets });
   // An on-ramp's coin must be the very token the chain adapter watches: on mainnet its contract is checked too.
   const tokenContracts = config.chains.env === 'mainnet' ? { ...config.chains.evm.tokens, ...config.chains.tron.tokens } : undefined;
-  const buy = createBuyDesk({ pool, rates, coins: () => catalogue.coins, provider: cards.provider, onRamp: cards.onRamp, tokenContracts, settings: buyConfig, publicUrl: config.publicUrl, log });
+  const buy = createBuyDesk({ pool, rates, coins: () => catalogue.coins, provider: cards.provider, onRamp: cards.onRamp, tokenContracts, settings: buyConfig, publicUrl: config.publicUrl, log, addressGuard });
+  // The bot's messages go out while Telegram is on: a real token, or development mode's generated one (to the stand-in).
+  const telegram = config.telegram;
+  const botToken = telegram?.enabled ? (telegram.botToken ?? (telegram.devMode ? (await loadDevKeys(createSealedSettings(pool, secrets))).botToken : undefined)) : undefined;
+  const notices = telegram && botToken ? createNoticeSender({ apiRoot: telegram.apiRoot, botToken, miniAppUrl: telegram.miniAppUrl }) : undefined;
   const jobs = jobHandlers({
     pool,
     log,
@@ -141,7 +191,9 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
     payoutSandbox: payouts.payDue ? { payDue: payouts.payDue } : undefined,
     payoutWebhooks: payouts.webhooks,
     cardWebhooks: cards.webhooks,
+    notifications: notices && { deliverDue: () => deliverNotifications(pool, notices, { log }) },
     analyticsRetentionDays: config.analytics?.retentionDays,
+    hotCold: hotColdJob(config, addresses),
   });
   // In development the desk starts with coins of every network the devnet runs, so swaps work out of the box, and the
   // devnet's hot wallet with a gas float on the ledger as a node's would have (domain/gas-float.ts).
@@ -155,7 +207,7 @@ export async function openCustody(config: CustodyConfig, log: Logger, pool: pg.P
     await Promise.all([...market.feeds.map(({ feed }) => feed.close?.()), market.hedge?.port.close()]);
     return listener.close();
   };
-  return { seed, addresses, chain, devnet: chains.devnet, chainAdapters: chains.adapters, rates, market: { config: market.config, reference: market.reference, feeds: market.feeds, hedge: market.hedge }, catalogue, assets, jobs, payouts, sell, cards, buy, close };
+  return { keys, approvalSeal, addresses, addressGuard, chain, devnet: chains.devnet, chainAdapters: chains.adapters, rates, market: { config: market.config, reference: market.reference, feeds: market.feeds, hedge: market.hedge }, catalogue, assets, jobs, payouts, sell, cards, buy, close };
 }
 
 /** A million dollars' worth of each coin at the reference prices, once per database: the development desk's stock. */
@@ -208,13 +260,13 @@ function openMarket(config: MarketConfig, pool: pg.Pool): Market & { rates: Rate
 }
 
 /** Deposit addresses in the database were derived from one seed: starting with another would orphan them. */
-async function checkSeedFingerprint(pool: pg.Pool, seed: WalletSeed): Promise<void> {
+export async function checkSeedFingerprint(pool: pg.Pool, seed: WalletSeed): Promise<void> {
   await pool.query(`INSERT INTO app_setting (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [SEED_SETTING, { fingerprint: seed.fingerprint }]);
   const stored = await pool.query<{ value: { fingerprint?: string } }>('SELECT value FROM app_setting WHERE key = $1', [SEED_SETTING]);
   const fingerprint = stored.rows[0]?.value.fingerprint;
   if (fingerprint !== seed.fingerprint) {
     throw new SeedError(
-      `the wallet seed (fingerprint ${seed.fingerprint}) is not the one this database's deposit addresses come from (${fingerprint}): set WALLET_SEED or DATA_DIR back`,
+      `the wallet seed (fingerprint ${seed.fingerprint}) is not the one this database's deposit addresses come from (${fingerprint}): set WALLET_SEED (or WALLET_SEED_FILE, WALLET_SEED_COMMAND) or DATA_DIR back`,
     );
   }
 }
@@ -224,7 +276,7 @@ async function checkSeedFingerprint(pool: pg.Pool, seed: WalletSeed): Promise<vo
  * starting under another would show and watch addresses of another chain. A database from before this check that
  * already holds addresses was on mainnet, the only formats there were.
  */
-async function checkChainEnv(pool: pg.Pool, env: ChainEnv): Promise<void> {
+export async function checkChainEnv(pool: pg.Pool, env: ChainEnv): Promise<void> {
   await pool.query(
     `INSERT INTO app_setting (key, value)
      SELECT $1, jsonb_build_object('env', CASE WHEN EXISTS (SELECT 1 FROM deposit_addresses) THEN 'mainnet' ELSE $2::text END)
@@ -236,4 +288,14 @@ async function checkChainEnv(pool: pg.Pool, env: ChainEnv): Promise<void> {
   if (recorded !== env) {
     throw new ConfigError(`CHAIN_ENV is ${env} but this database's deposit addresses were derived under CHAIN_ENV=${recorded}: set CHAIN_ENV=${recorded} or use another database`);
   }
+}
+
+/**
+ * The `custody.hot-cold:<network>` jobs' settings, or none. Their cold sweeps and consolidations are signed by the
+ * process's chain port: with the seed here, or by the signer over its channel (remote.ts), which checks them against
+ * its own HOT_WALLET_MAX, COLD_WALLET and UTXO_CONSOLIDATE_BELOW (domain/signing.ts).
+ */
+function hotColdJob(config: CustodyConfig, addresses: ChainAddressing): Omit<HotColdDeps, 'chain' | 'log'> | undefined {
+  if (!config.hotCold) return undefined;
+  return { settings: config.hotCold, addresses, env: config.chains.env, consolidateBelow: config.chains.utxo.consolidateBelow ?? {} };
 }

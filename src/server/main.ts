@@ -10,6 +10,7 @@ import { createWebHandler, type NodeHandler } from './http/web.ts';
 import { createSecurityHeaders } from './http/security-headers.ts';
 import { createAccounts } from './accounts.ts';
 import { openCustody, type Custody } from './custody.ts';
+import { embeddedSigner } from './signer/service.ts';
 import { pollFeed } from './domain/market/polling.ts';
 import { createSealedSettings, openSecretsKey } from './adapters/keys/secrets-key.ts';
 import { loadWriteKey, type AnalyticsSource } from './domain/analytics.ts';
@@ -75,7 +76,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await tracing?.shutdown();
     throw error;
   });
-  const secrets = await openSecretsKey({ value: config.secretsKey, dataDir: config.dataDir, production: config.production }, log, database.pool).catch(async (error: unknown) => {
+  const secrets = await openSecretsKey({ value: config.secretsKey, previous: config.secretsKeyPrevious, dataDir: config.dataDir, production: config.production }, log, database.pool).catch(async (error: unknown) => {
     await database.close();
     await tracing?.shutdown();
     throw error;
@@ -90,7 +91,15 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     : undefined;
   const analytics: AnalyticsSource | undefined = writeKey === undefined ? undefined : { writeKey, dataPlaneUrl: config.analytics.dataPlaneUrl, configUrl: config.analytics.configUrl };
   const accounts = await createAccounts({ config, log, database, secrets });
-  const custody = await openCustody(config, log, database.pool, { secrets, traceChain: tracing?.chainCall }).catch(async (error: unknown) => {
+  // The gateway holds no key: the signer (in this command outside production, apart in production) signs by id.
+  const signer = await embeddedSigner(config, log, database.pool).catch(async (error: unknown) => {
+    accounts.close();
+    await database.close();
+    await tracing?.shutdown();
+    throw error;
+  });
+  const custody = await openCustody(config, log, database.pool, { secrets, traceChain: tracing?.chainCall, signing: 'signer' }).catch(async (error: unknown) => {
+    await signer?.close();
     accounts.close();
     await database.close();
     await tracing?.shutdown();
@@ -175,6 +184,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     await exporter?.close();
     if (server.listening) server.close();
     await custody.close();
+    await signer?.close();
     accounts.close();
     await database.close();
     await tracing?.shutdown();
@@ -211,6 +221,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       await worker?.stop();
       await exporter?.close();
       await custody.close();
+      await signer?.close();
       accounts.close();
       await database.close();
       // The spans of the last requests and jobs go out before the process ends.

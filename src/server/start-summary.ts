@@ -49,9 +49,9 @@ export function startSummary(config: Config, custody: Pick<Custody, 'chainAdapte
   else if (config.production) off.push('mail (SMTP_URL unset: nothing is delivered, so nobody can confirm a sign-up)');
   else on.push('mail (development mailbox: the mail_outbox table and the log)');
   const telegram = config.telegram;
-  if (telegram.devMode) on.push('Telegram (development mode: a generated bot token, loopback-only test users)');
-  else if (telegram.enabled) on.push(`Telegram (bot @${telegram.botUsername})`);
-  else off.push('Telegram (TELEGRAM_BOT_TOKEN unset)');
+  if (telegram.devMode) on.push('Telegram (development mode: a generated bot token, loopback-only test users; notifications to the stand-in)');
+  else if (telegram.enabled) on.push(`Telegram (bot @${telegram.botUsername}, notifications)`);
+  else off.push('Telegram (TELEGRAM_BOT_TOKEN unset: no mini app, no bot, no notifications)');
   const analytics = config.analytics;
   if (!analytics.enabled) off.push('analytics (ANALYTICS_WRITE_KEY=off)');
   else if (analytics.dataPlaneUrl === `${config.publicUrl}${ANALYTICS_PATH}`) on.push(`analytics (embedded data plane ${ANALYTICS_PATH})`);

@@ -1,6 +1,6 @@
 import { computed, map } from 'nanostores';
 import { openPage } from '@nanostores/router';
-import { addAddressBookEntry, deleteAddressBookEntry, getAddressBookEntry, listAddressBook, type AddressBookEntry } from '../api/send.ts';
+import { addAddressBookEntry, deleteAddressBookEntry, getAddressBookEntry, getAddressCaution, listAddressBook, type AddressBookEntry, type AddressCaution } from '../api/send.ts';
 import { isAddressShapeValid } from '../lib/address.ts';
 import { NETWORK_INFO, isNetwork } from '../lib/currencies.ts';
 import { $accountId } from './account.ts';
@@ -9,6 +9,7 @@ import { $chainEnv } from './client-config.ts';
 import { showErrorToast } from './errors.ts';
 import { $t } from './i18n.ts';
 import { createQuery } from './query.ts';
+import { createDebouncedRequest } from './primitives/debounced-request.ts';
 import { createFlow } from './primitives/flow.ts';
 import { $router } from './router.ts';
 import { showToast } from './toasts.ts';
@@ -39,13 +40,50 @@ export function networkTitle(network: string): string {
   return isNetwork(network) ? NETWORK_INFO[network].blockchain : network;
 }
 
-export type AddressForm = { name: string; network: string; address: string; busy: boolean };
+export type AddressForm = {
+  name: string;
+  network: string;
+  address: string;
+  busy: boolean;
+  /** The poisoned-address check (issue 36 item 3) of `cautionFor` (network and address): saving waits for it and, when it warns, for the tick. */
+  caution: AddressCaution | null;
+  cautionFor: string | null;
+  cautionAcknowledged: boolean;
+};
+
+/** SPEC §9: the check waits 300 ms after the last keystroke. */
+const CAUTION_DEBOUNCE_MS = 300;
+const cautionKey = (form: Pick<AddressForm, 'network' | 'address'>) => `${form.network}:${form.address.trim()}`;
 /** /settings/address-book/create: a fresh form per visit; the first network is chosen, also once the catalogue answers. */
 export const addressFormFlow = createFlow(['addressBookCreate'], (scope) => {
-  const $addressForm = map<AddressForm>({ name: '', network: $addressNetworks.get()[0]?.value ?? '', address: '', busy: false });
+  const $addressForm = map<AddressForm>({ name: '', network: $addressNetworks.get()[0]?.value ?? '', address: '', busy: false, caution: null, cautionFor: null, cautionAcknowledged: false });
 
-  function editAddressForm(change: Partial<Omit<AddressForm, 'busy'>>): void {
-    $addressForm.set({ ...$addressForm.get(), ...change });
+  type CautionInput = { account: string; network: string; address: string };
+  const settle = (input: CautionInput, caution: AddressCaution | null) => {
+    const form = $addressForm.get();
+    if (cautionKey(form) === cautionKey(input)) $addressForm.set({ ...form, caution, cautionFor: cautionKey(input), cautionAcknowledged: false });
+  };
+  const cautions = createDebouncedRequest({
+    delayMs: CAUTION_DEBOUNCE_MS,
+    load: (input: CautionInput, signal) => getAddressCaution(input.account, input.network, input.address, signal),
+    onResult: (view, input) => settle(input, view.caution),
+    // A check that failed warns of nothing: the address book refuses nothing on it, and sending checks again.
+    onError: (_error, input) => settle(input, null),
+  });
+
+  function editAddressForm(change: Partial<Pick<AddressForm, 'name' | 'network' | 'address'>>): void {
+    const before = $addressForm.get();
+    const form = { ...before, ...change };
+    if (cautionKey(form) === cautionKey(before)) return $addressForm.set(form);
+    $addressForm.set({ ...form, caution: null, cautionFor: null, cautionAcknowledged: false });
+    cautions.cancel();
+    const account = $accountId.get();
+    const address = form.address.trim();
+    if (account && form.network && address && isAddressShapeValid(form.network, address, $chainEnv.get())) cautions.schedule({ account, network: form.network, address });
+  }
+
+  function acknowledgeCaution(checked: boolean): void {
+    $addressForm.setKey('cautionAcknowledged', checked);
   }
 
   /** SPEC §5 add address: the address is trimmed and must have its network's form. */
@@ -54,7 +92,17 @@ export const addressFormFlow = createFlow(['addressBookCreate'], (scope) => {
     return address !== '' && form.network !== '' && !isAddressShapeValid(form.network, address, chainEnv) ? ('address_book_error_wrong_address' as const) : null;
   });
 
-  const $canSaveAddress = computed([$addressForm, $addressFormError], (form, error) => !form.busy && form.name.trim() !== '' && form.network !== '' && form.address.trim() !== '' && error === null);
+  const $canSaveAddress = computed(
+    [$addressForm, $addressFormError],
+    (form, error) =>
+      !form.busy &&
+      form.name.trim() !== '' &&
+      form.network !== '' &&
+      form.address.trim() !== '' &&
+      error === null &&
+      form.cautionFor === cautionKey(form) &&
+      (!form.caution || form.cautionAcknowledged),
+  );
 
   async function saveAddress(): Promise<void> {
     const account = $accountId.get();
@@ -77,7 +125,9 @@ export const addressFormFlow = createFlow(['addressBookCreate'], (scope) => {
     if (!$addressForm.get().network && networks[0]) editAddressForm({ network: networks[0].value });
   });
 
-  return { $addressForm, $addressFormError, $canSaveAddress, editAddressForm, saveAddress };
+  scope.onLeave(() => cautions.cancel());
+
+  return { $addressForm, $addressFormError, $canSaveAddress, editAddressForm, acknowledgeCaution, saveAddress };
 });
 
 export type AddressFormVisit = ReturnType<typeof addressFormFlow.open>;

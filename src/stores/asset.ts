@@ -87,6 +87,8 @@ export type HistoryRow = {
   state: Transaction['state'];
   /** Pending and waiting for an operator's review: the badge says so. */
   underReview: boolean;
+  /** Pending and waiting for the wallet's sending funds: the row says why and how long it usually takes. */
+  waitingForFunds: boolean;
 };
 
 /** The history grouped by day with 'Today' and 'Yesterday' (SPEC §9), each item titled by SPEC §4. */
@@ -97,7 +99,7 @@ export const $historyGroups = computed([$history, $assetCurrency, $locale, $t], 
     label: day.kind === 'today' ? t('asset_today') : day.kind === 'yesterday' ? t('asset_yesterday') : day.label,
     rows: group.map((tx): HistoryRow => {
       const movement = movementOf(tx, currency ?? tx.currency);
-      return { id: tx.id, type: tx.transactionType, title: t(titleKeyOf(tx)), ...movement, time: formatTime(tx.createdDate), state: tx.state, underReview: tx.underReview === true };
+      return { id: tx.id, type: tx.transactionType, title: t(titleKeyOf(tx)), ...movement, time: formatTime(tx.createdDate, locale), state: tx.state, underReview: tx.underReview === true, waitingForFunds: tx.state === 'IN_PROGRESS' && tx.pendingReason === 'WAITING_FOR_FUNDS' };
     }),
   }));
 });

@@ -1,6 +1,6 @@
 import { atom } from 'nanostores';
 import { openPage } from '@nanostores/router';
-import { createMessengerLinkCode, getMessengerLink, unlinkMessenger, type MessengerLinkState } from '../api/messenger.ts';
+import { createMessengerLinkCode, getMessengerLink, setMessengerNotifications, unlinkMessenger, type MessengerLinkState } from '../api/messenger.ts';
 import { platform } from '../platform/platform.ts';
 import { showErrorToast } from './errors.ts';
 import { isPasscodeRefusal } from './passcode-entry.ts';
@@ -93,4 +93,17 @@ export async function confirmMessengerPasscode(pincode: string): Promise<void> {
 
 export function cancelMessengerPasscode(): void {
   $messengerLink.set({ ...$messengerLink.get(), asking: null });
+}
+
+/** Settings' switch of the bot's messages (kept on the server); the switch shows the answer. */
+export async function switchMessengerNotifications(enabled: boolean): Promise<void> {
+  const view = $messengerLink.get();
+  if (view.busy) return;
+  $messengerLink.set({ ...view, busy: true });
+  try {
+    $messengerLink.set({ ...$messengerLink.get(), busy: false, state: await setMessengerNotifications(enabled) });
+  } catch (error) {
+    $messengerLink.set({ ...$messengerLink.get(), busy: false });
+    showErrorToast(error, { fallback: 'common_something_went_wrong' });
+  }
 }

@@ -59,7 +59,8 @@ export function movementOf(tx: Transaction, currency: string): { sign: '+' | '-'
   return { sign: moved ? (tx.direction === 'WITHDRAWAL' ? '-' : '+') : '', amount: tx.amount, currency: tx.currency || currency };
 }
 
-export type DetailRow = { label: MessageKey; value: string; href?: string; tone?: 'error' | 'pending'; mono?: boolean };
+/** `plain`: a sentence, set in the regular weight. */
+export type DetailRow = { label: MessageKey; value: string; href?: string; tone?: 'error' | 'pending'; mono?: boolean; address?: boolean; plain?: boolean };
 
 const isSome = (value: string | null | undefined): value is string => value !== null && value !== undefined && value !== '';
 const nonZero = (value: string | null | undefined): value is string => isSome(value) && !/^0*(?:\.0*)?$/.test(value);
@@ -89,6 +90,12 @@ const FAILURE_KEYS: Partial<Record<string, MessageKey>> = {
   timeout_kyc_verification: 'tx_failure_buy_timeout',
   rejected_kyc: 'tx_failure_buy_identity',
   cancelled: 'tx_failure_buy_cancelled',
+};
+
+/** Why a withdrawal is still pending (the gateway's `pendingReason`), each with its text; an unknown code shows none. */
+const PENDING_REASON_KEYS: Partial<Record<string, MessageKey>> = {
+  WAITING_FOR_FUNDS: 'tx_pending_reason_funds',
+  UNDER_REVIEW: 'tx_pending_reason_review',
 };
 
 /** What a failed transaction's type says when its reason has no code of its own. */
@@ -139,6 +146,8 @@ export function detailRows(tx: Transaction, coins: Record<string, CoinMeta>, loc
     rows.push({ label: 'tx_detail_confirmations', value: t('tx_confirmations_of', { count: Math.min(tx.confirmations, tx.requiredConfirmations), required: tx.requiredConfirmations }) });
   }
   if (failed) rows.push({ label: 'tx_detail_failure', value: failureTextOf(tx, t, money), tone: 'error' });
+  const pendingReason = tx.state === 'IN_PROGRESS' && tx.pendingReason ? PENDING_REASON_KEYS[tx.pendingReason] : undefined;
+  if (pendingReason) rows.push({ label: 'tx_detail_pending_reason', value: t(pendingReason), plain: true });
   // A swap, a card purchase (fiat paid, crypto got) and a sale (crypto paid, roubles got) show both sides; until it
   // completed, nothing was paid or received yet: the sides are what the order was for.
   if ((tx.transactionType === 'EXCHANGE' || tx.transactionType === 'FIAT_DEPOSIT' || tx.transactionType === 'C2F') && tx.fromCurrency && tx.toCurrency && tx.fromAmount && tx.toAmount) {
@@ -160,7 +169,7 @@ export function detailRows(tx: Transaction, coins: Record<string, CoinMeta>, loc
   // The gateway may repeat the fee as the service fee; one charge is shown once.
   if (!failed && onChain && nonZero(tx.serviceFee) && tx.serviceFee !== tx.fee) rows.push({ label: 'tx_detail_service_fee', value: money(tx.serviceFee, feeCurrency) });
   if (isSome(tx.senderName)) rows.push({ label: 'tx_detail_sender_name', value: tx.senderName });
-  if (onChain && isSome(tx.from)) rows.push({ label: 'tx_detail_sender', value: tx.from, mono: true });
+  if (onChain && isSome(tx.from)) rows.push({ label: 'tx_detail_sender', value: tx.from, address: true });
   const recipientName = tx.recipientName ?? tx.contact;
   if (isSome(recipientName)) rows.push({ label: 'tx_detail_recipient_name', value: recipientName });
   if (tx.transactionType === 'C2F') {
@@ -169,7 +178,7 @@ export function detailRows(tx: Transaction, coins: Record<string, CoinMeta>, loc
     if (isSome(card)) rows.push({ label: 'tx_detail_card', value: card.replace(/([\d*]{4})(?=[\d*])/g, '$1 '), mono: true });
   } else if (onChain) {
     const recipient = incoming ? tx.to : (tx.recipientAddress ?? tx.to);
-    if (isSome(recipient)) rows.push({ label: incoming ? 'tx_detail_receiver' : 'tx_detail_recipient_address', value: recipient, mono: true });
+    if (isSome(recipient)) rows.push({ label: incoming ? 'tx_detail_receiver' : 'tx_detail_recipient_address', value: recipient, address: true });
   }
   const network = tx.blockchain ?? coin?.blockchain ?? tx.network;
   if (onChain && isSome(network)) rows.push({ label: 'tx_detail_network', value: network });

@@ -1,6 +1,7 @@
 import { useStore } from '@nanostores/react';
 import { lazy, Suspense, useEffect } from 'react';
 import { $router, sectionOf, type RouteName } from '../stores/router.ts';
+import { inFlow } from '../stores/navigation.ts';
 import { $routesReady, startAuth } from '../stores/auth.ts';
 import { $t, type Translate } from '../stores/i18n.ts';
 import { $selectedLanguage, syncPreferences } from '../stores/settings.ts';
@@ -35,6 +36,7 @@ function Screen({ route }: { route: RouteName; t: Translate }) {
     case 'selectCurrency':
     case 'selectLanguage':
     case 'feedback':
+    case 'reserves':
       return <SettingsArea route={route} />;
     case 'walletProtection':
     case 'email':
@@ -133,7 +135,7 @@ export function WalletApp() {
           <Screen route={page.route} t={t} />
         </Suspense>
       </main>
-      <BottomNav t={t} active={sectionOf(page.route)} />
+      {!inFlow(page.route) && <BottomNav t={t} active={sectionOf(page.route)} />}
       <ToastHost />
     </>
   );

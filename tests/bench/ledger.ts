@@ -3,7 +3,8 @@ import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { createTestDatabase, startTestPostgres } from '../support/database.ts';
 import { auditFailures, createWalletAccount, openTestCustody } from '../support/custody.ts';
-import { ensureUserLedgerAccount, LedgerError, SYSTEM_ACCOUNTS, systemAccountId, transfer } from '../../src/server/domain/ledger.ts';
+import { ensureUserLedgerAccount, LedgerError, SYSTEM_ACCOUNTS, systemAccountId } from '../../src/server/domain/ledger.ts';
+import { transfer } from '../../src/server/domain/ledger-writes.ts';
 
 /**
  * Ledger transfers per second at 16 clients (each a full journal entry: entry, two postings, two guarded balance

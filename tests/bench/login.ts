@@ -80,7 +80,7 @@ const postgres = await startTestPostgres();
 const database = await createTestDatabase(postgres.adminUrl, 'wallet_bench');
 const port = await freePort();
 const logDir = await mkdtemp(join(tmpdir(), 'wallet-bench-log-'));
-const server = await launchServer({ ANALYTICS_WRITE_KEY: '', DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info' }, { logFile: join(logDir, 'server.log') });
+const server = await launchServer({ ANALYTICS_WRITE_KEY: '', DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, LOG_LEVEL: 'info' }, { logFile: join(logDir, 'server.log'), waitMs: 180_000 });
 let failed = false;
 try {
   const emails = Array.from({ length: CLIENTS }, (_, i) => `bench-${i}-${Date.now()}@example.com`);

@@ -9,7 +9,9 @@ import { initDataFor, newTelegramUser, telegramEnv } from '../support/telegram.t
  * data plane, which stores the events in PostgreSQL. Analytics is off in tests unless turned on: here it is (an
  * empty ANALYTICS_WRITE_KEY is unset, so the key is generated).
  */
-test.use({ appEnv: { ANALYTICS_WRITE_KEY: '', RATES_WALK_MS: '0', ...telegramEnv() } });
+// The web app's service worker fetches the scripts in its place, out of page.route's sight: blocked here, so the ad
+// blocker's refusal below reaches the SDK's chunk as an extension's does.
+test.use({ appEnv: { ANALYTICS_WRITE_KEY: '', RATES_WALK_MS: '0', ...telegramEnv() }, serviceWorkers: 'block' });
 
 /** Opens /tg as a Telegram mobile client does: launch data in the hash, the webview proxy answering the SDK. */
 async function openMiniApp(page: Page): Promise<void> {

@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test as base, expect, type Page } from '@playwright/test';
 import { codeFromLink, readMailLink } from '../support/auth.ts';
 import { createTestDatabase } from '../support/database.ts';
@@ -36,12 +39,15 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       if (!admin) throw new Error('E2E_ADMIN_DATABASE_URL is not set: run through the Playwright config');
       const database = await createTestDatabase(admin, 'wallet_e2e');
       const port = await import('../support/server.ts').then((m) => m.freePort());
+      // A DATA_DIR per worker: its embedded signer (DATA_DIR/signer.sock) signs for this worker's database alone.
+      const dataDir = await mkdtemp(join(tmpdir(), 'wallet-e2e-data-'));
       // Every browser of every spec comes from 127.0.0.1: the per-client limits on sign-up and reset would count them as one.
-      const env = { DATABASE_URL: database.url, PUBLIC_URL: `http://127.0.0.1:${port}`, PORT: String(port), AUTH_RATE_LIMIT: '10000', ...appEnv };
+      const env = { DATABASE_URL: database.url, DATA_DIR: dataDir, PUBLIC_URL: `http://127.0.0.1:${port}`, PORT: String(port), AUTH_RATE_LIMIT: '10000', ...appEnv };
       const server = await launchServer(env);
       await use(Object.assign(server, { env }));
       await server.stop();
       await database.drop();
+      await rm(dataDir, { recursive: true, force: true });
     },
     { scope: 'worker', timeout: 120_000 },
   ],

@@ -43,9 +43,14 @@ async function userWithBitcoin(page: Page, app: TestApp, amount = '0.01'): Promi
   return user;
 }
 
+/** The user's BTC item as the gateway lists it. */
+async function bitcoinItem(page: Page, user: ApiUser) {
+  const items = (await (await page.request.get(`/api/${user.accountId}/asset`, { headers: headers(user) })).json()) as { currency: string; totalAvailable: string; onHold: string; depositAddress: string | null }[];
+  return items.find((i) => i.currency === 'BTC');
+}
+
 async function bitcoin(page: Page, user: ApiUser) {
-  const items = (await (await page.request.get(`/api/${user.accountId}/asset`, { headers: headers(user) })).json()) as { currency: string; totalAvailable: string; onHold: string }[];
-  const item = items.find((i) => i.currency === 'BTC');
+  const item = await bitcoinItem(page, user);
   return { available: item?.totalAvailable, onHold: item?.onHold };
 }
 
@@ -178,6 +183,26 @@ test('a blocked passcode turns the keypad off and says once what to do; the chan
   await expect(page.getByTestId('passcode-reset')).toBeVisible();
 });
 
+test('a deposit address that does not check out against the keys is never shown', async ({ page, app }) => {
+  await signUpAndLogIn(page, app);
+  await page.getByRole('button', { name: 'Add most common assets' }).click();
+  await page.getByRole('button', { name: 'Not now' }).click();
+  await expect(page.getByTestId('asset-row')).toHaveCount(3);
+  const user = await pageApiUser(page);
+  // Someone who can write to the database, but holds no SECRETS_KEY, puts their own address in the user's place.
+  const theirs = 'bcrt1qnjg0jd8228aq7egyzacy8cys3knf9xvrn9d67m';
+  await sql(app, `UPDATE deposit_addresses SET address = $2 WHERE wallet_account_id = $1 AND network = 'BITCOIN'`, [user.accountId, theirs]);
+  // The gateway's asset cache lives 2 s without a change notification (which such a writer does not send).
+  await expect.poll(async () => (await bitcoinItem(page, user))?.depositAddress, { timeout: 10_000 }).toBeNull();
+  await page.goto('/home/asset/BTC/receive');
+  await expect(page.getByTestId('receive-no-address')).toHaveText('The address is not ready yet.');
+  await expect(page.getByText(theirs.slice(-4))).toHaveCount(0);
+  await expect(page.getByTestId('receive-address')).toHaveCount(0);
+  // The other networks' addresses are shown as before.
+  await page.goto('/home/asset/ETH/receive');
+  await expect(page.getByTestId('receive-address')).toBeVisible();
+});
+
 test('a deposit below the minimum says why it was not credited and what the minimum is', async ({ page, app }) => {
   test.setTimeout(90_000);
   await userWithBitcoin(page, app, '0.0005');
@@ -186,4 +211,7 @@ test('a deposit below the minimum says why it was not credited and what the mini
   await expect(item).toHaveAttribute('data-state', 'FAILED', { timeout: 30_000 });
   await item.click();
   await expect(page.getByTestId('detail-tx_detail_failure')).toContainText('Below the minimum deposit of 0.001\u00a0BTC, so it was not credited. Send at least 0.001\u00a0BTC.');
+  // Where the user receives, the minimum is said before anything is sent.
+  await page.goto('/home/asset/BTC/receive');
+  await expect(page.getByTestId('receive-minimum')).toHaveText('Minimum deposit: 0.001\u00a0BTC. A smaller amount is not credited.');
 });

@@ -25,9 +25,9 @@ test('without a price nothing is quoted and the last value shows its time; with 
   // Home: BTC's value from its last price, with the time it held; the total still counts it.
   const btc = page.getByTestId('asset-row').filter({ hasText: 'Bitcoin' });
   await expect(btc).toContainText('0.01\u00a0BTC', { timeout: 30_000 });
-  await expect(btc).toContainText(/\$650\.00 · as of \d\d:\d\d/);
+  await expect(btc).toContainText(/\$650\.00 · as of \d{1,2}:\d\d [AP]M/);
   await btc.click();
-  await expect(page.getByTestId('asset-fiat-value')).toHaveText(/^\$650\.00 · as of \d\d:\d\d$/);
+  await expect(page.getByTestId('asset-fiat-value')).toHaveText(/^\$650\.00 · as of \d{1,2}:\d\d [AP]M$/);
   await page.getByRole('link', { name: 'Back' }).click();
 
   // Swap from BTC: the amount cannot be quoted, the screen says why and Continue stays off.

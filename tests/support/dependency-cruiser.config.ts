@@ -30,6 +30,13 @@ const configuration: IConfiguration = {
       to: { path: ['^src/server/(http|jobs|idp|adapters)/', config, '^src/server/main\\.ts$'], pathNot: port },
     },
     {
+      name: 'ledger-writes-only-from-orders',
+      comment: "Every ledger entry is a step of a flow: ledger-writes.ts (post, transfer, hold, release, settle) is imported only by domain/orders/, whose entries.ts writes each entry under a key from entry-keys.ts (ARCHITECTURE.md, Orders).",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/server/domain/orders/' },
+      to: { path: '^src/server/domain/ledger-writes\\.ts$' },
+    },
+    {
       name: 'adapters-not-to-inner-layers',
       comment: 'Adapters receive their options and never import the domain, http, jobs (a jobs port file excepted), idp or config*.ts.',
       severity: 'error',

@@ -17,6 +17,21 @@ export default defineConfig(
     },
   },
   {
+    // Store tests reach the gateway through the injected request method (tests/support/request-mock.ts), never by
+    // mocking a module: the stores' real calls, paths and bodies are what they check.
+    files: ['tests/unit/stores/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ExportDefaultDeclaration', message: 'Named exports only.' },
+        {
+          selector: "CallExpression[callee.object.name='vi'][callee.property.name=/^(mock|doMock|hoisted)$/]",
+          message: 'Answer the gateway with mockRequest() from tests/support/request-mock.ts instead of mocking a module.',
+        },
+      ],
+    },
+  },
+  {
     // Tools that require a default export by their own convention.
     files: ['astro.config.mjs', 'uno.config.ts', 'src/server/db/drizzle.config.ts', 'tests/**/*.config.ts', 'tests/e2e/global-setup.ts', 'tests/support/eslint.config.js'],
     rules: { 'no-restricted-syntax': 'off' },

@@ -35,8 +35,8 @@ export async function openEvmCustody(databaseUrl: string, anvil: Pick<Anvil, 'ur
 
 /** The deposit address of `currency` for a wallet account (the asset is added if needed). */
 export async function depositAddressOf(custody: Custody, database: Database, accountId: string, currency: string): Promise<Address> {
-  await addAssets(database.pool, accountId, [currency], custody.catalogue, { seed: custody.seed, addresses: custody.addresses });
-  const address = (await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === currency)?.depositAddress;
+  await addAssets(database.pool, accountId, [currency], custody.catalogue, custody);
+  const address = (await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).find((a) => a.currency === currency)?.depositAddress;
   if (!address) throw new Error(`no ${currency} deposit address`);
   return address as Address;
 }

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/server/config.ts';
 import { startServer, type RunningServer } from '../../src/server/main.ts';
 import { TEST_MNEMONIC, TEST_SECRETS_KEY } from './custody.ts';
-import { freePort } from './server.ts';
+import { freePort, startProductionSigner } from './server.ts';
 
 /** What a test's server runs on whatever else it sets: its own database, the test seed and secrets key, prices that do not walk. */
 export function testServerEnv(databaseUrl: string): Record<string, string> {
@@ -32,4 +32,16 @@ export async function startInProcess(env: Record<string, string>): Promise<InPro
   });
   const running = await startServer(config, pino({ level: 'warn' }, sink));
   return { ...running, url: `http://127.0.0.1:${running.port}`, logs };
+}
+
+/** Production in this process as it runs: the signer apart with `env.WALLET_SEED`, the server without it; `close` stops both. */
+export async function startProductionInProcess(env: Record<string, string>): Promise<InProcessServer> {
+  const signer = await startProductionSigner(env);
+  try {
+    const server = await startInProcess(signer.env);
+    return { ...server, close: async () => { await server.close(); await signer.stop(); } };
+  } catch (error) {
+    await signer.stop();
+    throw error;
+  }
 }

@@ -99,3 +99,48 @@ export function runUntilExit(env: Record<string, string>): Promise<{ code: numbe
     });
   });
 }
+
+/**
+ * Production's signer as it runs (README "Processes and the seed"): `npm run signer` apart, the only process given
+ * the seed (`env.WALLET_SEED`), on a DATA_DIR of its own. `env` is what the gateway and worker beside it run on: the
+ * same socket and token, no seed. `stop` stops it and removes its directory.
+ */
+export async function startProductionSigner(base: Record<string, string>): Promise<{ env: Record<string, string>; stop: () => Promise<void> }> {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { existsSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = await mkdtemp(join(tmpdir(), 'prod-signer-'));
+  const shared = { ...base, APP_ENV: 'production', SIGNER: 'external', SIGNER_TOKEN: 'p'.repeat(64), SIGNER_SOCKET: join(dir, 's.sock'), DATA_DIR: dir };
+  let output = '';
+  const signer = spawn(process.execPath, ['src/server/signer/main.ts'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...shared }, stdio: ['ignore', 'pipe', 'pipe'] });
+  signer.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  signer.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise((resolve) => signer.once('exit', resolve));
+  const stop = async () => {
+    if (signer.exitCode === null) signer.kill('SIGTERM');
+    await exited;
+    await rm(dir, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 60_000;
+  while (!existsSync(shared.SIGNER_SOCKET)) {
+    if (signer.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`the signer did not start: ${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { env: { ...shared, WALLET_SEED: '' }, stop };
+}
+
+/** Production as it runs: the signer apart with the seed (startProductionSigner), then the server without it. `stop` stops both. */
+export async function launchProductionServer(env: Record<string, string>, options: { waitMs?: number } = {}): Promise<LaunchedServer> {
+  const signer = await startProductionSigner(env);
+  try {
+    const server = await launchServer(signer.env, options);
+    return { ...server, stop: async () => { const code = await server.stop(); await signer.stop(); return code; } };
+  } catch (error) {
+    await signer.stop();
+    throw error;
+  }
+}

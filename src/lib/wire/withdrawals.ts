@@ -50,6 +50,14 @@ export type FeeView = {
 /** POST /api/{account}/withdrawal; the pincode travels in its header. `feeQuoteId`: the fee the review showed (FeeView). */
 export type WithdrawalRequest = { account: string; pinCode: null; currency: string; amount: string; depositAddress: string; idempotencyKey: string; feeQuoteId?: string };
 
+/**
+ * Why a withdrawal is still pending, as a code the client translates (decided in domain/withdrawals/view.ts
+ * `pendingReasonOf`): WAITING_FOR_FUNDS, the hot wallet cannot pay it now and it waits for a refill instead of being
+ * sent (withdrawals.waiting_for_funds_since); UNDER_REVIEW, held for an operator's review. null: nothing to explain
+ * (on its way as usual, or no longer pending).
+ */
+export type PendingReason = 'WAITING_FOR_FUNDS' | 'UNDER_REVIEW';
+
 export type WithdrawalView = {
   id: string;
   account: string;
@@ -65,6 +73,8 @@ export type WithdrawalView = {
   state: 'IN_PROGRESS' | 'COMPLETED' | 'FAILED';
   /** IN_PROGRESS and waiting for an operator's review (over a limit's threshold): nothing is sent until approved. */
   underReview?: boolean;
+  /** IN_PROGRESS for a reason the user is told (`PendingReason`), else null. */
+  pendingReason?: PendingReason | null;
   hash: string | null;
   explorerUrl: string | null;
   transactionId: string | null;
@@ -76,3 +86,12 @@ export type WithdrawalView = {
   createdDate: string;
   completedDate: string | null;
 };
+
+/**
+ * POST /api/{account}/address-book/caution { blockchain, address }: why an address the user typed deserves a second
+ * look (issue 36 item 3), from the account's own history and address book only. LOOKALIKE: it shares its ends with
+ * `similarTo`, an address the account saved, sent to or received real money from, but is not it. DUST_ONLY: the
+ * account has only ever received dust from it and never sent to it or saved it.
+ */
+export type AddressCaution = { kind: 'LOOKALIKE'; similarTo: string } | { kind: 'DUST_ONLY' };
+export type AddressCautionView = { caution: AddressCaution | null };

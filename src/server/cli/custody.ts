@@ -14,6 +14,9 @@
  *                                               sends the custody's coins to a cold address (booked once confirmed);
  *                                               the same command again is the same movement (its key defaults to
  *                                               currency, address and amount)
+ *   reserves                                    publishes a proof of reserves (domain/reserves.ts): the users'
+ *                                               Merkle sum tree and every holding address's signature; prints its
+ *                                               id, root, totals against holdings, and where it is served
  */
 import { formatUnits } from '../../lib/amount.ts';
 import { findCoin } from '../../lib/currencies.ts';
@@ -23,6 +26,8 @@ import { deskExposure, feeCoverage, formatAsset, formatUsd, toAsset, usdValue } 
 import { fundDeskFromChain } from '../domain/market/desk-funding.ts';
 import { CustodyFundingError } from '../domain/custody-funding.ts';
 import { fundGasFromChain } from '../domain/gas-float.ts';
+import { publishReserves } from '../domain/reserves.ts';
+import { signReserveMessage } from '../adapters/keys/reserve-signer.ts';
 import { startFailure } from '../environment.ts';
 import { openTool, openToolCustody, toolFail } from './tool.ts';
 
@@ -30,10 +35,11 @@ const USAGE = `usage: npm run custody -- balances
        npm run custody -- exposure
        npm run custody -- fund-desk <currency> <amount> [key]
        npm run custody -- fund-gas <network> <amount> [key]
-       npm run custody -- sweep-to-cold <currency> <address> <amount> [key]`;
+       npm run custody -- sweep-to-cold <currency> <address> <amount> [key]
+       npm run custody -- reserves`;
 
 const [command, ...args] = process.argv.slice(2);
-const ARITY: Record<string, [number, number]> = { balances: [0, 0], exposure: [0, 0], 'fund-desk': [2, 3], 'fund-gas': [2, 3], 'sweep-to-cold': [3, 4] };
+const ARITY: Record<string, [number, number]> = { balances: [0, 0], exposure: [0, 0], 'fund-desk': [2, 3], 'fund-gas': [2, 3], 'sweep-to-cold': [3, 4], reserves: [0, 0] };
 const arity = command === undefined ? undefined : ARITY[command];
 if (!arity || args.length < arity[0] || args.length > arity[1]) toolFail(USAGE);
 
@@ -80,6 +86,17 @@ try {
     const [network = '', amount = '', key] = args;
     const funded = await fundGasFromChain(database.pool, custody.chain, { network, amount, key });
     process.stdout.write(`${funded.replayed ? 'already booked (give another key for another top-up)' : 'booked'}: ${shown(funded.currency, funded.units)} ${funded.currency} to the ${funded.network} hot wallet's gas float\n`);
+  } else if (command === 'reserves') {
+    // The operator's tool loads the seed (as for cold movements): every holding address signs the proof here.
+    const keys = custody.keys;
+    const proof = await publishReserves(database.pool, { chain: custody.chain, sign: (key, message) => signReserveMessage(keys, key, message), origin: tool.config.publicUrl });
+    process.stdout.write(`published proof of reserves ${proof.id} at ${proof.asOf}\n  root ${proof.liabilities.root.hash} over ${proof.liabilities.leaves} users\n  served at ${tool.config.publicUrl}/reserves and ${tool.config.publicUrl}/api/reserves\n`);
+    process.stdout.write(`${['CURRENCY', 'LIABILITIES', 'SIGNED_HOLDINGS'].join('\t')}\n`);
+    for (const asset of proof.assets) {
+      const held = proof.reserves[asset.currency];
+      process.stdout.write(`${[asset.currency, shown(asset.currency, BigInt(proof.liabilities.totals[asset.currency] ?? '0')), held === undefined ? 'n/a' : shown(asset.currency, BigInt(held))].join('\t')}\n`);
+    }
+    for (const network of proof.holdings) process.stdout.write(`${network.network}: ${network.status === 'signed' ? `${network.addresses.length} addresses signed` : 'simulated (devnet): no on-chain holdings to sign'}\n`);
   } else {
     const [currency = '', address = '', amount = '', key] = args;
     const movement = await sweepToCold(database.pool, { chain: custody.chain, addresses: custody.addresses }, { currency, address, amount, key });

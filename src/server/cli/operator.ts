@@ -16,8 +16,10 @@ import { decidedBy, grantRole, isRole, listOperators, operatorByEmail, revokeRol
 import { resolveAccount, searchUsers } from '../domain/operator/search.ts';
 import { stuckWork } from '../domain/operator/stuck.ts';
 import { userView } from '../domain/operator/user-view.ts';
-import { approveWithdrawal, listWithdrawalsUnderReview, rejectWithdrawal } from '../domain/withdrawals/review.ts';
+import { approveWithdrawal, listUnsealedWithdrawals, listWithdrawalsUnderReview, rejectWithdrawal, resealWithdrawal } from '../domain/withdrawals/review.ts';
 import { openTool, toolFail } from './tool.ts';
+import { approvalSealer } from '../domain/signing.ts';
+import { signerChannel } from '../adapters/signer/channel.ts';
 
 const USAGE = `usage: npm run operator -- <command> [--as <operator e-mail>]
   grant <e-mail> <support|finance|admin> [reason]   give a user a role (an admin, or the command line without --as)
@@ -35,6 +37,8 @@ const USAGE = `usage: npm run operator -- <command> [--as <operator e-mail>]
   reviews                                            withdrawals waiting for review (finance)
   approve-withdrawal <withdrawal id> [reason]        let a withdrawal under review go on (finance)
   reject-withdrawal <withdrawal id> <reason>         refuse it: its hold goes back, the user sees Failed (finance)
+  unsealed                                           outside withdrawals on their way without an approval seal (from before it): the signer refuses them
+  reseal-withdrawal <withdrawal id> [reason]         re-approve one of those, its figures checked: sealed for the signer (finance)
   outbox [outbox|sent|failed]                        the newest mails
   resend <mail id> [reason]                          send an outbox mail again (support)
   stuck [minutes]                                    deposits, withdrawals and sweeps pending longer (default 30)
@@ -47,7 +51,7 @@ if (asAt >= 0 && !asEmail) toolFail(USAGE);
 const [command, ...args] = asAt >= 0 ? [...argv.slice(0, asAt), ...argv.slice(asAt + 2)] : argv;
 const ARITY: Record<string, [number, number]> = {
   grant: [2, 99], revoke: [1, 99], list: [0, 0], search: [1, 1], show: [1, 1], freeze: [2, 99], unfreeze: [2, 99], credit: [4, 99], debit: [4, 99],
-  proposals: [0, 0], approve: [1, 99], reject: [2, 99], reviews: [0, 0], 'approve-withdrawal': [1, 99], 'reject-withdrawal': [2, 99], outbox: [0, 1], resend: [1, 99], stuck: [0, 1], audit: [0, 1],
+  proposals: [0, 0], approve: [1, 99], reject: [2, 99], reviews: [0, 0], 'approve-withdrawal': [1, 99], 'reject-withdrawal': [2, 99], unsealed: [0, 0], 'reseal-withdrawal': [1, 99], outbox: [0, 1], resend: [1, 99], stuck: [0, 1], audit: [0, 1],
 };
 const arity = command === undefined ? undefined : ARITY[command];
 if (!arity || args.length < arity[0] || args.length > arity[1]) toolFail(USAGE);
@@ -116,8 +120,20 @@ try {
       const reason = rest(1);
       const line = { action: approve ? 'withdrawal.approve' : 'withdrawal.reject', subject: `withdrawal:${first}`, reason };
       const input = { orderId: first, operatorId: actor.id, reason: reason ?? '' };
-      const done = approve ? await approveWithdrawal(pool, input, decidedBy(actor, 'finance', line)) : await rejectWithdrawal(pool, input, decidedBy(actor, 'finance', line));
+      // Approved, its figures are sealed for the signer with the channel's token (SIGNER_TOKEN, or DATA_DIR's).
+      const seal = approve ? approvalSealer((await signerChannel({ socket: config.signer.socket, token: config.signer.token, dataDir: config.dataDir, production: config.production, database: config.databaseUrl })).token) : undefined;
+      const done = approve ? await approveWithdrawal(pool, input, decidedBy(actor, 'finance', line), seal) : await rejectWithdrawal(pool, input, decidedBy(actor, 'finance', line));
       process.stdout.write(`withdrawal ${first}: ${done}\n`);
+      break;
+    }
+    case 'unsealed':
+      print(await listUnsealedWithdrawals(pool));
+      break;
+    case 'reseal-withdrawal': {
+      if (actor.id === null) throw new OperatorError('FORBIDDEN', 'Name the operator who acts (--as <e-mail>)');
+      const line = { action: 'withdrawal.reseal', subject: `withdrawal:${first}`, reason: rest(1) };
+      const seal = approvalSealer((await signerChannel({ socket: config.signer.socket, token: config.signer.token, dataDir: config.dataDir, production: config.production, database: config.databaseUrl })).token);
+      process.stdout.write(`withdrawal ${first}: ${await resealWithdrawal(pool, { orderId: first, operatorId: actor.id, reason: rest(1) }, seal, decidedBy(actor, 'finance', line))}\n`);
       break;
     }
     case 'outbox':

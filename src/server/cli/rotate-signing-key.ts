@@ -10,7 +10,7 @@ import { openTool, toolFail } from './tool.ts';
  */
 const { config, log, database } = await openTool();
 try {
-  const secrets = await openSecretsKey({ value: config.secretsKey, dataDir: config.dataDir, production: config.production }, log, database.pool);
+  const secrets = await openSecretsKey({ value: config.secretsKey, previous: config.secretsKeyPrevious, dataDir: config.dataDir, production: config.production }, log, database.pool);
   const rotated = await rotateSigningKey(createSealedSettings(database.pool, secrets));
   process.stdout.write(`signing key rotated (kid ${rotated.signingKeys[0]?.kid}, ${rotated.signingKeys.length} kept); restart the servers to sign with it\n`);
 } catch (error) {

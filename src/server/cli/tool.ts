@@ -9,6 +9,7 @@ import type { Config } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { openDatabase, type Database } from '../db/database.ts';
 import { openCustody, type Custody } from '../custody.ts';
+import { embeddedSigner, type RunningSigner } from '../signer/service.ts';
 import type { ChainCallTrace } from '../adapters/chains/port.ts';
 import { checkServerSettings, loadEnvironmentConfig, recordServerSettings, startFailure } from '../environment.ts';
 
@@ -38,12 +39,15 @@ export async function openTool(options: ToolOptions = {}): Promise<Tool> {
  * The custody as the server composes it. `role: 'command'` (a report or a movement beside the server) refuses to run
  * under other settings than the server's; `role: 'worker'` is part of the server and records its settings.
  */
-export async function openToolCustody(tool: Tool, role: 'command' | 'worker', traceChain?: ChainCallTrace): Promise<Custody> {
+export async function openToolCustody(tool: Tool, role: 'command' | 'worker', traceChain?: ChainCallTrace): Promise<Custody & { signer?: RunningSigner | undefined }> {
   try {
     if (role === 'command') await checkServerSettings(tool.database.pool, tool.config);
-    const custody = await openCustody(tool.config, tool.log, tool.database.pool, { owner: role === 'worker', traceChain });
+    // The worker holds no key (it asks the signer, started here under SIGNER=embedded when none runs); a command
+    // (npm run custody, beside the signer) loads the seed itself.
+    const signer = role === 'worker' ? await embeddedSigner(tool.config, tool.log, tool.database.pool) : undefined;
+    const custody = await openCustody(tool.config, tool.log, tool.database.pool, { owner: role === 'worker', traceChain, signing: role === 'worker' ? 'signer' : 'seed' });
     if (role === 'worker') await recordServerSettings(tool.database.pool, tool.config);
-    return custody;
+    return { ...custody, signer };
   } catch (error) {
     await tool.database.close();
     toolFail(startFailure(error));

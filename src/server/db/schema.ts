@@ -21,3 +21,4 @@ export * from './schema/feedback.ts';
 export * from './schema/evm.ts';
 export * from './schema/sweeps.ts';
 export * from './schema/operator.ts';
+export * from './schema/reserves.ts';

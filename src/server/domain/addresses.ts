@@ -1,19 +1,20 @@
 /**
- * Deposit addresses derived from the HD seed with each chain's own libraries, and the server's address check
+ * Deposit addresses derived from the custody's keys (WalletKeys: public ones are enough) with each chain's own libraries, and the server's address check
  * (checksums: bech32, base58check, EIP-55, TON CRC16) on top of the browser's shapes in src/lib/address.ts.
  */
 import { HDKey } from '@scure/bip32';
+import { deriveEd25519Path, keyPairFromSeed } from '@ton/crypto';
 import { Address as BitcoinAddress, NETWORK as BITCOIN_MAIN, p2pkh, p2wpkh } from '@scure/btc-signer';
 import { createBase58check } from '@scure/base';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { Address as TonAddress } from '@ton/core';
-import { deriveEd25519Path, keyPairFromSeed } from '@ton/crypto';
 import { WalletContractV4 } from '@ton/ton';
 import { isAddressShapeValid } from '../../lib/address.ts';
 import type { ChainEnv, Network } from '../../lib/currencies.ts';
 import type { ChainAddressing, UtxoNetwork } from '../adapters/chains/port.ts';
+import type { WalletKeys } from '../adapters/keys/port.ts';
 
 type BTC_NETWORK = typeof BITCOIN_MAIN;
 
@@ -47,7 +48,7 @@ const base58check = createBase58check(sha256);
 /** The custody's address rules under CHAIN_ENV `env`: what composition hands to the adapters and the domain. */
 export function chainAddressing(env: ChainEnv): ChainAddressing {
   return {
-    derive: (seed, network, index) => deriveAddress(seed, network, index, env),
+    derive: (keys, network, index) => deriveAddress(keys, network, index, env),
     isValid: (network, address) => isValidAddress(network, address, env),
     path: (network, index) => derivationPath(network, index, env),
     utxoParams: (network) => UTXO_PARAMS[env][network],
@@ -77,18 +78,50 @@ export function derivationPath(network: Network, index: number, env: ChainEnv): 
   }
 }
 
-/** The deposit address of derivation `index` on `network` under the wallet's BIP39 seed (64 bytes). */
-export async function deriveAddress(seed: Uint8Array, network: Network, index: number, env: ChainEnv): Promise<string> {
+/**
+ * The hardened account paths under CHAIN_ENV whose extended public keys derive every address of the BIP32 networks
+ * (deposit, change, hot wallet: their tails are not hardened). TON has none: every level of its path is hardened.
+ */
+export function accountPaths(env: ChainEnv): string[] {
+  const paths = (['BITCOIN', 'LITECOIN', 'DOGECOIN', 'ETHEREUM', 'TRON'] as const).map((network) => {
+    const path = derivationPath(network, 0, env);
+    return path.slice(0, path.lastIndexOf("'") + 1);
+  });
+  return [...new Set(paths)];
+}
+
+/** The deposit address of derivation `index` on `network` under the wallet's keys (public ones are enough). */
+export async function deriveAddress(source: WalletKeys | Uint8Array, network: Network, index: number, env: ChainEnv): Promise<string> {
   if (!Number.isInteger(index) || index < 0 || index >= 0x80000000) throw new RangeError(`bad derivation index ${index}`);
+  const keys = source instanceof Uint8Array ? fromSeed(source) : source;
   if (network === 'TON') {
-    const secret = await deriveEd25519Path(Buffer.from(seed), [44, 607, index]);
-    const { publicKey } = keyPairFromSeed(secret);
+    const { publicKey } = await keys.ed25519(index);
     // A standard wallet v4R2 on the basechain; shown non-bounceable, as wallets show deposit addresses (test-only off mainnet).
     return WalletContractV4.create({ workchain: 0, publicKey }).address.toString({ bounceable: false, urlSafe: true, testOnly: env !== 'mainnet' });
   }
-  const key = HDKey.fromMasterSeed(seed).derive(derivationPath(network, index, env));
-  const publicKey = key.publicKey;
+  const publicKey = keys.derive(derivationPath(network, index, env)).publicKey;
   if (!publicKey) throw new Error('derivation gave no public key');
+  return publicKeyAddress(network, publicKey, env);
+}
+
+/**
+ * The address of receiving index `index` (`<account>/0/index`) under an account's extended public key (xpub, tpub,
+ * zpub, Ltub…: any version bytes; the address type is the network's own, P2WPKH or P2PKH): the operator's cold wallet,
+ * watch-only. An extended private key is refused: the custody must never hold the cold keys.
+ */
+export function extendedKeyAddress(extendedKey: string, network: Exclude<Network, 'TON'>, index: number, env: ChainEnv): string {
+  const decoded = base58check.decode(extendedKey);
+  if (decoded.length !== 78) throw new Error('not an extended public key');
+  const version = new DataView(decoded.buffer, decoded.byteOffset).getUint32(0);
+  const account = HDKey.fromExtendedKey(extendedKey, { public: version, private: version ^ 1 });
+  if (account.privateKey) throw new Error('an extended private key: give the cold wallet’s extended public key');
+  const publicKey = account.deriveChild(0).deriveChild(index).publicKey;
+  if (!publicKey) throw new Error('derivation gave no public key');
+  return publicKeyAddress(network, publicKey, env);
+}
+
+/** The address of a secp256k1 public key on `network` (the deposit formats: P2WPKH, P2PKH, EIP-55, TRON base58). */
+function publicKeyAddress(network: Exclude<Network, 'TON'>, publicKey: Uint8Array, env: ChainEnv): string {
   switch (network) {
     case 'BITCOIN':
     case 'LITECOIN':
@@ -104,6 +137,14 @@ export async function deriveAddress(seed: Uint8Array, network: Network, index: n
       return base58check.encode(body);
     }
   }
+}
+
+/** A bare BIP39 seed (tests, the devnet's faucet) as keys that derive addresses. */
+function fromSeed(seed: Uint8Array): Pick<WalletKeys, 'derive' | 'ed25519'> {
+  return {
+    derive: (path) => HDKey.fromMasterSeed(seed).derive(path),
+    ed25519: async (index) => keyPairFromSeed(await deriveEd25519Path(Buffer.from(seed), [44, 607, index])),
+  };
 }
 
 /** Does the address exist on `network` under `env`: the right shape and, where the format has one, a valid checksum. */

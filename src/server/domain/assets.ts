@@ -3,16 +3,18 @@
  * each from the ledger, and its deposit address per network, derived from the HD seed on first need.
  */
 import type pg from 'pg';
+import { unitsFromRowOrZero } from '../db/amounts.ts';
 import { formatUnits } from '../../lib/amount.ts';
 import type { AssetItem } from '../../lib/wire/assets.ts';
 import { COINS, findCoin, type CoinMeta, type Network } from '../../lib/currencies.ts';
 import { ensureUserLedgerAccount, type Queryable } from './ledger.ts';
 import { notifyAccountChanged } from './account-changes.ts';
-import type { WalletSeed } from '../adapters/keys/port.ts';
+import type { WalletKeys } from '../adapters/keys/port.ts';
 import type { ChainAddressing } from '../adapters/chains/port.ts';
 import { DomainError } from './errors.ts';
 import type { accountAssets, depositAddresses, ledgerBalances, walletAccountKeys } from '../db/schema.ts';
 import { inTransaction } from '../db/transaction.ts';
+import type { DepositAddressGuard } from './deposit-address-guard.ts';
 
 /** SPEC §3 account balance item: the wire type itself, so the gateway answers exactly what the browser reads. */
 export type { AssetItem };
@@ -22,11 +24,14 @@ export class AssetError extends DomainError<'UNKNOWN_CURRENCY' | 'ASSET_NOT_FOUN
 // A balance or an address may be missing (LEFT JOIN): null until the first posting or derivation.
 type Nullable<T> = { [K in keyof T]: T[K] | null };
 type AssetRow = Pick<typeof accountAssets.$inferSelect, 'currency'> &
-  Nullable<Pick<typeof ledgerBalances.$inferSelect, 'available' | 'onHold'> & Pick<typeof depositAddresses.$inferSelect, 'address'>>;
+  Nullable<Pick<typeof ledgerBalances.$inferSelect, 'available' | 'onHold'> & Pick<typeof depositAddresses.$inferSelect, 'address' | 'derivationIndex' | 'mac'>> & { network: Network };
 type AccountKey = Pick<typeof walletAccountKeys.$inferSelect, 'derivationIndex' | 'seedFingerprint'>;
 
-/** The custody's seed and its address rules under CHAIN_ENV (composition's `Custody` is one). */
-export type AddressKeys = { seed: WalletSeed; addresses: ChainAddressing };
+/**
+ * The custody's keys (public ones are enough), its address rules under CHAIN_ENV, and the guard that seals and checks
+ * the stored addresses (composition's `Custody` is one).
+ */
+export type AddressKeys = { keys: WalletKeys; addresses: ChainAddressing; addressGuard: DepositAddressGuard };
 
 /** What the gateway offers in this environment (BTC_LNG is not offered in production). */
 export type Offer = { coins: readonly CoinMeta[] };
@@ -35,11 +40,11 @@ export type Offer = { coins: readonly CoinMeta[] };
 const CURRENCIES = COINS.map((c) => c.currency);
 const NETWORK_OF = COINS.map((c) => c.network);
 
-/** The assets an account shows, in catalogue order, with balances and deposit addresses: one query. */
-export async function listAssets(db: Queryable, walletAccountId: string, offer: Offer): Promise<AssetItem[]> {
+/** The assets an account shows, in catalogue order, with balances and deposit addresses (checked by `guard`): one query. */
+export async function listAssets(db: Queryable, walletAccountId: string, offer: Offer, guard: DepositAddressGuard): Promise<AssetItem[]> {
   const result = await db.query<AssetRow>({
     name: 'assets_list',
-    text: `SELECT a.currency, b.available, b.on_hold AS "onHold", d.address
+    text: `SELECT a.currency, m.network, b.available, b.on_hold AS "onHold", d.address, d.derivation_index AS "derivationIndex", d.mac
              FROM account_assets a
              JOIN unnest($2::text[], $3::text[]) WITH ORDINALITY AS m(currency, network, position) ON m.currency = a.currency
              LEFT JOIN ledger_balances b ON b.ledger_account_id = a.wallet_account_id AND b.currency = a.currency
@@ -57,17 +62,21 @@ export async function listAssets(db: Queryable, walletAccountId: string, offer: 
       currency: coin.currency,
       isCrypto: true,
       isToken: coin.token,
-      totalAvailable: formatUnits(BigInt(row.available ?? '0'), coin.decimals),
-      onHold: formatUnits(BigInt(row.onHold ?? '0'), coin.decimals),
-      depositAddress: row.address,
+      totalAvailable: formatUnits(unitsFromRowOrZero(row.available, 'available'), coin.decimals),
+      onHold: formatUnits(unitsFromRowOrZero(row.onHold, 'onHold'), coin.decimals),
+      depositAddress: await checkedAddress(db, guard, walletAccountId, row),
     });
   }
   return items;
 }
 
+function checkedAddress(db: Queryable, guard: DepositAddressGuard, walletAccountId: string, row: AssetRow): Promise<string | null> | null {
+  if (row.address === null || row.derivationIndex === null) return null;
+  return guard.check(db, { network: row.network, address: row.address, walletAccountId, derivationIndex: row.derivationIndex, mac: row.mac }).then((address) => address ?? null);
+}
+
 /** Adds (or brings back) currencies to an account, with a deposit address on each network they use. */
 export async function addAssets(pool: pg.Pool, walletAccountId: string, currencies: readonly string[], offer: Offer, keys: AddressKeys): Promise<void> {
-  const { seed } = keys;
   const coins = currencies.map((currency) => {
     const coin = offer.coins.find((c) => c.currency === currency && c.active);
     if (!coin) throw new AssetError('UNKNOWN_CURRENCY', `${currency} is not a currency this wallet offers`);
@@ -75,8 +84,8 @@ export async function addAssets(pool: pg.Pool, walletAccountId: string, currenci
   });
   const networks = [...new Set(coins.map((c) => c.network))];
   // Derivation is CPU work outside the transaction; the index it needs is allocated first.
-  const index = await derivationIndex(pool, walletAccountId, seed);
-  const addresses = await Promise.all(networks.map(async (network) => ({ network, address: await keys.addresses.derive(seed.bytes, network, index) })));
+  const index = await derivationIndex(pool, walletAccountId, keys.keys);
+  const addresses = await Promise.all(networks.map(async (network) => ({ network, address: await keys.addresses.derive(keys.keys, network, index) })));
   await inTransaction(pool, async (client) => {
     await ensureUserLedgerAccount(client, walletAccountId);
     await client.query(
@@ -84,7 +93,7 @@ export async function addAssets(pool: pg.Pool, walletAccountId: string, currenci
        ON CONFLICT (wallet_account_id, currency) DO UPDATE SET archived_at = NULL`,
       [walletAccountId, coins.map((c) => c.currency)],
     );
-    await insertAddresses(client, walletAccountId, index, addresses);
+    await insertAddresses(client, walletAccountId, index, addresses, keys.addressGuard);
     await notifyAccountChanged(client, walletAccountId);
   });
 }
@@ -102,20 +111,24 @@ export async function archiveAsset(db: Queryable, walletAccountId: string, curre
 
 /** An account's deposit address on a network, derived and stored on first need. */
 export async function depositAddressOf(pool: pg.Pool, walletAccountId: string, network: Network, keys: AddressKeys): Promise<string> {
-  const { seed } = keys;
-  const known = await pool.query<Pick<typeof depositAddresses.$inferSelect, 'address'>>('SELECT address FROM deposit_addresses WHERE wallet_account_id = $1 AND network = $2', [
-    walletAccountId,
-    network,
-  ]);
-  if (known.rows[0]) return known.rows[0].address;
-  const index = await derivationIndex(pool, walletAccountId, seed);
-  const address = await keys.addresses.derive(seed.bytes, network, index);
-  await insertAddresses(pool, walletAccountId, index, [{ network, address }]);
+  const known = await pool.query<Pick<typeof depositAddresses.$inferSelect, 'address' | 'derivationIndex' | 'mac'>>(
+    'SELECT address, derivation_index AS "derivationIndex", mac FROM deposit_addresses WHERE wallet_account_id = $1 AND network = $2',
+    [walletAccountId, network],
+  );
+  const row = known.rows[0];
+  if (row) {
+    const checked = await keys.addressGuard.check(pool, { network, walletAccountId, ...row });
+    if (checked === undefined) throw new Error(`the stored ${network} deposit address of account ${walletAccountId} is not the custody's`);
+    return checked;
+  }
+  const index = await derivationIndex(pool, walletAccountId, keys.keys);
+  const address = await keys.addresses.derive(keys.keys, network, index);
+  await insertAddresses(pool, walletAccountId, index, [{ network, address }], keys.addressGuard);
   return address;
 }
 
 /** The account's place in the HD tree: allocated once, in sequence, by the database. */
-async function derivationIndex(db: Queryable, walletAccountId: string, seed: WalletSeed, retried = false): Promise<number> {
+async function derivationIndex(db: Queryable, walletAccountId: string, seed: Pick<WalletKeys, 'fingerprint'>, retried = false): Promise<number> {
   const result = await db.query<AccountKey>(
     // The insert runs only when the account has no index yet: an insert that meets the conflict would still draw
     // the next identity value, and every added asset would leave a gap a standard wallet's gap limit (20) misses.
@@ -139,13 +152,13 @@ async function derivationIndex(db: Queryable, walletAccountId: string, seed: Wal
   return row.derivationIndex;
 }
 
-async function insertAddresses(db: Queryable, walletAccountId: string, index: number, addresses: readonly { network: Network; address: string }[]): Promise<void> {
+async function insertAddresses(db: Queryable, walletAccountId: string, index: number, addresses: readonly { network: Network; address: string }[], guard: DepositAddressGuard): Promise<void> {
   if (addresses.length === 0) return;
   await db.query(
-    `INSERT INTO deposit_addresses (network, address, wallet_account_id, derivation_index)
-     SELECT n, a, $1, $2 FROM unnest($3::text[], $4::text[]) AS t(n, a)
+    `INSERT INTO deposit_addresses (network, address, wallet_account_id, derivation_index, mac)
+     SELECT n, a, $1, $2, m FROM unnest($3::text[], $4::text[], $5::text[]) AS t(n, a, m)
      ON CONFLICT DO NOTHING`,
-    [walletAccountId, index, addresses.map((a) => a.network), addresses.map((a) => a.address)],
+    [walletAccountId, index, addresses.map((a) => a.network), addresses.map((a) => a.address), addresses.map((a) => guard.seal({ ...a, walletAccountId, derivationIndex: index }))],
   );
 }
 
@@ -171,7 +184,7 @@ const CACHE_LIMIT = 100_000;
  * `ttlMs` (a safety net), is dropped when a notification says the account changed, and nothing is cached while
  * notifications are not known to arrive (`trusted` false). A read that overlapped a change is not stored.
  */
-export function createAssetReader(pool: pg.Pool, offer: Offer, options: { ttlMs: number; trusted: () => boolean }): AssetReader {
+export function createAssetReader(pool: pg.Pool, offer: Offer, options: { ttlMs: number; trusted: () => boolean; guard: DepositAddressGuard }): AssetReader {
   const cache = new Map<string, { json: string; until: number }>();
   // A logical clock: a read may fill the cache only if no change to its account (or reset) came after it began.
   const changedAt = new Map<string, number>();
@@ -189,7 +202,7 @@ export function createAssetReader(pool: pg.Pool, offer: Offer, options: { ttlMs:
 
   const load = async (account: string) => {
     const ticket = clock;
-    const items = await listAssets(pool, account, offer);
+    const items = await listAssets(pool, account, offer, options.guard);
     const json = JSON.stringify(items);
     if (options.trusted() && !isChanging(account) && Math.max(changedAt.get(account) ?? 0, clearedAt) <= ticket) {
       if (cache.size >= CACHE_LIMIT) cache.clear();

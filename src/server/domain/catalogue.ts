@@ -4,6 +4,7 @@
  * whose network is off (no chain adapter) stays listed but inactive: the app skips it and every flow refuses it.
  */
 import { COINS, FIATS, networkExplorer, visibleCoins, type ChainEnv, type CoinMeta, type FiatMeta, type Network } from '../../lib/currencies.ts';
+import { formatUnits } from '../../lib/amount.ts';
 
 export type Catalogue = { coins: readonly CoinMeta[]; fiats: readonly FiatMeta[] };
 
@@ -13,9 +14,12 @@ export function buildCatalogue(options: {
   explorerUrl?: (network: Network) => string | undefined;
   env?: ChainEnv;
   networksOn: readonly Network[];
+  /** MIN_DEPOSIT per currency, in atomic units: shown where the user receives. */
+  minDeposit?: Readonly<Record<string, bigint>>;
 }): Catalogue {
   const coins = visibleCoins(COINS, options.production).map((coin) => ({
     ...coin,
+    ...minimumOf(coin, options.minDeposit),
     active: coin.active && options.networksOn.includes(coin.network),
     urlScan: options.explorerUrl?.(coin.network) ?? networkExplorer(coin.network, options.env ?? 'mainnet') ?? '',
   }));
@@ -24,4 +28,9 @@ export function buildCatalogue(options: {
 
 export function offeredCoin(catalogue: Catalogue, currency: string): CoinMeta | undefined {
   return catalogue.coins.find((c) => c.currency === currency);
+}
+
+function minimumOf(coin: CoinMeta, minDeposit: Readonly<Record<string, bigint>> | undefined): { minDeposit?: string } {
+  const units = minDeposit?.[coin.currency] ?? 0n;
+  return units > 0n ? { minDeposit: formatUnits(units, coin.decimals) } : {};
 }

@@ -25,6 +25,11 @@ export function storedCode(key: SecretsKey, kind: 'link' | 'verification', code:
   return key.keyedHash(digest(code), `code:${kind}`);
 }
 
+/** What a presented code may be stored as: under the current key, then each previous key of a rotation. */
+export function storedCodes(key: SecretsKey, kind: 'link' | 'verification', code: string): string[] {
+  return key.keyedHashes(digest(code), `code:${kind}`);
+}
+
 export function codeExpiry(purpose: CodePurpose, now: Date): Date {
   return new Date(now.getTime() + CODE_TTL_MS[purpose]);
 }

@@ -6,6 +6,7 @@
  * is in flight (deposits waiting for confirmations, withdrawals and cold sweeps not completed).
  */
 import type pg from 'pg';
+import { unitsFromRowOrZero } from '../db/amounts.ts';
 import { COINS, type Network } from '../../lib/currencies.ts';
 import { ChainUnsupportedError, type ChainPort, type CustodyHoldings } from '../adapters/chains/port.ts';
 import { SYSTEM_ACCOUNTS, systemAccountId } from './ledger.ts';
@@ -46,7 +47,7 @@ const balanceOf = async (db: pg.Pool, code: string, currency: string) => {
     'SELECT (available + on_hold)::text AS total FROM ledger_balances WHERE ledger_account_id = $1 AND currency = $2',
     [systemAccountId(code), currency],
   );
-  return BigInt(row.rows[0]?.total ?? '0');
+  return unitsFromRowOrZero(row.rows[0]?.total, 'total');
 };
 
 export async function custodyBalances(pool: pg.Pool, chain: Pick<ChainPort, 'networks'> & CustodyHoldings): Promise<CustodyBalance[]> {

@@ -17,15 +17,17 @@
  * acts only on a deposit row unchanged since its status was read (`xmin`): two workers never reverse twice.
  */
 import type pg from 'pg';
+import { unitsFromRow } from '../db/amounts.ts';
 import type { ChainPort, TransferStatus } from '../adapters/chains/port.ts';
-import { transferKey } from '../adapters/chains/port.ts';
+import { withStatuses } from '../adapters/chains/port.ts';
 import { selectColumns } from '../db/columns.ts';
 import { chainDeposits } from '../db/schema/chains.ts';
 import { inTransaction } from '../db/transaction.ts';
 import type { Logger } from '../log.ts';
 import { notifyAccountChanged } from './account-changes.ts';
-import { hold, LedgerError, release, SYSTEM_ACCOUNTS, systemAccountId, transfer } from './ledger.ts';
-import { depositHoldKey, depositReleaseKey, depositReversalKey } from './orders/entry-keys.ts';
+import { LedgerError, SYSTEM_ACCOUNTS, systemAccountId } from './ledger.ts';
+import { holdEntry, releaseEntry, transferEntry } from './orders/entries.ts';
+import { depositEntry } from './orders/entry-keys.ts';
 import { moveOrder, ORDER_TABLES } from './orders/state.ts';
 import { freezeWithdrawals, lockAccountForFreeze, unfreezeWhenSettled } from './withdrawal-freeze.ts';
 
@@ -46,18 +48,10 @@ export async function recheckDoubtfulDeposits(pool: pg.Pool, chain: ChainPort, l
     [RECHECK_BATCH, chain.networks],
   );
   let reversed = 0;
-  for (const [network, rows] of Map.groupBy(doubtful.rows, (row) => row.network)) {
-    const statuses = await chain.status(
-      network,
-      rows.map((r) => ({ txHash: r.txHash, outputIndex: r.outputIndex })),
-    );
-    for (const row of rows) {
-      const status = statuses.get(transferKey({ txHash: row.txHash, outputIndex: row.outputIndex }));
-      if (!status) continue;
-      // A held one whose standing has not changed: nothing to write.
-      if (row.state === 'HELD' && status.state === 'SEEN' && status.confirmations < row.confirmationsRequired && status.confirmations === row.confirmations && status.blockHeight === row.blockHeight) continue;
-      if (await settleDoubt(pool, row, status, log)) reversed++;
-    }
+  for await (const [row, status] of withStatuses(chain, doubtful.rows)) {
+    // A held one whose standing has not changed: nothing to write.
+    if (row.state === 'HELD' && status.state === 'SEEN' && status.confirmations < row.confirmationsRequired && status.confirmations === row.confirmations && status.blockHeight === row.blockHeight) continue;
+    if (await settleDoubt(pool, row, status, log)) reversed++;
   }
   return reversed;
 }
@@ -81,7 +75,7 @@ async function settleDoubt(pool: pg.Pool, row: Doubtful, status: TransferStatus,
 async function restoreCredit(client: pg.PoolClient, row: Doubtful, status: Extract<TransferStatus, { state: 'SEEN' }>, log: Logger): Promise<void> {
   const set = { in_doubt_since: null, confirmations: status.confirmations, block_height: status.blockHeight };
   if (row.state === 'HELD') {
-    await release(client, { key: depositReleaseKey(row.network, row.txHash, row.outputIndex, row.holds), kind: 'DEPOSIT_RELEASE', reference: `deposit:${row.id}`, account: row.walletAccountId, currency: row.currency, amount: BigInt(row.amount) });
+    await releaseEntry(client, depositEntry('release', row, row.holds), { account: row.walletAccountId, money: { currency: row.currency, units: unitsFromRow(row.amount, 'amount') } });
     await moveOrder(client, ORDER_TABLES.deposit, row.id, { from: 'HELD', to: 'CREDITED', set, history: { state: 'COMPLETED' } });
     log.info({ network: row.network, deposit: row.id, tx: row.txHash, confirmations: status.confirmations }, 'a held deposit has its confirmations again: available');
   } else {
@@ -105,7 +99,7 @@ async function holdCredit(client: pg.PoolClient, row: Doubtful, status: Extract<
   const next = row.holds + 1;
   await client.query('SAVEPOINT deposit_hold');
   try {
-    await hold(client, { key: depositHoldKey(row.network, row.txHash, row.outputIndex, next), kind: 'DEPOSIT_HOLD', reference: `deposit:${row.id}`, account: row.walletAccountId, currency: row.currency, amount: BigInt(row.amount) });
+    await holdEntry(client, depositEntry('hold', row, next), { account: row.walletAccountId, money: { currency: row.currency, units: unitsFromRow(row.amount, 'amount') } });
   } catch (error) {
     if (!(error instanceof LedgerError && error.problem === 'INSUFFICIENT_FUNDS')) throw error;
     await client.query('ROLLBACK TO SAVEPOINT deposit_hold');
@@ -129,27 +123,23 @@ async function holdCredit(client: pg.PoolClient, row: Doubtful, status: Extract<
 
 /** Takes the credit back if the balance allows; else marks the reversal due and freezes the account's withdrawals. */
 async function reverseCredit(client: pg.PoolClient, row: Doubtful, log: Logger): Promise<boolean> {
-  const amount = BigInt(row.amount);
+  const amount = unitsFromRow(row.amount, 'amount');
   // A held credit is on hold: given back to available first, in the same transaction, so the reversal always fits.
   if (row.state === 'HELD') {
-    await release(client, { key: depositReleaseKey(row.network, row.txHash, row.outputIndex, row.holds), kind: 'DEPOSIT_RELEASE', reference: `deposit:${row.id}`, account: row.walletAccountId, currency: row.currency, amount });
+    await releaseEntry(client, depositEntry('release', row, row.holds), { account: row.walletAccountId, money: { currency: row.currency, units: amount } });
   }
   await client.query('SAVEPOINT deposit_reversal');
   try {
-    await transfer(client, {
-      key: depositReversalKey(row.network, row.txHash, row.outputIndex, row.revivals),
-      kind: 'DEPOSIT_REVERSAL',
-      reference: `deposit:${row.id}`,
+    await transferEntry(client, depositEntry('reversal', row, row.revivals), {
       from: row.walletAccountId,
       to: systemAccountId(SYSTEM_ACCOUNTS.world(row.network)),
-      currency: row.currency,
-      amount,
+      money: { currency: row.currency, units: amount },
     });
   } catch (error) {
     if (!(error instanceof LedgerError && error.problem === 'INSUFFICIENT_FUNDS')) throw error;
     await client.query('ROLLBACK TO SAVEPOINT deposit_reversal');
     if (row.state === 'REVERSAL_DUE') return false;
-    await client.query(`UPDATE chain_deposits SET state = 'REVERSAL_DUE' WHERE id = $1`, [row.id]);
+    await moveOrder(client, ORDER_TABLES.deposit, row.id, { from: row.state, to: 'REVERSAL_DUE' });
     const reason = `deposit ${row.id} (${row.network} ${row.txHash}:${row.outputIndex}, ${row.amount} ${row.currency} atomic units) left the chain after it was credited`;
     await freezeWithdrawals(client, row.walletAccountId, reason);
     log.error(

@@ -7,20 +7,22 @@ import type pg from 'pg';
 import { findCoin, NETWORK_INFO, type Network } from '../../lib/currencies.ts';
 import { formatMoney, money } from '../../lib/money.ts';
 import type { ChainPort, ChainReorg, ChainTransfer } from '../adapters/chains/port.ts';
-import { transferKey } from '../adapters/chains/port.ts';
+import { withStatuses } from '../adapters/chains/port.ts';
 import { selectColumns } from '../db/columns.ts';
 import { type chainCursors, chainDeposits } from '../db/schema/chains.ts';
 import type { depositAddresses } from '../db/schema/wallet.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { ensureUserLedgerAccount, networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, transfer, transfer as moveMoney } from './ledger.ts';
+import { ensureUserLedgerAccount, networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId } from './ledger.ts';
 import type { Logger } from '../log.ts';
 import { notifyAccountChanged } from './account-changes.ts';
 import { recheckDoubtfulDeposits } from './deposit-reversals.ts';
 import { buyItemOfDeposit, settleBuyOfDeposit } from './buy/onramp-deposits.ts';
-import { depositEntryKey } from './orders/entry-keys.ts';
+import { transferEntry } from './orders/entries.ts';
+import { depositEntry } from './orders/entry-keys.ts';
 import { recordHistory } from './orders/history.ts';
 import { NOW } from './orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from './orders/state.ts';
+import { queueOrderNotification } from './notifications.ts';
 
 const SCAN_BATCH = 500;
 const CONFIRM_BATCH = 200;
@@ -128,15 +130,12 @@ export async function recordTransfers(
     const below = transfer.amount < minimum;
     // A failed deposit seen again was mined again (after a reorganisation): pending once more, its history item too.
     // So is a reversed one; it counts a revival, so that its next credit (and any reversal of it) is a new entry.
-    const upserted = await db.query<{ id: string; inserted: boolean; shown: string | null }>(
+    const inserted = await db.query<{ id: string }>(
       `INSERT INTO chain_deposits (network, tx_hash, output_index, currency, from_address, to_address, amount, wallet_account_id,
                                    block_height, confirmations_required, state)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-       ON CONFLICT (network, tx_hash, output_index) DO UPDATE
-         SET state = 'PENDING', block_height = excluded.block_height, confirmations = 0,
-             revivals = chain_deposits.revivals + (chain_deposits.state = 'REVERSED')::int
-         WHERE chain_deposits.state IN ('FAILED', 'REVERSED')
-       RETURNING id, (xmax = 0) AS inserted, wallet_transaction_id AS shown`,
+       ON CONFLICT (network, tx_hash, output_index) DO NOTHING
+       RETURNING id`,
       [
         network,
         transfer.txHash,
@@ -151,17 +150,21 @@ export async function recordTransfers(
         below ? 'BELOW_MINIMUM' : 'PENDING',
       ],
     );
-    const row = upserted.rows[0];
-    if (!row) continue;
-    if (!row.inserted) {
-      await db.query(`UPDATE wallet_transactions SET state = 'IN_PROGRESS', failure_reason = NULL, updated_at = now() WHERE id = $1`, [row.shown]);
-      await notifyAccountChanged(db, account);
-      recorded++;
+    const row = inserted.rows[0];
+    if (!row) {
+      if (await reviveDeposit(db, network, transfer)) {
+        await notifyAccountChanged(db, account);
+        recorded++;
+      }
       continue;
     }
     // What taking it in cost the custody's wallet (TON) is the gas float's, once per deposit, whatever becomes of it.
     if (transfer.receiveFee !== undefined && transfer.receiveFee > 0n) {
-      await moveMoney(db, { key: `deposit-receive-fee:${row.id}`, kind: 'DEPOSIT_RECEIVE_FEE', reference: `deposit:${row.id}`, from: networkFeePayer(network), to: systemAccountId(SYSTEM_ACCOUNTS.world(network)), currency: NETWORK_INFO[network].coin, amount: transfer.receiveFee });
+      await transferEntry(db, depositEntry('receiveFee', { id: row.id, network, txHash: transfer.txHash, outputIndex: transfer.outputIndex }), {
+        from: networkFeePayer(network),
+        to: systemAccountId(SYSTEM_ACCOUNTS.world(network)),
+        money: { currency: NETWORK_INFO[network].coin, units: transfer.receiveFee },
+      });
     }
     // Coins an on-ramp sent for a purchase (issue 32) show as that purchase: the deposit shares its history item.
     const bought = below ? undefined : await buyItemOfDeposit(db, { id: row.id, walletAccountId: account, network, currency: transfer.currency, txHash: transfer.txHash, toAddress: transfer.toAddress, fromAddress: transfer.fromAddress, amount: transfer.amount });
@@ -182,6 +185,7 @@ export async function recordTransfers(
       ...(below ? { failureReason: `${BELOW_MINIMUM_REASON}: the minimum deposit is ${formatMoney(money(transfer.currency, minimum))} ${transfer.currency}, this one is not credited` } : {}),
     });
     await db.query('UPDATE chain_deposits SET wallet_transaction_id = $2 WHERE id = $1', [row.id, shown]);
+    if (!below) await queueOrderNotification(db, ORDER_TABLES.deposit, row.id, 'deposit.pending');
     // Money arriving in a currency the account hides (or never added) brings the asset back into view.
     await db.query(
       `INSERT INTO account_assets (wallet_account_id, currency) VALUES ($1, $2)
@@ -192,6 +196,27 @@ export async function recordTransfers(
     recorded++;
   }
   return recorded;
+}
+
+/**
+ * A recorded output seen on a chain again: a FAILED or REVERSED deposit is mined again (after a reorganisation) and
+ * PENDING once more, its history item too; a reversed one counts a revival, so that its next credit (and any reversal
+ * of it) is an entry of its own. Any other state is left alone: false.
+ */
+async function reviveDeposit(db: pg.ClientBase, network: Network, transfer: ChainTransfer): Promise<boolean> {
+  const found = await db.query<Pick<typeof chainDeposits.$inferSelect, 'id' | 'state'>>(
+    `SELECT ${selectColumns(chainDeposits, 'd', ['id', 'state'])} FROM chain_deposits d WHERE d.network = $1 AND d.tx_hash = $2 AND d.output_index = $3`,
+    [network, transfer.txHash, transfer.outputIndex],
+  );
+  const deposit = found.rows[0];
+  if (!deposit || (deposit.state !== 'FAILED' && deposit.state !== 'REVERSED')) return false;
+  return moveOrder(db, ORDER_TABLES.deposit, deposit.id, {
+    from: deposit.state,
+    to: 'PENDING',
+    set: { block_height: transfer.blockHeight, confirmations: 0, ...(deposit.state === 'REVERSED' ? { revivals: { add: 1 } } : {}) },
+    history: { state: 'IN_PROGRESS', set: { failure_reason: null } },
+    ifMoved: 'skip',
+  });
 }
 
 /** The reason code a deposit below MIN_DEPOSIT shows in the user's history (state FAILED, never credited). */
@@ -212,26 +237,18 @@ export async function confirmDeposits(pool: pg.Pool, chain: ChainPort, log: Logg
     [CONFIRM_BATCH, chain.networks],
   );
   let credited = 0;
-  for (const [network, rows] of Map.groupBy(pending.rows, (row) => row.network)) {
-    const statuses = await chain.status(
-      network,
-      rows.map((r) => ({ txHash: r.txHash, outputIndex: r.outputIndex })),
-    );
-    for (const row of rows) {
-      const status = statuses.get(transferKey({ txHash: row.txHash, outputIndex: row.outputIndex }));
-      if (!status) continue;
-      if (status.state !== 'SEEN') {
-        if (!(await failDeposit(pool, row.id, row.version, status.state === 'FAILED' ? status.reason : 'the transaction left the chain'))) continue;
-        log.warn({ deposit: row.id, network, tx: row.txHash }, 'deposit dropped from the chain');
-      } else if (status.confirmations >= row.confirmationsRequired) {
-        if (await creditDeposit(pool, row.id, status.confirmations, status.blockHeight, row.version)) credited++;
-      } else {
-        await pool.query(
-          `UPDATE chain_deposits SET confirmations = $2, block_height = coalesce($3, block_height)
-            WHERE id = $1 AND state = 'PENDING' AND xmin = $4::text::xid AND (confirmations <> $2 OR block_height IS DISTINCT FROM coalesce($3, block_height))`,
-          [row.id, status.confirmations, status.blockHeight, row.version],
-        );
-      }
+  for await (const [row, status] of withStatuses(chain, pending.rows)) {
+    if (status.state !== 'SEEN') {
+      if (!(await failDeposit(pool, row.id, row.version, status.state === 'FAILED' ? status.reason : 'the transaction left the chain'))) continue;
+      log.warn({ deposit: row.id, network: row.network, tx: row.txHash }, 'deposit dropped from the chain');
+    } else if (status.confirmations >= row.confirmationsRequired) {
+      if (await creditDeposit(pool, row.id, status.confirmations, status.blockHeight, row.version)) credited++;
+    } else {
+      await pool.query(
+        `UPDATE chain_deposits SET confirmations = $2, block_height = coalesce($3, block_height)
+          WHERE id = $1 AND state = 'PENDING' AND xmin = $4::text::xid AND (confirmations <> $2 OR block_height IS DISTINCT FROM coalesce($3, block_height))`,
+        [row.id, status.confirmations, status.blockHeight, row.version],
+      );
     }
   }
   await recheckDoubtfulDeposits(pool, chain, log);
@@ -256,14 +273,10 @@ export async function creditDeposit(pool: pg.Pool, depositId: string, confirmati
     if (!deposit) return false;
     const user = await ensureUserLedgerAccount(client, deposit.walletAccountId);
     const credited = money(deposit.currency, BigInt(deposit.amount));
-    const entry = await transfer(client, {
-      key: depositEntryKey(deposit.network, deposit.txHash, deposit.outputIndex, deposit.revivals),
-      kind: 'DEPOSIT',
-      reference: `deposit:${depositId}`,
+    const entry = await transferEntry(client, depositEntry('credit', { ...deposit, id: depositId }, deposit.revivals), {
       from: systemAccountId(SYSTEM_ACCOUNTS.world(deposit.network)),
       to: user,
-      currency: credited.currency,
-      amount: credited.units,
+      money: credited,
     });
     await moveOrder(client, ORDER_TABLES.deposit, depositId, {
       from: 'PENDING',

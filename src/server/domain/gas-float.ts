@@ -13,23 +13,21 @@
 import type pg from 'pg';
 import { NETWORK_INFO, NETWORKS, findCoin, type Network } from '../../lib/currencies.ts';
 import { CustodyFundingError, fundFromSurplus, fundingUnits, type Funded, type FundingChain } from './custody-funding.ts';
-import { GAS_FLOAT_NETWORKS, post, SYSTEM_ACCOUNTS, systemAccountId, type PostedEntry, type Queryable } from './ledger.ts';
+import { GAS_FLOAT_NETWORKS, SYSTEM_ACCOUNTS, systemAccountId, type PostedEntry, type Queryable } from './ledger.ts';
+import { transferEntry } from './orders/entries.ts';
+import { gasFundingEntry } from './orders/entry-keys.ts';
 
-export const GAS_FUNDING_KIND = 'GAS_FUNDING';
+export { GAS_FUNDING_KIND } from './orders/entry-keys.ts';
 
 /** The network's coin from outside becomes the gas float: WORLD:<network> → GAS_FLOAT:<network>, once per key. */
 export async function fundGas(db: Queryable, input: { network: Network; units: bigint; key: string }): Promise<PostedEntry> {
   if (!GAS_FLOAT_NETWORKS.includes(input.network)) throw new RangeError(`${input.network} keeps no gas float`);
   if (input.units <= 0n) throw new RangeError('a gas funding must be above zero');
   const currency = NETWORK_INFO[input.network].coin;
-  return post(db, {
-    key: `gas-funding:${input.network}:${input.key}`,
-    kind: GAS_FUNDING_KIND,
-    reference: `gas-float:${input.network}`,
-    postings: [
-      { account: systemAccountId(SYSTEM_ACCOUNTS.world(input.network)), currency, bucket: 'AVAILABLE', amount: -input.units },
-      { account: systemAccountId(SYSTEM_ACCOUNTS.gasFloat(input.network)), currency, bucket: 'AVAILABLE', amount: input.units },
-    ],
+  return transferEntry(db, gasFundingEntry(input.network, input.key), {
+    from: systemAccountId(SYSTEM_ACCOUNTS.world(input.network)),
+    to: systemAccountId(SYSTEM_ACCOUNTS.gasFloat(input.network)),
+    money: { currency, units: input.units },
   });
 }
 

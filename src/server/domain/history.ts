@@ -5,7 +5,7 @@
 import { formatMoney, money } from '../../lib/money.ts';
 import { explorerLink, NETWORK_INFO, isNetwork } from '../../lib/currencies.ts';
 import type { Catalogue } from './catalogue.ts';
-import { withdrawalFailureCode } from './withdrawals/view.ts';
+import { pendingReasonOf, withdrawalFailureCode, type PendingReason, type WithdrawalState } from './withdrawals/view.ts';
 import type pg from 'pg';
 import { balancesOf, type Queryable } from './ledger.ts';
 import { inTransaction } from '../db/transaction.ts';
@@ -50,6 +50,12 @@ export type TransactionItem = {
   failureReason: string | null;
   /** A withdrawal waiting for an operator's review (withdrawals/review.ts): shown pending, labelled "Under review". */
   underReview: boolean;
+  /**
+   * Why an IN_PROGRESS withdrawal is not sent yet, a code the client translates (withdrawals/view.ts
+   * `pendingReasonOf`): WAITING_FOR_FUNDS (the hot wallet cannot pay it now; it goes out once refilled) or
+   * UNDER_REVIEW; null for everything else.
+   */
+  pendingReason: PendingReason | null;
 };
 
 export type TransactionDetails = TransactionItem & { confirmations: number | null; requiredConfirmations: number | null };
@@ -63,16 +69,24 @@ const FIELDS = [
   'fiatCurrency', 'fiatAmount', 'exchangeRate', 'failureReason', 'createdAt', 'completedAt',
 ] as const satisfies ReadonlyArray<keyof Transaction>;
 
-type Row = Pick<Transaction, (typeof FIELDS)[number]> & { underReview: boolean };
+type Row = Pick<Transaction, (typeof FIELDS)[number]> & { withdrawalState: WithdrawalState | null; waitingForFunds: boolean | null };
 type Depth = { [K in 'confirmations' | 'confirmationsRequired']: (typeof chainDeposits.$inferSelect)[K] | null };
 
 const columns = (table: string) =>
   [
     ...FIELDS.map((field) => `${table}.${field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)} AS "${field}"`),
-    // The sender's item of a withdrawal waiting for review (the order's key lookup, for in-progress withdrawals only).
-    `(${table}.state = 'IN_PROGRESS' AND ${table}.transaction_type = 'WITHDRAWAL' AND EXISTS (SELECT 1 FROM withdrawals r
-      WHERE r.id = CASE WHEN ${table}.reference LIKE 'withdrawal:%' THEN substring(${table}.reference from 12)::uuid END AND r.state = 'UNDER_REVIEW')) AS "underReview"`,
+    `pending.state AS "withdrawalState"`,
+    `pending.waiting_for_funds_since IS NOT NULL AS "waitingForFunds"`,
   ].join(', ');
+
+/**
+ * The withdrawal order behind the sender's item of one still in progress (one key lookup per such item, none for the
+ * others), whose state and wait for the hot wallet give the reason it is pending (toItem).
+ */
+const pendingOrder = (table: string) => `LEFT JOIN LATERAL (
+      SELECT r.state, r.waiting_for_funds_since FROM withdrawals r
+       WHERE ${table}.state = 'IN_PROGRESS' AND ${table}.transaction_type = 'WITHDRAWAL'
+         AND r.id = CASE WHEN ${table}.reference LIKE 'withdrawal:%' THEN substring(${table}.reference from 12)::uuid END) pending ON true`;
 
 export type HistoryQuery = { currency?: string | undefined; sort: 'ASC' | 'DESC'; pageSize: number; pageNumber: number };
 
@@ -80,9 +94,9 @@ export type HistoryQuery = { currency?: string | undefined; sort: 'ASC' | 'DESC'
 export async function listTransactions(db: Queryable, walletAccountId: string, query: HistoryQuery, catalogue: Catalogue): Promise<TransactionItem[]> {
   const order = query.sort === 'ASC' ? 'ASC' : 'DESC';
   const result = await db.query<Row>(
-    `SELECT ${columns('t')} FROM wallet_transactions t
-      WHERE wallet_account_id = $1 AND ($2::text IS NULL OR currency = $2 OR from_currency = $2 OR to_currency = $2)
-      ORDER BY created_at ${order}, id ${order} LIMIT $3 OFFSET $4`,
+    `SELECT ${columns('t')} FROM wallet_transactions t ${pendingOrder('t')}
+      WHERE t.wallet_account_id = $1 AND ($2::text IS NULL OR t.currency = $2 OR t.from_currency = $2 OR t.to_currency = $2)
+      ORDER BY t.created_at ${order}, t.id ${order} LIMIT $3 OFFSET $4`,
     [walletAccountId, query.currency ?? null, query.pageSize, (query.pageNumber - 1) * query.pageSize],
   );
   return result.rows.map((row) => toItem(row, catalogue));
@@ -119,7 +133,7 @@ export async function findTransaction(
   const result = await db.query<Row & Depth>(
     `SELECT ${columns('t')}, coalesce(d.confirmations, w.confirmations) AS confirmations,
             coalesce(d.confirmations_required, w.confirmations_required) AS "confirmationsRequired"
-       FROM wallet_transactions t
+       FROM wallet_transactions t ${pendingOrder('t')}
        LEFT JOIN chain_deposits d ON d.id = CASE WHEN t.reference LIKE 'deposit:%' THEN substring(t.reference from 9)::uuid END
        -- An outside withdrawal's depth on the chain once broadcast (a transfer between users has none).
        LEFT JOIN withdrawals w ON w.kind = 'EXTERNAL' AND w.state <> 'PENDING' AND w.state <> 'SIGNED'
@@ -175,6 +189,7 @@ function toItem(row: Row, catalogue: Catalogue): TransactionItem {
     exchangeRate: row.exchangeRate,
     // A withdrawal's reason travels as a code the client translates (the node's English never reaches the user).
     failureReason: row.transactionType === 'WITHDRAWAL' ? withdrawalFailureCode(row.failureReason) : row.failureReason,
-    underReview: row.underReview,
+    underReview: row.withdrawalState === 'UNDER_REVIEW',
+    pendingReason: row.withdrawalState === null ? null : pendingReasonOf({ state: row.withdrawalState, waitingForFunds: row.waitingForFunds === true }),
   };
 }

@@ -1,11 +1,14 @@
 /**
- * The double-entry ledger (ARCHITECTURE.md, "Money and the ledger"). Every movement is one journal entry whose
- * postings sum to zero per currency, applied by the database function `ledger_post` (migration 0003) in one
- * round trip: the entry, its postings and the guarded balance updates commit together, once per idempotency key.
- * Amounts are bigint atomic units here and numeric in PostgreSQL.
+ * The double-entry ledger (ARCHITECTURE.md, "Money and the ledger"): its accounts, balances, types and refusal.
+ * Every movement is one journal entry whose postings sum to zero per currency; the writes (`post`, `transfer`,
+ * `hold`, `release`, `settle`) are in ledger-writes.ts, which only domain/orders/ imports, so every entry is a step
+ * of a flow under a key built in orders/entry-keys.ts. Amounts are bigint atomic units here and numeric in PostgreSQL.
  */
 import type pg from 'pg';
+import type { Units } from '../../lib/money.ts';
+import { unitsFromRow } from '../db/amounts.ts';
 import { createHash } from 'node:crypto';
+import { DomainError } from './errors.ts';
 
 export type Bucket = 'AVAILABLE' | 'ON_HOLD';
 export type Posting = { account: string; currency: string; bucket: Bucket; amount: bigint };
@@ -17,10 +20,14 @@ export type Queryable = Pick<pg.Pool | pg.PoolClient, 'query'>;
 
 export type LedgerProblem = 'INSUFFICIENT_FUNDS' | 'UNBALANCED' | 'UNKNOWN_ACCOUNT' | 'KEY_REUSED';
 
-export class LedgerError extends Error {
+/**
+ * The ledger's refusal. A domain error like any other, so one that escapes to the gateway has its status
+ * (domain/errors.ts: spending what is not there is a conflict, the rest are our own faults, answered INTERNAL).
+ */
+export class LedgerError extends DomainError<`LEDGER_${LedgerProblem}`> {
   readonly problem: LedgerProblem;
   constructor(problem: LedgerProblem, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(`LEDGER_${problem}`, message, options);
     this.problem = problem;
   }
 }
@@ -121,101 +128,7 @@ export async function ensureUserLedgerAccount(db: Queryable, walletAccountId: st
   return walletAccountId;
 }
 
-/** Applies one entry exactly once per key: a replay with the same postings returns the first entry. */
-export async function post(db: Queryable, entry: EntryInput): Promise<PostedEntry> {
-  if (entry.postings.length < 2) throw new LedgerError('UNBALANCED', 'an entry needs at least two postings');
-  const sums = new Map<string, bigint>();
-  for (const p of entry.postings) {
-    if (p.amount === 0n) throw new LedgerError('UNBALANCED', 'a posting of zero moves nothing');
-    sums.set(p.currency, (sums.get(p.currency) ?? 0n) + p.amount);
-  }
-  for (const [currency, sum] of sums) {
-    if (sum !== 0n) throw new LedgerError('UNBALANCED', `entry ${entry.key} does not sum to zero in ${currency}`);
-  }
-  let row: { entry_id: string; replayed: boolean } | undefined;
-  try {
-    const result = await db.query<{ entry_id: string; replayed: boolean }>({
-      name: 'ledger_post',
-      text: 'SELECT entry_id, replayed FROM ledger_post($1, $2, $3, $4::uuid[], $5::text[], $6::text[], $7::numeric[])',
-      values: [
-        entry.key,
-        entry.kind,
-        entry.reference ?? null,
-        entry.postings.map((p) => p.account),
-        entry.postings.map((p) => p.currency),
-        entry.postings.map((p) => p.bucket),
-        entry.postings.map((p) => p.amount.toString()),
-      ],
-    });
-    row = result.rows[0];
-  } catch (error) {
-    throw translate(error);
-  }
-  if (!row) throw new Error('ledger_post returned nothing');
-  const posted = { entryId: Number(row.entry_id), replayed: row.replayed };
-  if (posted.replayed) await assertSamePostings(db, posted.entryId, entry);
-  return posted;
-}
-
-type MoveBase = { key: string; kind: string; currency: string; amount: bigint; reference?: string };
-
-/** Moves available money from one account to another. */
-export async function transfer(db: Queryable, move: MoveBase & { from: string; to: string }): Promise<PostedEntry> {
-  return post(db, {
-    key: move.key,
-    kind: move.kind,
-    reference: move.reference,
-    postings: [
-      { account: move.from, currency: move.currency, bucket: 'AVAILABLE', amount: -positive(move.amount) },
-      { account: move.to, currency: move.currency, bucket: 'AVAILABLE', amount: move.amount },
-    ],
-  });
-}
-
-/** Sets money aside on the same account (a withdrawal or swap waiting to finish): available → on hold. */
-export async function hold(db: Queryable, move: MoveBase & { account: string }): Promise<PostedEntry> {
-  return post(db, {
-    key: move.key,
-    kind: move.kind,
-    reference: move.reference,
-    postings: [
-      { account: move.account, currency: move.currency, bucket: 'AVAILABLE', amount: -positive(move.amount) },
-      { account: move.account, currency: move.currency, bucket: 'ON_HOLD', amount: move.amount },
-    ],
-  });
-}
-
-/** Gives held money back (the operation failed or was cancelled): on hold → available. */
-export async function release(db: Queryable, move: MoveBase & { account: string }): Promise<PostedEntry> {
-  return post(db, {
-    key: move.key,
-    kind: move.kind,
-    reference: move.reference,
-    postings: [
-      { account: move.account, currency: move.currency, bucket: 'ON_HOLD', amount: -positive(move.amount) },
-      { account: move.account, currency: move.currency, bucket: 'AVAILABLE', amount: move.amount },
-    ],
-  });
-}
-
-/** Pays held money out to one or more accounts (the world, fee income...); `amount` is their total. */
-export async function settle(
-  db: Queryable,
-  move: Omit<MoveBase, 'amount'> & { account: string; to: readonly { account: string; amount: bigint }[] },
-): Promise<PostedEntry> {
-  const total = move.to.reduce((sum, leg) => sum + positive(leg.amount), 0n);
-  return post(db, {
-    key: move.key,
-    kind: move.kind,
-    reference: move.reference,
-    postings: [
-      { account: move.account, currency: move.currency, bucket: 'ON_HOLD', amount: -total },
-      ...move.to.map((leg) => ({ account: leg.account, currency: move.currency, bucket: 'AVAILABLE' as const, amount: leg.amount })),
-    ],
-  });
-}
-
-export type Balance = { currency: string; available: bigint; onHold: bigint };
+export type Balance = { currency: string; available: Units; onHold: Units };
 
 /** Balances of one ledger account (for a user: their wallet account id). */
 export async function balancesOf(db: Queryable, account: string): Promise<Balance[]> {
@@ -223,34 +136,5 @@ export async function balancesOf(db: Queryable, account: string): Promise<Balanc
     'SELECT currency, available, on_hold FROM ledger_balances WHERE ledger_account_id = $1',
     [account],
   );
-  return result.rows.map((r) => ({ currency: r.currency, available: BigInt(r.available), onHold: BigInt(r.on_hold) }));
-}
-
-function positive(amount: bigint): bigint {
-  if (amount <= 0n) throw new LedgerError('UNBALANCED', 'an amount to move must be above zero');
-  return amount;
-}
-
-async function assertSamePostings(db: Queryable, entryId: number, entry: EntryInput): Promise<void> {
-  const stored = await db.query<{ ledger_account_id: string; currency: string; bucket: string; amount: string }>(
-    'SELECT ledger_account_id, currency, bucket, amount FROM ledger_postings WHERE entry_id = $1',
-    [entryId],
-  );
-  const canon = (rows: { account: string; currency: string; bucket: string; amount: string }[]) =>
-    rows
-      .map((r) => `${r.account}|${r.currency}|${r.bucket}|${r.amount}`)
-      .sort()
-      .join('\n');
-  const before = canon(stored.rows.map((r) => ({ account: r.ledger_account_id, currency: r.currency, bucket: r.bucket, amount: r.amount })));
-  const now = canon(entry.postings.map((p) => ({ account: p.account, currency: p.currency, bucket: p.bucket, amount: p.amount.toString() })));
-  if (before !== now) throw new LedgerError('KEY_REUSED', `idempotency key ${entry.key} was used for a different movement`);
-}
-
-function translate(error: unknown): unknown {
-  const code = (error as { code?: string }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  if (code === 'WL002' || code === '23514') return new LedgerError('INSUFFICIENT_FUNDS', 'Not enough funds', { cause: error });
-  if (code === 'WL001') return new LedgerError('UNBALANCED', message, { cause: error });
-  if (code === 'WL003' || code === '23503') return new LedgerError('UNKNOWN_ACCOUNT', message, { cause: error });
-  return error;
+  return result.rows.map((r) => ({ currency: r.currency, available: unitsFromRow(r.available, 'available'), onHold: unitsFromRow(r.on_hold, 'on_hold') }));
 }

@@ -4,10 +4,11 @@
  */
 import type pg from 'pg';
 import type { users } from '../db/schema.ts';
-import { inTransaction } from '../db/transaction.ts';
-import { afterFailure, retryAfterMs, type ThrottlePolicy, type ThrottleState } from './throttle.ts';
+import type { ThrottlePolicy, ThrottleState } from './throttle.ts';
 
 type LoginRow = { user: { id: string; passwordHash: string | null; confirmed: boolean; language: (typeof users.$inferSelect)['language'] } | null; throttle: Array<{ key: string; failures: number; windowStartedAt: string; lockedUntil: string | null }> | null };
+
+type CountedRow = { key: string; failures: number; windowStartedAt: string; lockedUntil: string | null; beforeFailures: number | null; beforeWindow: string | null; beforeLock: string | null };
 
 type Reserved = { key: string; before: ThrottleState | undefined; after: ThrottleState };
 
@@ -37,42 +38,43 @@ export function createLoginThrottleStore(pool: pg.Pool, now: () => Date) {
   };
 
   /**
-   * Counts the attempt as a failure on every key before the password is checked, in one transaction, unless a key
-   * is locked (then the wait). Counting first means a burst of parallel guesses, in any number of processes, gets
-   * no more checks than the keys allow; a right password takes its count back (undoReservation).
+   * Counts the attempt as a failure on every key before the password is checked, unless a key is locked (then the
+   * wait). Counting first means a burst of parallel guesses, in any number of processes, gets no more checks than the
+   * keys allow; a right password takes its count back (undoReservation).
+   *
+   * One statement (RESERVE_SQL), committed on its own: the rows are locked only while it runs, so sign-ins from one
+   * address (its `ip:` row) follow each other by a statement's time, not by a transaction's four round trips.
    */
   const reserveAttempt = async (keys: Array<{ key: string; policy: ThrottlePolicy }>): Promise<{ wait: number } | { reserved: Reserved[] }> => {
-    // One order for every transaction, so two attempts sharing keys cannot wait on each other's rows.
+    // One order for every statement, so two attempts sharing keys cannot wait on each other's rows.
     const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : 1));
-    return inTransaction(pool, async (client) => {
-      const at = now();
-      // One statement creates the missing rows and locks and reads them all (ON CONFLICT DO UPDATE locks the row it
-      // meets, in the keys' order), so two first failures at once cannot both start from nothing.
-      const rows = await client.query<{ key: string; failures: number; window_started_at: Date; locked_until: Date | null }>({
-        name: 'login_throttle_lock',
-        text: `INSERT INTO login_throttle (key, failures, window_started_at)
-          SELECT key, 0, $2::timestamptz FROM unnest($1::text[]) WITH ORDINALITY AS k(key, n) ORDER BY n
-          ON CONFLICT (key) DO UPDATE SET key = excluded.key
-          RETURNING key, failures, window_started_at, locked_until`,
-        values: [sorted.map(({ key }) => key), at.toISOString()],
-      });
-      const states = new Map<string, ThrottleState>(
-        rows.rows.map((row) => [row.key, { failures: row.failures, windowStartedAt: new Date(row.window_started_at), lockedUntil: row.locked_until ? new Date(row.locked_until) : null }]),
-      );
-      const wait = Math.max(...sorted.map(({ key }) => retryAfterMs(states.get(key), at)));
-      if (wait > 0) return { wait };
-      const reserved = sorted.map(({ key, policy }) => {
-        const before = states.get(key);
-        return { key, before, after: afterFailure(before?.failures ? before : undefined, at, policy) };
-      });
-      await client.query({
-        name: 'login_throttle_count',
-        text: `UPDATE login_throttle AS t SET failures = v.failures, window_started_at = v.window_started_at, locked_until = v.locked_until
-          FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::timestamptz[]) AS v(key, failures, window_started_at, locked_until) WHERE t.key = v.key`,
-        values: [reserved.map(({ key }) => key), reserved.map(({ after }) => after.failures), reserved.map(({ after }) => iso(after.windowStartedAt)), reserved.map(({ after }) => iso(after.lockedUntil))],
-      });
-      return { reserved };
+    const at = now();
+    const result = await pool.query<{ until: Date | null; counted: CountedRow[] | null }>({
+      name: 'login_throttle_reserve',
+      text: RESERVE_SQL,
+      values: [
+        sorted.map(({ key }) => key),
+        at.toISOString(),
+        sorted.map(({ policy }) => policy.maxFailures),
+        sorted.map(({ policy }) => policy.windowMs),
+        sorted.map(({ policy }) => policy.lockMs),
+        sorted.map(({ policy }) => policy.maxLockMs),
+      ],
     });
+    const row = result.rows[0];
+    if (row?.until) return { wait: Math.max(1, row.until.getTime() - at.getTime()) };
+    const counted = new Map((row?.counted ?? []).map((c) => [c.key, c]));
+    const state = (failures: number, windowStartedAt: string, lockedUntil: string | null): ThrottleState => ({
+      failures,
+      windowStartedAt: new Date(windowStartedAt),
+      lockedUntil: lockedUntil ? new Date(lockedUntil) : null,
+    });
+    const reserved = sorted.map(({ key }) => {
+      const c = counted.get(key);
+      if (!c) throw new Error(`the throttle key ${key} was not counted`);
+      return { key, before: c.beforeWindow === null ? undefined : state(c.beforeFailures ?? 0, c.beforeWindow, c.beforeLock), after: state(c.failures, c.windowStartedAt, c.lockedUntil) };
+    });
+    return { reserved };
   };
 
   /**
@@ -92,3 +94,34 @@ export function createLoginThrottleStore(pool: pg.Pool, now: () => Date) {
 
   return { readLoginState, reserveAttempt, undoReservation };
 }
+
+/**
+ * The reservation in one statement: $1 the keys (sorted), $2 the attempt's time, $3–$6 each key's policy (maxFailures,
+ * windowMs, lockMs, maxLockMs). `old` locks the keys' rows in order (FOR UPDATE gives each row's latest version);
+ * a lock still running on one of them (`until`) counts nothing. Otherwise every key counts one failure:
+ * throttle.ts afterFailure written in SQL (a row with no failures or past its window starts a new one; at the
+ * limit the lock doubles per failure past it, up to the cap), computed in the upsert from the row it meets, so two
+ * first attempts at once both count. Answers `until` or each key's state after, with the one before (`old`).
+ */
+export const RESERVE_SQL = `WITH k AS (
+    SELECT * FROM unnest($1::text[], $3::int[], $4::bigint[], $5::bigint[], $6::bigint[]) AS k(key, max_failures, window_ms, lock_ms, max_lock_ms)),
+  old AS (SELECT key, failures, window_started_at, locked_until FROM login_throttle WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE),
+  blocked AS (SELECT max(locked_until) AS until FROM old WHERE locked_until > $2::timestamptz),
+  counted AS (
+    INSERT INTO login_throttle AS t (key, failures, window_started_at, locked_until)
+    SELECT key, 1, $2::timestamptz, CASE WHEN max_failures <= 1 THEN $2::timestamptz + least(max_lock_ms, lock_ms) * interval '1 millisecond' END
+      FROM k WHERE (SELECT until FROM blocked) IS NULL ORDER BY key
+    ON CONFLICT (key) DO UPDATE SET (failures, window_started_at, locked_until) = (
+      SELECT n.failures, n.window_started_at,
+             CASE WHEN n.failures < k.max_failures THEN n.locked_until
+                  ELSE $2::timestamptz + least(k.max_lock_ms, k.lock_ms << least(n.failures - k.max_failures, 30)) * interval '1 millisecond' END
+        FROM k, LATERAL (SELECT t.failures = 0 OR $2::timestamptz - t.window_started_at >= k.window_ms * interval '1 millisecond' AS fresh) f,
+             LATERAL (SELECT CASE WHEN f.fresh THEN 1 ELSE t.failures + 1 END AS failures,
+                             CASE WHEN f.fresh THEN $2::timestamptz ELSE t.window_started_at END AS window_started_at,
+                             CASE WHEN f.fresh THEN NULL ELSE t.locked_until END AS locked_until) n
+       WHERE k.key = t.key)
+    RETURNING t.key, t.failures, t.window_started_at, t.locked_until)
+  SELECT (SELECT until FROM blocked) AS until,
+         (SELECT json_agg(json_build_object('key', c.key, 'failures', c.failures, 'windowStartedAt', c.window_started_at, 'lockedUntil', c.locked_until,
+                                            'beforeFailures', o.failures, 'beforeWindow', o.window_started_at, 'beforeLock', o.locked_until))
+            FROM counted c LEFT JOIN old o ON o.key = c.key) AS counted`;

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import { telegramAccounts, telegramLinkCodes, users, walletAccounts } from '../db/schema.ts';
 import { DomainError } from './errors.ts';
 import type { Logger } from '../log.ts';
-import { newCode, storedCode } from './codes.ts';
+import { newCode, storedCode, storedCodes } from './codes.ts';
 import type { SealedSettings, SecretsKey } from '../adapters/keys/port.ts';
 import type { Queryable } from './ledger.ts';
 import type { Mailer } from '../adapters/mail/port.ts';
@@ -45,7 +45,8 @@ export type InitDataKeys = { botToken: string; publicKey: string; privateKey?: s
 /** What the caller offers to prove they own the account: the `pincode` header and their token's auth_time. */
 export type OwnerProof = { pincode: string | undefined; authTime: number | undefined };
 
-export type MessengerLinkState = { linked: boolean; telegram: { id: number; username: string | null; firstName: string } | null; botUsername: string };
+/** `notifications`: Settings' switch of the bot's messages about the user's money (domain/notifications.ts). */
+export type MessengerLinkState = { linked: boolean; telegram: { id: number; username: string | null; firstName: string } | null; botUsername: string; notifications: boolean };
 
 function isDevKeys(value: unknown): value is { botToken: string; privateKey: string } {
   const v = value as { botToken?: unknown; privateKey?: unknown } | null;
@@ -143,7 +144,7 @@ export function createMessengerService(deps: {
 
   /** Uses a link code in the same transaction as the link it makes: refused links leave the code usable. */
   const useCode = async (tx: Tx, code: string): Promise<string> => {
-    const [row] = await tx.select().from(telegramLinkCodes).where(eq(telegramLinkCodes.codeHash, hashCode(code))).for('update');
+    const [row] = await tx.select().from(telegramLinkCodes).where(inArray(telegramLinkCodes.codeHash, storedCodes(deps.secrets, 'link', code))).for('update');
     if (!row) throw new MessengerError(MESSENGER_CODES.invalid, 'The link code is not valid');
     if (row.usedAt) throw new MessengerError(MESSENGER_CODES.used, 'The link code was already used; sign in to the existing account');
     if (row.expiresAt.getTime() <= now().getTime()) throw new MessengerError(MESSENGER_CODES.expired, 'The link code has expired; link the account again from the web app');
@@ -191,6 +192,17 @@ export function createMessengerService(deps: {
     });
   };
 
+  const state = async (userId: string): Promise<MessengerLinkState> => {
+    const [row] = await db.select().from(telegramAccounts).where(eq(telegramAccounts.userId, userId));
+    const [user] = await db.select({ notifications: users.telegramNotifications }).from(users).where(eq(users.id, userId));
+    return {
+      linked: row !== undefined,
+      telegram: row ? { id: row.telegramId, username: row.username, firstName: row.firstName } : null,
+      botUsername: config.botUsername,
+      notifications: user?.notifications ?? true,
+    };
+  };
+
   return {
     keys,
 
@@ -235,13 +247,12 @@ export function createMessengerService(deps: {
       return { code, expiresAt, url: `https://t.me/${config.botUsername}?start=${code}` };
     },
 
-    async state(userId: string): Promise<MessengerLinkState> {
-      const [row] = await db.select().from(telegramAccounts).where(eq(telegramAccounts.userId, userId));
-      return {
-        linked: row !== undefined,
-        telegram: row ? { id: row.telegramId, username: row.username, firstName: row.firstName } : null,
-        botUsername: config.botUsername,
-      };
+    state,
+
+    /** Settings' switch of the bot's messages about the user's money. */
+    async setNotifications(userId: string, on: boolean): Promise<MessengerLinkState> {
+      await db.update(users).set({ telegramNotifications: on }).where(eq(users.id, userId));
+      return state(userId);
     },
 
     async isLinked(userId: string): Promise<boolean> {

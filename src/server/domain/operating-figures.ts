@@ -1,7 +1,7 @@
 /**
  * What an operator watches, read from the database in a handful of aggregate queries (README "Operating",
  * Metrics): deposits waiting for confirmations and withdrawals not settled yet with the oldest age per network, the
- * jobs' schedule, the age of the newest price reading per asset, and mails that were not delivered. Each part is read
+ * withdrawals waiting for the hot wallet's funds, the jobs' schedule, the age of the newest price reading per asset, and mails that were not delivered. Each part is read
  * on its own: one failing (a table another version has not created yet) leaves the others.
  */
 import type pg from 'pg';
@@ -15,6 +15,8 @@ export type ReviewQueue = { count: number; oldestSeconds: number };
 export type OperatingFigures = {
   pendingDeposits: NetworkBacklog[] | undefined;
   openWithdrawals: NetworkBacklog[] | undefined;
+  /** PENDING withdrawals the hot wallet cannot pay now (waiting_for_funds_since), oldest wait per network. */
+  waitingForFunds: NetworkBacklog[] | undefined;
   jobs: JobState[] | undefined;
   priceAges: PriceAge[] | undefined;
   undeliveredMail: MailBacklog[] | undefined;
@@ -28,7 +30,7 @@ const OPEN_WITHDRAWAL_STATES = ['PENDING', 'SIGNED', 'BROADCAST'];
 /** `jobs`: the names this process runs, so a row left by a job that no longer exists does not look late forever. */
 export async function operatingFigures(pool: pg.Pool, jobs: readonly string[]): Promise<OperatingFigures> {
   const part = async <T>(read: () => Promise<T>): Promise<T | undefined> => read().catch(() => undefined);
-  const [pendingDeposits, openWithdrawals, jobStates, priceAges, undeliveredMail, reviewQueue] = await Promise.all([
+  const [pendingDeposits, openWithdrawals, waitingForFunds, jobStates, priceAges, undeliveredMail, reviewQueue] = await Promise.all([
     part(async () =>
       (
         await pool.query<NetworkBacklog>(
@@ -43,6 +45,14 @@ export async function operatingFigures(pool: pg.Pool, jobs: readonly string[]): 
           `SELECT network, count(*)::int AS count, extract(epoch FROM now() - min(created_at))::float8 AS "oldestSeconds"
              FROM withdrawals WHERE state = ANY($1) GROUP BY network`,
           [OPEN_WITHDRAWAL_STATES],
+        )
+      ).rows,
+    ),
+    part(async () =>
+      (
+        await pool.query<NetworkBacklog>(
+          `SELECT network, count(*)::int AS count, greatest(0, extract(epoch FROM now() - min(waiting_for_funds_since)))::float8 AS "oldestSeconds"
+             FROM withdrawals WHERE state = 'PENDING' AND waiting_for_funds_since IS NOT NULL GROUP BY network`,
         )
       ).rows,
     ),
@@ -78,5 +88,5 @@ export async function operatingFigures(pool: pg.Pool, jobs: readonly string[]): 
       return result.rows[0] ?? { count: 0, oldestSeconds: 0 };
     }),
   ]);
-  return { pendingDeposits, openWithdrawals, jobs: jobStates, priceAges, undeliveredMail, reviewQueue };
+  return { pendingDeposits, openWithdrawals, waitingForFunds, jobs: jobStates, priceAges, undeliveredMail, reviewQueue };
 }

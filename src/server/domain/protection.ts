@@ -2,7 +2,7 @@ import { randomInt, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
 import type { Mailer } from '../adapters/mail/port.ts';
 import type { SecretsKey } from '../adapters/keys/port.ts';
-import { storedCode } from './codes.ts';
+import { storedCode, storedCodes } from './codes.ts';
 import type { Logger } from '../log.ts';
 import { DomainError } from './errors.ts';
 import type { emailChanges, userPincodes, users } from '../db/schema.ts';
@@ -52,6 +52,8 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
   const { pool, mailer, log } = deps;
   // A keyed hash: 31⁴ four-character codes are no secret behind a bare sha256 to anyone who reads the table.
   const hashVerificationCode = (code: string) => storedCode(deps.secrets, 'verification', code.trim().toUpperCase());
+  // A code mailed before a SECRETS_KEY rotation is stored under the previous key.
+  const matchesCode = (stored: string, code: string) => storedCodes(deps.secrets, 'verification', code.trim().toUpperCase()).some((hash) => sameHash(stored, hash));
 
   const user = async (userId: string): Promise<UserRow> => {
     const result = await pool.query<UserRow>('SELECT email, language FROM users WHERE id = $1', [userId]);
@@ -154,7 +156,7 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
         [userId, CODE_ATTEMPTS],
       );
       const row = tried.rows[0];
-      if (!row || !sameHash(row.resetCodeHash, hashVerificationCode(code))) throw new DomainError('CONFIRMATION_INVALID', 'The code is wrong or has expired');
+      if (!row || !matchesCode(row.resetCodeHash, code)) throw new DomainError('CONFIRMATION_INVALID', 'The code is wrong or has expired');
       await pool.query(
         `UPDATE user_pincodes SET pin_hash = NULL, failures = 0, locked_until = NULL, blocked_at = NULL, reset_code_hash = NULL, reset_expires_at = NULL, reset_attempts = 0, updated_at = now()
           WHERE user_id = $1 AND reset_code_hash = $2`,
@@ -197,7 +199,7 @@ export function createProtectionService(deps: { pool: pg.Pool; mailer: Mailer; l
       );
       const row = tried.rows[0];
       if (!row) throw new DomainError('CONFIRMATION_INVALID', 'The code has expired or was tried too often; ask for a new one');
-      if (!sameHash(row.codeHash, hashVerificationCode(code))) throw new DomainError('CONFIRMATION_INVALID', 'The code is wrong');
+      if (!matchesCode(row.codeHash, code)) throw new DomainError('CONFIRMATION_INVALID', 'The code is wrong');
       const { language } = await user(userId);
       if (row.stage === 'old') {
         const next = newVerificationCode();

@@ -1,11 +1,12 @@
 import type { AuditCheck } from './audit-check.ts';
+import { sweepEntryKeySql } from './orders/entry-keys.ts';
 
 /** ledger:audit's checks of sweeps: the network fees booked are exactly those their sweeps and top-ups paid. */
 export const SWEEP_CHECKS: AuditCheck[] = [
   {
     name: "each mined sweep's network fee is booked once, from the gas float (or NETWORK_FEES before it) to WORLD, and no open sweep has one",
     sql: `SELECT s.id AS sweep, s.state, s.fee::text, e.id AS fee_entry
-            FROM sweeps s LEFT JOIN ledger_entries e ON e.idempotency_key = 'sweep:fee:' || s.id::text || CASE WHEN s.reopened = 0 THEN '' ELSE '#' || s.reopened END
+            FROM sweeps s LEFT JOIN ledger_entries e ON e.idempotency_key = ${sweepEntryKeySql.fee('s.id::text', 's.reopened')}
            WHERE (e.id IS NOT NULL) <> (s.state IN ('CONFIRMED', 'FAILED') AND s.fee > 0)
               OR (e.id IS NOT NULL AND NOT EXISTS (
                     SELECT 1 FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id
@@ -15,7 +16,7 @@ export const SWEEP_CHECKS: AuditCheck[] = [
     name: "each sweep's top-up fees are booked from the gas float (or NETWORK_FEES before it), their sum the sweep's",
     sql: `SELECT s.id AS sweep, s.top_up_fees::text AS recorded, coalesce(sum(-p.amount), 0)::text AS booked
             FROM sweeps s
-            LEFT JOIN ledger_entries e ON e.idempotency_key LIKE 'sweep:top-up-fee:' || s.id::text || ':%'
+            LEFT JOIN ledger_entries e ON e.idempotency_key LIKE ${sweepEntryKeySql.topUpFees('s.id::text')}
             LEFT JOIN ledger_postings p ON p.entry_id = e.id AND p.ledger_account_id IN (SELECT id FROM ledger_accounts WHERE code IN ('GAS_FLOAT:' || s.network, 'NETWORK_FEES:' || s.network))
            GROUP BY s.id, s.top_up_fees HAVING coalesce(sum(-p.amount), 0) <> s.top_up_fees`,
   },
@@ -23,7 +24,7 @@ export const SWEEP_CHECKS: AuditCheck[] = [
     name: "each earlier fee of a sweep reopened after a reorganisation is taken back by the entry of its reopening",
     sql: `SELECT s.id AS sweep, k.round
             FROM sweeps s CROSS JOIN LATERAL generate_series(0, s.reopened - 1) AS k(round)
-           WHERE EXISTS (SELECT 1 FROM ledger_entries e WHERE e.idempotency_key = 'sweep:fee:' || s.id::text || CASE WHEN k.round = 0 THEN '' ELSE '#' || k.round END)
-             <> EXISTS (SELECT 1 FROM ledger_entries r WHERE r.idempotency_key = 'sweep:fee-reopen:' || s.id::text || '#' || (k.round + 1))`,
+           WHERE EXISTS (SELECT 1 FROM ledger_entries e WHERE e.idempotency_key = ${sweepEntryKeySql.fee('s.id::text', 'k.round')})
+             <> EXISTS (SELECT 1 FROM ledger_entries r WHERE r.idempotency_key = ${sweepEntryKeySql.feeReopen('s.id::text', '(k.round + 1)')})`,
   },
 ];

@@ -20,13 +20,18 @@
  *   custody: no ledger entry.
  */
 import type pg from 'pg';
+import { unitsFromRow } from '../db/amounts.ts';
 import { NETWORK_INFO, type Network } from '../../lib/currencies.ts';
 import { transferKey, type ChainPort, type CollectionPort, type TransferStatus } from '../adapters/chains/port.ts';
 import { selectColumns } from '../db/columns.ts';
 import { sweeps } from '../db/schema/sweeps.ts';
 import { inTransaction } from '../db/transaction.ts';
 import type { Logger } from '../log.ts';
-import { feePayerOf, networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, transfer, type Queryable } from './ledger.ts';
+import { feePayerOf, networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, type Queryable } from './ledger.ts';
+import { transferEntry } from './orders/entries.ts';
+import { sweepEntry, type EntryRef } from './orders/entry-keys.ts';
+import { NOW } from './orders/sql-set.ts';
+import { moveOrder, ORDER_TABLES } from './orders/state.ts';
 
 export type SweepChain = Pick<ChainPort, 'networks' | 'status' | 'requiredConfirmations'> & { collection: CollectionPort };
 
@@ -38,11 +43,6 @@ const SELECT = `SELECT ${selectColumns(sweeps, 's', FIELDS)} FROM sweeps s`;
 /** Why a sweep failed whose deposits left the chain before it was mined (a reorganisation): it never can be now. */
 export const SWEPT_DEPOSITS_LEFT = 'DEPOSITS_LEFT_THE_CHAIN: the deposits this sweep collected left the chain before it was mined';
 
-/** The ledger keys of a sweep's network fees (the audit spells them the same way). */
-export const sweepFeeKey = (id: string, round = 0) => `sweep:fee:${id}${round === 0 ? '' : `#${round}`}`;
-/** The entry that takes back a confirmed sweep's fee when a reorganisation took its transaction (round 1, 2…). */
-export const sweepFeeReopenKey = (id: string, round: number) => `sweep:fee-reopen:${id}#${round}`;
-export const sweepTopUpFeeKey = (id: string, n: number) => `sweep:top-up-fee:${id}:${n}`;
 
 /** The worker's job: plan, run and confirm the sweeps of every network whose adapter sweeps. */
 export async function collectDeposits(pool: pg.Pool, chain: SweepChain, log: Logger): Promise<void> {
@@ -98,16 +98,16 @@ export async function runSweeps(pool: pg.Pool, chain: SweepChain, network: Netwo
       try {
         const result = await chain.collection.sweep({ network, currency: sweep.currency, address: sweep.address, index: sweep.derivationIndex, amount: BigInt(sweep.amount), reference: `sweep:${sweep.id}` });
         if (result.state === 'SENT') {
-          await client.query(`UPDATE sweeps SET state = 'SENT', tx_hash = $2 WHERE id = $1`, [sweep.id, result.signed.txHash]);
+          await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'PENDING', to: 'SENT', set: { tx_hash: result.signed.txHash } });
           return 'sent';
         }
         if (result.state === 'NOT_NEEDED') {
-          await client.query(`UPDATE sweeps SET state = 'SKIPPED', reason = $2, closed_at = now() WHERE id = $1`, [sweep.id, result.reason]);
+          await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'PENDING', to: 'SKIPPED', set: { reason: result.reason, closed_at: NOW } });
           return 'skipped';
         }
         const n = sweep.topUps + 1;
         const topUp = await chain.collection.topUpGas({ network, address: sweep.address, amount: result.gas.amount, reference: `sweep:${sweep.id}:top-up:${n}` });
-        await client.query(`UPDATE sweeps SET state = 'TOPPING_UP', top_ups = $2, top_up_tx_hash = $3 WHERE id = $1`, [sweep.id, n, topUp.txHash]);
+        await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'PENDING', to: 'TOPPING_UP', set: { top_ups: n, top_up_tx_hash: topUp.txHash } });
         return 'topping-up';
       } catch (error) {
         log.warn({ err: error, sweep: sweep.id, network }, 'sweep failed; it will be tried again');
@@ -141,8 +141,8 @@ export async function confirmSweeps(pool: pg.Pool, chain: SweepChain, network: N
       if (sweep.state === 'TOPPING_UP') {
         if (status.state === 'SEEN' && status.confirmations < 1) return;
         const fee = status.state === 'DROPPED' ? 0n : (status.fee ?? 0n);
-        await bookFee(client, network, sweepTopUpFeeKey(sweep.id, sweep.topUps), sweep.id, fee);
-        await client.query(`UPDATE sweeps SET state = 'PENDING', top_up_fees = top_up_fees + $2 WHERE id = $1`, [sweep.id, fee.toString()]);
+        await bookFee(client, network, sweepEntry('topUpFee', sweep.id, sweep.topUps), fee);
+        await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'TOPPING_UP', to: 'PENDING', set: { top_up_fees: { add: fee } } });
       } else if ((status.state === 'SEEN' && status.blockHeight === null) || status.state === 'DROPPED') {
         // Not on the chain: sent again (the adapter's status sends it while it can still be mined), unless the
         // deposits it collects left the chain, so that it never can be.
@@ -151,29 +151,25 @@ export async function confirmSweeps(pool: pg.Pool, chain: SweepChain, network: N
           [sweep.id],
         );
         if (gone.rows.length > 0) {
-          await client.query(`UPDATE sweeps SET state = 'FAILED', reason = $2, closed_at = now() WHERE id = $1`, [sweep.id, SWEPT_DEPOSITS_LEFT]);
+          await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'SENT', to: 'FAILED', set: { reason: SWEPT_DEPOSITS_LEFT, closed_at: NOW } });
           // Its deposits still credited are free for another sweep; a reversed one revived and credited again is too.
           await client.query('DELETE FROM sweep_deposits WHERE sweep_id = $1', [sweep.id]);
           log.error({ sweep: sweep.id, network, tx: sweep.txHash, deposits: gone.rows.map((d) => d.id), depositTxs: gone.rows.map((d) => d.tx_hash) }, 'sweep left the chain with the deposits it collected: failed, its other deposits will be swept again');
         } else if (status.state === 'DROPPED') {
-          await client.query(`UPDATE sweeps SET state = 'PENDING' WHERE id = $1`, [sweep.id]);
+          await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'SENT', to: 'PENDING' });
           log.warn({ sweep: sweep.id, network, tx: sweep.txHash }, 'sweep left the chain; it will be sent again');
         } else if (sweep.topUps > 0 && sweep.topUpTxHash) {
           await checkTopUp(client, chain, sweep, log);
         }
       } else if (status.state === 'SEEN') {
         if (status.confirmations < required) return;
-        await bookFee(client, network, sweepFeeKey(sweep.id, sweep.reopened), sweep.id, status.fee ?? 0n);
+        await bookFee(client, network, sweepEntry('fee', sweep.id, sweep.reopened), status.fee ?? 0n);
         // A reorganisation's mark is kept (its status may predate it): the confirmed sweep is checked once more.
-        await client.query(`UPDATE sweeps SET state = 'CONFIRMED', fee = $2, block_height = $3, closed_at = now() WHERE id = $1`, [
-          sweep.id,
-          (status.fee ?? 0n).toString(),
-          status.blockHeight,
-        ]);
+        await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'SENT', to: 'CONFIRMED', set: { fee: status.fee ?? 0n, block_height: status.blockHeight, closed_at: NOW } });
         confirmed++;
       } else if (status.state === 'FAILED') {
-        await bookFee(client, network, sweepFeeKey(sweep.id, sweep.reopened), sweep.id, status.fee ?? 0n);
-        await client.query(`UPDATE sweeps SET state = 'FAILED', fee = $2, reason = $3, closed_at = now() WHERE id = $1`, [sweep.id, (status.fee ?? 0n).toString(), status.reason]);
+        await bookFee(client, network, sweepEntry('fee', sweep.id, sweep.reopened), status.fee ?? 0n);
+        await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'SENT', to: 'FAILED', set: { fee: status.fee ?? 0n, reason: status.reason, closed_at: NOW } });
         await client.query('DELETE FROM sweep_deposits WHERE sweep_id = $1', [sweep.id]);
         log.error({ sweep: sweep.id, network, tx: sweep.txHash, reason: status.reason }, 'sweep failed on the chain; its deposits will be swept again');
       }
@@ -202,19 +198,19 @@ async function recheckConfirmedSweeps(pool: pg.Pool, chain: SweepChain, network:
       const claimed = await client.query(`SELECT 1 FROM sweeps WHERE id = $1 AND state = 'CONFIRMED' AND xmin = $2::text::xid FOR UPDATE SKIP LOCKED`, [row.id, row.version]);
       if (claimed.rowCount === 0) return false;
       const round = row.reopened + 1;
-      const fee = row.fee === null ? 0n : BigInt(row.fee);
+      const fee = row.fee === null ? 0n : unitsFromRow(row.fee, 'fee');
       if (fee > 0n) {
-        await transfer(client, {
-          key: sweepFeeReopenKey(row.id, round),
-          kind: 'SWEEP_FEE_REOPEN',
-          reference: `sweep:${row.id}`,
+        await transferEntry(client, sweepEntry('feeReopen', row.id, round), {
           from: systemAccountId(SYSTEM_ACCOUNTS.world(network)),
-          to: await feePayerOf(client, sweepFeeKey(row.id, row.reopened), network),
-          currency: NETWORK_INFO[network].coin,
-          amount: fee,
+          to: await feePayerOf(client, sweepEntry('fee', row.id, row.reopened).key, network),
+          money: { currency: NETWORK_INFO[network].coin, units: fee },
         });
       }
-      await client.query(`UPDATE sweeps SET state = 'SENT', reopened = $2, fee = NULL, block_height = NULL, in_doubt_since = NULL, closed_at = NULL WHERE id = $1`, [row.id, round]);
+      await moveOrder(client, ORDER_TABLES.sweep, row.id, {
+        from: 'CONFIRMED',
+        to: 'SENT',
+        set: { reopened: round, fee: null, block_height: null, in_doubt_since: null, closed_at: null },
+      });
       return true;
     });
     if (reopened) log.warn({ sweep: row.id, network, tx: row.txHash, now: status.state }, 'a confirmed sweep’s transaction left the chain: in flight again, its fee’s booking taken back');
@@ -242,39 +238,32 @@ async function checkTopUp(client: pg.PoolClient, chain: SweepChain, sweep: Sweep
     return;
   }
   // The account that paid it (the gas float, or NETWORK_FEES for a fee booked before there was one) gets it back.
-  const payer = await feePayerOf(client, sweepTopUpFeeKey(sweep.id, sweep.topUps), sweep.network);
+  const booking = sweepEntry('topUpFee', sweep.id, sweep.topUps);
+  const payer = await feePayerOf(client, booking.key, sweep.network);
   const booked = await client.query<{ amount: string }>(
     `SELECT p.amount::text FROM ledger_entries e JOIN ledger_postings p ON p.entry_id = e.id
       WHERE e.idempotency_key = $1 AND p.ledger_account_id = $2`,
-    [sweepTopUpFeeKey(sweep.id, sweep.topUps), payer],
+    [booking.key, payer],
   );
   const fee = -BigInt(booked.rows[0]?.amount ?? '0');
   // Keyed under the top-ups' prefix, so the audit's sum of top-up fees nets it out.
   if (fee > 0n) {
-    await transfer(client, {
-      key: `${sweepTopUpFeeKey(sweep.id, sweep.topUps)}:reopen`,
-      kind: 'SWEEP_FEE_REOPEN',
-      reference: `sweep:${sweep.id}`,
+    await transferEntry(client, sweepEntry('topUpFeeReopen', sweep.id, sweep.topUps), {
       from: systemAccountId(SYSTEM_ACCOUNTS.world(sweep.network)),
       to: payer,
-      currency: NETWORK_INFO[sweep.network].coin,
-      amount: fee,
+      money: { currency: NETWORK_INFO[sweep.network].coin, units: fee },
     });
   }
-  await client.query(`UPDATE sweeps SET state = 'TOPPING_UP', top_ups = top_ups + 1, top_up_fees = top_up_fees - $2 WHERE id = $1`, [sweep.id, fee.toString()]);
+  await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'SENT', to: 'TOPPING_UP', set: { top_ups: { add: 1 }, top_up_fees: { add: -fee } } });
   log.warn({ sweep: sweep.id, network: sweep.network, topUp: sweep.topUpTxHash }, 'the gas top-up of a sweep left the chain and waits again: the sweep follows once it is mined');
 }
 
 /** What the network charged the custodian for one of its own transactions: gas float → WORLD, in the network's coin. */
-async function bookFee(db: Queryable, network: Network, key: string, sweepId: string, fee: bigint): Promise<void> {
+async function bookFee(db: Queryable, network: Network, entry: EntryRef, fee: bigint): Promise<void> {
   if (fee <= 0n) return;
-  await transfer(db, {
-    key,
-    kind: 'SWEEP_FEE',
-    reference: `sweep:${sweepId}`,
+  await transferEntry(db, entry, {
     from: networkFeePayer(network),
     to: systemAccountId(SYSTEM_ACCOUNTS.world(network)),
-    currency: NETWORK_INFO[network].coin,
-    amount: fee,
+    money: { currency: NETWORK_INFO[network].coin, units: fee },
   });
 }

@@ -1,10 +1,10 @@
-import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../db/database.ts';
 import type pg from 'pg';
 import { loginThrottle, telegramAccounts, telegramLinkCodes, userCodes, userPincodes, users, walletAccounts } from '../db/schema.ts';
 import type { Logger } from '../log.ts';
 import type { Mailer } from '../adapters/mail/port.ts';
-import { codeExpiry, newCode, storedCode, type CodePurpose } from './codes.ts';
+import { codeExpiry, newCode, storedCode, storedCodes, type CodePurpose } from './codes.ts';
 import type { SecretsKey } from '../adapters/keys/port.ts';
 import { TooManyMailsError } from './limits.ts';
 import { DomainError } from './errors.ts';
@@ -67,6 +67,7 @@ export function createUserService(deps: {
   };
 
   const hashCode = (code: string) => storedCode(deps.secrets, 'link', code);
+  const hashCodes = (code: string) => storedCodes(deps.secrets, 'link', code);
 
   const issueCode = async (userId: string, purpose: CodePurpose): Promise<string> => {
     const code = newCode();
@@ -79,7 +80,7 @@ export function createUserService(deps: {
     const [row] = await db
       .update(userCodes)
       .set({ usedAt: now() })
-      .where(and(eq(userCodes.codeHash, hashCode(code)), eq(userCodes.purpose, purpose), isNull(userCodes.usedAt), gt(userCodes.expiresAt, now())))
+      .where(and(inArray(userCodes.codeHash, hashCodes(code)), eq(userCodes.purpose, purpose), isNull(userCodes.usedAt), gt(userCodes.expiresAt, now())))
       .returning({ userId: userCodes.userId });
     if (!row) throw new UserError('CONFIRMATION_INVALID', 'The confirmation code does not exist, was already used or has expired');
     return row.userId;
@@ -178,7 +179,7 @@ export function createUserService(deps: {
         .select({ email: users.email })
         .from(userCodes)
         .innerJoin(users, eq(users.id, userCodes.userId))
-        .where(and(eq(userCodes.codeHash, hashCode(code)), eq(userCodes.purpose, 'reset_password'), isNull(userCodes.usedAt), gt(userCodes.expiresAt, now())));
+        .where(and(inArray(userCodes.codeHash, hashCodes(code)), eq(userCodes.purpose, 'reset_password'), isNull(userCodes.usedAt), gt(userCodes.expiresAt, now())));
       if (!pending) throw new UserError('CONFIRMATION_INVALID', 'The reset code does not exist, was already used or has expired');
       checkPassword(password, pending.email ?? '');
       const passwordHash = await hasher.hash(password);

@@ -11,7 +11,7 @@ import type { Queryable } from '../domain/ledger.ts';
 import { ANALYTICS_EVENT_TYPES, isWriteKey, recordEvents, sourceConfiguration, type AnalyticsEvent } from '../domain/analytics.ts';
 import type { Limit } from '../domain/limits.ts';
 import type { TrustProxy } from '../net/client-address.ts';
-import { ApiError } from './errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { readJsonBody } from './json-body.ts';
 import { rateLimit } from './rate-limit.ts';
 import type { ApiEnv } from './context.ts';
@@ -61,14 +61,14 @@ function givenWriteKey(c: Context): string | undefined {
 function parseEvents(raw: unknown[], type?: (typeof ANALYTICS_EVENT_TYPES)[number]): AnalyticsEvent[] {
   return raw.map((item, index) => {
     const given = typeof item === 'object' && item !== null && !Array.isArray(item) ? (item as Record<string, unknown>) : undefined;
-    if (!given) throw new ApiError(400, 'VALIDATION', `batch.${index}: an event must be a JSON object`);
+    if (!given) throw new DomainError('VALIDATION', `batch.${index}: an event must be a JSON object`);
     // A single-event endpoint names the type in its path; an event that says another is refused.
-    if (type !== undefined && given['type'] !== undefined && given['type'] !== type) throw new ApiError(400, 'VALIDATION', `type: this endpoint takes ${type} events`);
+    if (type !== undefined && given['type'] !== undefined && given['type'] !== type) throw new DomainError('VALIDATION', `type: this endpoint takes ${type} events`);
     const parsed = analyticsEventSchema.safeParse(type === undefined ? given : { ...given, type });
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = [...(type === undefined ? ['batch', index] : []), ...(issue?.path ?? [])].join('.');
-      throw new ApiError(400, 'VALIDATION', `${where ? `${where}: ` : ''}${issue?.message ?? 'invalid event'}`);
+      throw new DomainError('VALIDATION', `${where ? `${where}: ` : ''}${issue?.message ?? 'invalid event'}`);
     }
     return parsed.data as AnalyticsEvent;
   });
@@ -80,7 +80,7 @@ export type AnalyticsApiDeps = { pool: Queryable; writeKey: string; limit: Limit
 export function createAnalyticsApi(deps: AnalyticsApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const authorised: MiddlewareHandler<ApiEnv> = async (c, next) => {
-    if (!isWriteKey(deps.writeKey, givenWriteKey(c))) throw new ApiError(401, 'UNAUTHORIZED', 'The write key is missing or wrong');
+    if (!isWriteKey(deps.writeKey, givenWriteKey(c))) throw new DomainError('UNAUTHORIZED', 'The write key is missing or wrong');
     await next();
   };
   const limited = rateLimit({ limit: deps.limit, trustProxy: deps.trustProxy });
@@ -96,7 +96,7 @@ export function createAnalyticsApi(deps: AnalyticsApiDeps): Hono<ApiEnv> {
     const body = batchSchema.safeParse(await readJsonBody(c.req.raw));
     if (!body.success) {
       const issue = body.error.issues[0];
-      throw new ApiError(400, 'VALIDATION', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'not a batch'}`);
+      throw new DomainError('VALIDATION', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'not a batch'}`);
     }
     await recordEvents(deps.pool, parseEvents(body.data.batch));
     return c.json({ ok: true });

@@ -32,6 +32,7 @@ import type { SecretsKey } from '../adapters/keys/port.ts';
 import type { Limits } from '../domain/limits.ts';
 import type { AnalyticsSource } from '../domain/analytics.ts';
 import { createAnalyticsApi } from './analytics.ts';
+import { createReservesApi } from './reserves.ts';
 import type { Readiness } from '../domain/readiness.ts';
 import { withinBudget } from '../net/call-budget.ts';
 
@@ -85,9 +86,10 @@ export function createApi(deps: ApiDeps): ApiHandler {
   // Telegram: authTg/linkTg, /user/tg…, the bot's webhook (telegram.ts); its Bot API stand-in goes under /sandbox.
   const telegram = createTelegramArea({ config: deps.config, log: deps.log, auth: deps.auth, messenger: deps.messenger });
   api.route('/', telegram.api);
+  api.route('/', createReservesApi({ pool: deps.pool, auth: deps.auth }));
   api.route('/', createCatalogueApi({ catalogue: deps.custody.catalogue, rates: deps.custody.rates, lastKnownMaxAgeMs: deps.config.market.lastKnownMaxAgeMs }));
   // The operator console's routes (/operator/…), each checking the caller's role in the database.
-  api.route('/', createOperatorApi({ config: deps.config, pool: deps.pool, auth: deps.auth, mail: deps.mailDelivery }));
+  api.route('/', createOperatorApi({ config: deps.config, pool: deps.pool, auth: deps.auth, mail: deps.mailDelivery, approvalSeal: deps.custody.approvalSeal }));
   // /c2f/{account}/… starts with a fixed segment, so it stays on `api`.
   api.route('/', createSellApi({ pool: deps.pool, desk: deps.custody.sell, provider: deps.custody.payouts.provider, auth: deps.auth, owners, log: deps.log }));
   // /b2c/…, /fiatDeposit/… and the card provider's webhook: fixed first segments, so on `api` too.
@@ -105,7 +107,7 @@ export function createApi(deps: ApiDeps): ApiHandler {
     fallThrough.add(response);
     return response;
   });
-  accounts.route('/', createWalletApi({ pool: deps.pool, custody: deps.custody, owners }));
+  accounts.route('/', createWalletApi({ pool: deps.pool, custody: deps.custody, owners, secrets: deps.secrets }));
   const swaps = createSwapService({
     pool: deps.pool,
     catalogue: deps.custody.catalogue,
@@ -123,6 +125,7 @@ export function createApi(deps: ApiDeps): ApiHandler {
     settings: deps.config.withdrawals,
     changed: (id) => deps.custody.assets.invalidate(id),
     quoteLimit: (account) => deps.limits.enforce(['quotesPerUser', account]),
+    approvalSeal: deps.custody.approvalSeal,
   });
   accounts.route('/', createWithdrawalApi({ pool: deps.pool, withdrawals, addresses: deps.custody.addresses, owners }));
 

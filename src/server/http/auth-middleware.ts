@@ -9,7 +9,7 @@ import type { SealedSettings, SecretsKey } from '../adapters/keys/port.ts';
 import { users, walletAccounts } from '../db/schema.ts';
 import { loadIdpSecrets, publicJwks } from '../idp/keys.ts';
 import { readRevokedGrants } from '../idp/revocations.ts';
-import { storedOidcId } from '../idp/adapter.ts';
+import { storedOidcId, storedOidcIds } from '../idp/adapter.ts';
 import type { Logger } from '../log.ts';
 import type { ApiEnv, Principal } from './context.ts';
 import { bearerToken } from '../net/bearer-token.ts';
@@ -51,7 +51,7 @@ export function createAccessTokenVerifier(deps: { config: Config; db: Db; secret
   const { oidc } = config;
   // Keyed by the token's last characters (its signature's), the entry holding the whole token to compare: hashing a
   // whole token (~900 characters) for the lookup was the gateway's largest cost per request (bench:balances).
-  const cache = new Map<string, { token: string; principal: Principal; expiresAt: number; grantId: string | undefined }>();
+  const cache = new Map<string, { token: string; principal: Principal; expiresAt: number; grantIds: string[] | undefined }>();
 
   // Revoked grants of the embedded provider, by their stored (keyed-hash) id, as the database's trigger records them -> when this process learnt of it (dropped after a token's life).
   const revoked = new Map<string, number>();
@@ -150,9 +150,10 @@ export function createAccessTokenVerifier(deps: { config: Config; db: Db; secret
       const cached = cache.get(key);
       const hit = cached?.token === token ? cached : undefined;
       if (hit && hit.expiresAt > Date.now()) {
-        if (hit.grantId) {
+        if (hit.grantIds) {
           const list = revokedList();
-          if ((list instanceof Map ? list : await list).has(hit.grantId)) {
+          const revokedNow = list instanceof Map ? list : await list;
+          if (hit.grantIds.some((id) => revokedNow.has(id))) {
             cache.delete(key);
             throw new UnauthorizedError('The session has ended; sign in again');
           }
@@ -169,8 +170,10 @@ export function createAccessTokenVerifier(deps: { config: Config; db: Db; secret
         throw error;
       }
       // Only the embedded provider's grants are known here; its tokens name theirs, stored under a keyed hash.
-      const grantId = oidc.embedded && typeof payload.grant_id === 'string' ? storedOidcId(deps.secrets, payload.grant_id) : undefined;
-      if (grantId && (await revokedList()).has(grantId)) throw new UnauthorizedError('The session has ended; sign in again');
+      // Under every key of a rotation: a grant revoked while its row was under the previous key is stored under that.
+      const grantIds = oidc.embedded && typeof payload.grant_id === 'string' ? storedOidcIds(deps.secrets, payload.grant_id) : undefined;
+      const revokedNow = grantIds && (await revokedList());
+      if (grantIds && revokedNow && grantIds.some((id) => revokedNow.has(id))) throw new UnauthorizedError('The session has ended; sign in again');
       const principal: Principal = {
         userId: await userOf(payload),
         sub: payload.sub ?? '',
@@ -180,7 +183,7 @@ export function createAccessTokenVerifier(deps: { config: Config; db: Db; secret
         const oldest = cache.keys().next();
         if (!oldest.done) cache.delete(oldest.value);
       }
-      cache.set(key, { token, principal, expiresAt: (payload.exp ?? 0) * 1000, grantId });
+      cache.set(key, { token, principal, expiresAt: (payload.exp ?? 0) * 1000, grantIds });
       return principal;
     },
     forgetUser(userId) {

@@ -17,7 +17,6 @@ import type { TrustProxy } from '../net/client-address.ts';
 import { requireAuth, UnauthorizedError, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { AccountOwners } from './account-owner.ts';
 import type { ApiEnv } from './context.ts';
-import { ApiError } from './errors.ts';
 import { DomainError } from '../domain/errors.ts';
 import { decimalAmount, idempotencyKey, UUID } from './fields.ts';
 import { jsonInput } from './json-input.ts';
@@ -102,7 +101,7 @@ export function createBuyApi(deps: {
       if (!token) throw new UnauthorizedError('The authorization header is not a bearer token');
       userId = (await deps.auth.verify(token)).userId;
     } catch (error) {
-      if (error instanceof UnauthorizedError) throw new ApiError(401, 'UNAUTHORIZED', error.message);
+      if (error instanceof UnauthorizedError) throw new DomainError('UNAUTHORIZED', error.message);
       throw error;
     }
     await owners.ensure(accountId, userId);
@@ -180,7 +179,7 @@ export function createBuyApi(deps: {
   app.post('/webhooks/card', async (c) => {
     const event = await signedWebhookBody(c, deps.provider, 'card', webhookBody);
     const outcome = await desk.applyPaymentEvent(event);
-    if (outcome === 'unknown') throw new ApiError(404, 'B2C_ORDER_NOT_FOUND', 'No open order has this reference');
+    if (outcome === 'unknown') throw new DomainError('B2C_ORDER_NOT_FOUND', 'No open order has this reference');
     deps.log.info({ reference: event.reference, status: event.status, eventId: event.eventId, outcome }, 'card payment event');
     return c.json({ received: true, outcome });
   });

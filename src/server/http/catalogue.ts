@@ -13,7 +13,7 @@ import { z } from 'zod';
 import type { Catalogue } from '../domain/catalogue.ts';
 import { invertedRatesMap, lastKnownRates, ratesMap } from '../domain/rates.ts';
 import type { RatesPort } from '../adapters/rates/port.ts';
-import { ApiError } from './errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { readJsonBody } from './json-body.ts';
 import type { ApiEnv } from './context.ts';
 
@@ -67,7 +67,7 @@ export function createCatalogueApi(deps: { catalogue: Catalogue; rates: RatesPor
 
 function findOrRefuse<T extends { currency: string }>(list: readonly T[], currency: string, kind: string): T {
   const found = list.find((item) => item.currency === currency);
-  if (!found) throw new ApiError(400, 'UNKNOWN_CURRENCY', `${currency} is not a ${kind} currency this wallet offers`);
+  if (!found) throw new DomainError('UNKNOWN_CURRENCY', `${currency} is not a ${kind} currency this wallet offers`);
   return found;
 }
 

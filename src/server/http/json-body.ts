@@ -1,4 +1,4 @@
-import { ApiError } from './errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { isExactNumberToken } from './json-amount.ts';
 
 /**
@@ -9,10 +9,10 @@ import { isExactNumberToken } from './json-amount.ts';
 function refuseLossy(key: string, value: unknown, context?: { source?: string }): unknown {
   const where = key ? `${key}: ` : '';
   if ((typeof value === 'string' && value.includes('\u0000')) || key.includes('\u0000')) {
-    throw new ApiError(400, 'VALIDATION', `${where}A text must not contain the NUL character`);
+    throw new DomainError('VALIDATION', `${where}A text must not contain the NUL character`);
   }
   if (typeof value === 'number' && context?.source !== undefined && !isExactNumberToken(context.source, value)) {
-    throw new ApiError(400, 'VALIDATION', `${where}A number must be written out in full, without an exponent, and exactly as a double holds it; send an amount as a string`);
+    throw new DomainError('VALIDATION', `${where}A number must be written out in full, without an exponent, and exactly as a double holds it; send an amount as a string`);
   }
   return value;
 }
@@ -23,8 +23,8 @@ export function parseJsonBody(text: string): unknown {
   try {
     parsed = JSON.parse(text, refuseLossy);
   } catch (error) {
-    if (error instanceof ApiError) throw error;
-    throw new ApiError(400, 'VALIDATION', 'The request body is not valid JSON');
+    if (error instanceof DomainError) throw error;
+    throw new DomainError('VALIDATION', 'The request body is not valid JSON');
   }
   return parsed;
 }

@@ -6,6 +6,7 @@
  * `decidedBy(operator, 'finance', line)` (domain/operator/roles.ts) as its hook, so the role is checked again and the
  * audit line written in the decision's own transaction.
  */
+import type { ApprovalSeal } from '../domain/signing.ts';
 import { Hono, type MiddlewareHandler } from 'hono';
 import type pg from 'pg';
 import { z } from 'zod';
@@ -48,7 +49,7 @@ function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, string
   return schema.parse(query);
 }
 
-export function createOperatorApi(deps: { config: Config; pool: pg.Pool; auth: AccessTokenVerifier; mail: MailDelivery }): Hono<OperatorEnv> {
+export function createOperatorApi(deps: { config: Config; pool: pg.Pool; auth: AccessTokenVerifier; mail: MailDelivery; approvalSeal?: ApprovalSeal | undefined }): Hono<OperatorEnv> {
   const { pool, config } = deps;
   const app = new Hono<OperatorEnv>();
   const signedIn = requireAuth(deps.auth) as unknown as MiddlewareHandler<OperatorEnv>;
@@ -143,7 +144,7 @@ export function createOperatorApi(deps: { config: Config; pool: pg.Pool; auth: A
     const operator = c.get('operator');
     const { reason: why } = c.req.valid('json');
     const line = { action: 'withdrawal.approve', subject: `withdrawal:${id}`, reason: why };
-    return c.json({ result: await approveWithdrawal(pool, { orderId: id, operatorId: operator.id, reason: why }, decidedBy(operator, 'finance', line)) });
+    return c.json({ result: await approveWithdrawal(pool, { orderId: id, operatorId: operator.id, reason: why }, decidedBy(operator, 'finance', line), deps.approvalSeal) });
   });
 
   app.post('/operator/reviews/:id/reject', finance, jsonInput(z.object({ reason })), async (c) => {

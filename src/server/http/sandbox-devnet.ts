@@ -13,7 +13,7 @@ import { Hono } from 'hono';
 import { html } from 'hono/html';
 import { z } from 'zod';
 import type { DevnetControls } from '../adapters/chains/port.ts';
-import { ApiError } from './errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { readJsonBody } from './json-body.ts';
 
 const depositBody = z.object({
@@ -33,7 +33,7 @@ export function createDevnetSandbox(chain: DevnetControls): Hono {
   // The devnet's refusals (unknown currency, bad address or amount) are the caller's mistake: 400 with its problem.
   const refused = (error: unknown): unknown => {
     const refusal = chain.refusalOf(error);
-    return refusal ? new ApiError(400, refusal.problem, refusal.message, { cause: error }) : error;
+    return refusal ? new DomainError(refusal.problem, refusal.message, { cause: error }) : error;
   };
 
   app.post('/fail', async (c) => {

@@ -12,7 +12,6 @@ import { guardPincode } from '../domain/pincode.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { AccountOwners } from './account-owner.ts';
 import type { ApiEnv } from './context.ts';
-import { ApiError } from './errors.ts';
 import { DomainError } from '../domain/errors.ts';
 import { currency, decimalAmount, idempotencyKey, UUID } from './fields.ts';
 import { jsonInput } from './json-input.ts';
@@ -87,8 +86,8 @@ export function createSellApi(deps: { pool: pg.Pool; desk: SellDesk; provider: P
   app.post('/webhooks/payout', async (c) => {
     const report = await signedWebhookBody(c, deps.provider, 'payout', webhookBody);
     const outcome = await desk.applyPayoutReport(report);
-    if (outcome === 'unknown') throw new ApiError(404, 'C2F_ORDER_NOT_FOUND', 'No order has this reference');
-    if (outcome === 'conflict') throw new ApiError(409, 'C2F_PAYOUT_CONFLICT', 'The order already ended the other way');
+    if (outcome === 'unknown') throw new DomainError('C2F_ORDER_NOT_FOUND', 'No order has this reference');
+    if (outcome === 'conflict') throw new DomainError('C2F_PAYOUT_CONFLICT', 'The order already ended the other way');
     deps.log.info({ reference: report.reference, status: report.status, outcome }, 'payout report');
     return c.json({ received: true, outcome });
   });

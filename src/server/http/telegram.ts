@@ -6,13 +6,13 @@ import { z } from 'zod';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
 import { MESSENGER_CODES, type MessengerService, type OwnerProof } from '../domain/messenger.ts';
+import { DomainError, isErrorCode } from '../domain/errors.ts';
 import { signInitData } from '../domain/telegram-init-data.ts';
 import { MESSENGER_GRANT, type TokenEndpointAnswer } from '../idp/messenger-grant.ts';
 import type { WalletBot } from '../adapters/telegram/port.ts';
 import { TELEGRAM_SANDBOX_PATH } from '../config-telegram.ts';
 import { createTelegramSandbox } from './sandbox-telegram.ts';
 import { FIRST_PARTY_SCOPE, API_SCOPE } from '../idp/provider.ts';
-import { ApiError, statusOf } from './errors.ts';
 import { loopbackOnly } from './loopback-only.ts';
 import { readJsonBody } from './json-body.ts';
 import { jsonInput } from './json-input.ts';
@@ -24,6 +24,7 @@ const oneTimeCode = z.string({ error: 'The one-time code is required' }).trim().
 const authBody = z.object({ initData });
 const linkLoginBody = z.object({ oneTimeCode, tgCode: initData });
 const linkBody = z.object({ tgCode: initData });
+const notificationsBody = z.object({ enabled: z.boolean({ error: 'enabled must be true or false' }) });
 const updateBody = z.looseObject({ update_id: z.number().int() });
 const devQuery = z.object({
   id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).default(100_000_001),
@@ -44,7 +45,6 @@ export type TokenUser = {
   profile: Record<string, unknown> & { sub: string };
 };
 
-const MESSENGER_CODE_LIST: readonly string[] = Object.values(MESSENGER_CODES);
 
 const jsonBody = (c: { req: { text: () => Promise<string> } }) => readJsonBody(c.req);
 
@@ -84,14 +84,14 @@ export function createTelegramApi(deps: {
   const limit = bodyLimit({ maxSize: 16 * 1024, onError: (c) => c.json(payloadTooLarge(16 * 1024), 413) });
 
   const messenger = (): MessengerService => {
-    if (!deps.messenger) throw new ApiError(404, 'TG_DISABLED', 'Telegram is not configured on this server');
+    if (!deps.messenger) throw new DomainError('TG_DISABLED', 'Telegram is not configured on this server');
     return deps.messenger;
   };
 
   /** Asks the identity provider for tokens by the messenger grant; its refusals carry SPEC §8's codes. */
   const signIn = async (fields: { initData: string; oneTimeCode?: string }): Promise<TokenUser> => {
     messenger();
-    if (!deps.token) throw new ApiError(503, MESSENGER_CODES.support, 'Telegram sign-in needs the embedded identity provider (OIDC_ISSUER names another issuer)');
+    if (!deps.token) throw new DomainError(MESSENGER_CODES.support, 'Telegram sign-in needs the embedded identity provider (OIDC_ISSUER names another issuer)');
     const form = new URLSearchParams({ grant_type: MESSENGER_GRANT, client_id: config.oidc.clientId, init_data: fields.initData, scope: `${FIRST_PARTY_SCOPE} ${API_SCOPE}` });
     if (fields.oneTimeCode !== undefined) form.set('one_time_code', fields.oneTimeCode);
     const answer = await deps.token(form);
@@ -100,9 +100,10 @@ export function createTelegramApi(deps: {
       const code = typeof body.error === 'string' ? body.error : '';
       const message = typeof body.error_description === 'string' ? body.error_description : 'The Telegram sign-in failed';
       // The provider relays the messenger's refusals by their code; any other B2C_USM code is the client's.
-      if (/^B2C_USM\d{4}$/.test(code)) throw new ApiError(MESSENGER_CODE_LIST.includes(code) ? statusOf(code) : 400, code, message);
+      // A code of ours is relayed as it is; one we do not know is the sign-in failing.
+      if (/^B2C_USM\d{4}$/.test(code)) throw new DomainError(isErrorCode(code) ? code : MESSENGER_CODES.failed, message);
       log.warn({ status: answer.status, error: code, description: message }, 'telegram sign-in refused by the identity provider');
-      throw new ApiError(answer.status >= 500 ? 503 : 400, answer.status >= 500 ? MESSENGER_CODES.support : MESSENGER_CODES.failed, message);
+      throw new DomainError(answer.status >= 500 ? MESSENGER_CODES.support : MESSENGER_CODES.failed, message);
     }
     const idToken = String(body.id_token);
     return {
@@ -143,6 +144,9 @@ export function createTelegramApi(deps: {
     return c.json(await messenger().state(userId));
   });
 
+  // Settings' switch of the bot's messages about the user's money (deposits, withdrawals, purchases).
+  app.post('/user/tg/notifications', auth, jsonInput(notificationsBody), async (c) => c.json(await messenger().setNotifications(c.get('principal').userId, c.req.valid('json').enabled)));
+
   app.post('/user/tg/unlink', auth, async (c) => {
     const userId = c.get('principal').userId;
     await messenger().unlink(userId, proofOf(c));
@@ -152,8 +156,8 @@ export function createTelegramApi(deps: {
   // Its body limit (1 MB, what Telegram sends) is the gateway's own for webhooks: http/body-limit.ts.
   app.post('/tg/webhook', async (c) => {
     const bot = deps.bot;
-    if (!bot) throw new ApiError(404, 'TG_DISABLED', 'Telegram is not configured on this server');
-    if (!sameSecret(c.req.header('x-telegram-bot-api-secret-token'), bot.webhookSecret)) throw new ApiError(401, 'UNAUTHORIZED', 'The webhook secret token is wrong');
+    if (!bot) throw new DomainError('TG_DISABLED', 'Telegram is not configured on this server');
+    if (!sameSecret(c.req.header('x-telegram-bot-api-secret-token'), bot.webhookSecret)) throw new DomainError('UNAUTHORIZED', 'The webhook secret token is wrong');
     const update = updateBody.parse(await jsonBody(c));
     await bot.handleUpdate(update as Parameters<WalletBot['handleUpdate']>[0]);
     return c.json({ ok: true });
@@ -162,7 +166,7 @@ export function createTelegramApi(deps: {
   // Development mode only (no bot token, not production), and only straight from loopback: init data for any
   // Telegram user, signed as a bot would, is a sign-in as that user.
   app.get('/tg/dev/init-data', loopbackOnly(), (c) => {
-    if (!config.telegram.devMode || !deps.messenger) throw new ApiError(404, 'NOT_FOUND', `No such endpoint: GET ${c.req.path}`);
+    if (!config.telegram.devMode || !deps.messenger) throw new DomainError('NOT_FOUND', `No such endpoint: GET ${c.req.path}`);
     const query = devQuery.parse(c.req.query());
     const { keys } = deps.messenger;
     const user = { id: query.id, first_name: query.first_name, username: query.username || undefined, language_code: query.language_code || undefined };

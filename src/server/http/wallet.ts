@@ -10,6 +10,8 @@ import type { Custody } from '../custody.ts';
 import { addAssets, archiveAsset } from '../domain/assets.ts';
 import { DomainError } from '../domain/errors.ts';
 import { findTransaction, historyWithBalance, TRANSACTION_TYPES } from '../domain/history.ts';
+import { checkExportLink, exportLinkQuery, historyCsv, type ExportQuery } from '../domain/history-export.ts';
+import type { SecretsKey } from '../adapters/keys/port.ts';
 import type { AccountOwners } from './account-owner.ts';
 import type { ApiEnv } from './context.ts';
 import { accountInBody, currency, UUID } from './fields.ts';
@@ -24,9 +26,11 @@ const historyBody = z.object({
   pageSize: z.coerce.number().int().min(1).max(100).default(100),
   pageNumber: z.coerce.number().int().min(1).max(100_000).default(1),
 });
+const exportBody = z.object({ currency: currency.optional(), from: z.string().max(10), to: z.string().max(10) });
+const exportQuery = z.object({ currency: currency.optional(), from: z.string().max(10), to: z.string().max(10), expires: z.string().max(20).optional(), signature: z.string().max(200).optional() });
 const detailQuery = z.object({ type: z.enum(TRANSACTION_TYPES, { error: `type must be one of ${TRANSACTION_TYPES.join(', ')}` }).optional() });
 
-export function createWalletApi(deps: { pool: pg.Pool; custody: Custody; owners: AccountOwners }): Hono<ApiEnv> {
+export function createWalletApi(deps: { pool: pg.Pool; custody: Custody; owners: AccountOwners; secrets: Pick<SecretsKey, 'keyedHash'> }): Hono<ApiEnv> {
   const { pool, custody } = deps;
   const { catalogue } = custody;
   const app = new Hono<ApiEnv>();
@@ -63,6 +67,44 @@ export function createWalletApi(deps: { pool: pg.Pool; custody: Custody; owners:
     // With a currency, that currency's balance from the same snapshot comes along (the asset page shows both).
     const { result, balance } = await historyWithBalance(pool, c.req.param('account'), body, catalogue);
     return c.json({ result, pageNumber: body.pageNumber, pageSize: body.pageSize, ...(balance ? { balance } : {}) });
+  });
+
+  // The history as CSV (issue 36 item 4): the app asks for a link (owner only), the browser or Telegram opens it.
+  app.post('/:account/asset/transactions/export', account, jsonInput(exportBody), async (c) => {
+    const body = c.req.valid('json');
+    const id = c.req.param('account');
+    const query = exportLinkQuery(deps.secrets, { account: id, currency: body.currency, from: body.from, to: body.to });
+    return c.json({ url: `/api/${id}/asset/transactions.csv?${query}` });
+  });
+
+  // No bearer token here: the link's signature names the account, the asset and the range, and runs out in 5 minutes.
+  app.get('/:account/asset/transactions.csv', async (c) => {
+    const id = c.req.param('account');
+    // Without a link's signature this is no link of ours, whatever else it carries: refused like a forged one (403).
+    const raw = c.req.query();
+    if (!UUID.test(id) || !raw['signature'] || !raw['expires']) throw new DomainError('EXPORT_LINK_INVALID', 'This export link is not valid');
+    const input = exportQuery.parse(raw);
+    const query: ExportQuery = { account: id, currency: input.currency, from: input.from, to: input.to };
+    checkExportLink(deps.secrets, query, input.expires, input.signature);
+    const rows = historyCsv(pool, query);
+    // The header line is read before answering, so a bad range is a 400, not a broken download.
+    const first = await rows.next();
+    const encoder = new TextEncoder();
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        if (!first.done) controller.enqueue(encoder.encode(first.value));
+      },
+      async pull(controller) {
+        const next = await rows.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      },
+      async cancel() {
+        await rows.return(undefined);
+      },
+    });
+    const name = `history-${input.currency ?? 'all'}-${input.from}-${input.to}.csv`;
+    return new Response(body, { headers: { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${name}"`, 'cache-control': 'no-store' } });
   });
 
   app.get('/:account/asset/transaction/:id', account, async (c) => {

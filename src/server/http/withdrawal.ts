@@ -8,6 +8,7 @@
  * POST   /{account}/withdrawal/check-address { currency, address }  → { checkResult, belongsToSameUser, accountType, … }
  * POST   /{account}/withdrawal/preliminary/fee { currency, amount?, depositAddress? }  → { fee, feeCurrency, receiveAmount, feeQuoteId, expiresAt, … }
  * POST   /{account}/address-book { name, blockchain, address }  → entry
+ * POST   /{account}/address-book/caution { blockchain, address }  → { caution: null | { kind: LOOKALIKE, similarTo } | { kind: DUST_ONLY } }
  * POST   /{account}/address-book/all { pageNumber, pageSize ≤ 1000 }  → { result, pageNumber, pageSize, total }
  * GET    /{account}/address-book/{id}                   → entry
  * DELETE /{account}/address-book/{id}                   → the deleted entry
@@ -18,7 +19,9 @@ import { z } from 'zod';
 import { guardPincode } from '../domain/pincode.ts';
 import type { WithdrawalService } from '../domain/withdrawals/requests.ts';
 import type { ChainAddressing } from '../adapters/chains/port.ts';
-import { addAddress, ADDRESS_BOOK_LIMIT, ADDRESS_BOOK_NAME_MAX, deleteAddress, getAddress, listAddresses } from '../domain/address-book.ts';
+import { addAddress, ADDRESS_BOOK_LIMIT, ADDRESS_BOOK_NAME_MAX, AddressBookError, deleteAddress, getAddress, listAddresses } from '../domain/address-book.ts';
+import { addressCaution } from '../domain/address-caution.ts';
+import { isNetwork } from '../../lib/currencies.ts';
 import type { AccountOwners } from './account-owner.ts';
 import type { ApiEnv } from './context.ts';
 import { DomainError } from '../domain/errors.ts';
@@ -44,6 +47,7 @@ const addressBody = z.object({
   address: address.refine((value) => value.trim() !== '', 'The address is required'),
   account: accountField,
 });
+const cautionBody = addressBody.omit({ name: true });
 const pageBody = z.object({
   account: accountField,
   pageNumber: z.coerce.number().int().min(1).max(100_000).default(1),
@@ -55,7 +59,7 @@ export function createWithdrawalApi(deps: { pool: pg.Pool; withdrawals: Withdraw
   const app = new Hono<ApiEnv>();
   const account = deps.owners.route;
   const body = <S extends z.ZodType>(schema: S, options: { idempotencyKey?: boolean } = {}) => jsonInput(schema, { account: 'path', ...options });
-  const idOf = (id: string | undefined, code: string, what: string) => {
+  const idOf = (id: string | undefined, code: 'WITHDRAWAL_NOT_FOUND' | 'ADDRESS_BOOK_NOT_FOUND', what: string) => {
     if (!id || !UUID.test(id)) throw new DomainError(code, `No such ${what} in this account`);
     return id;
   };
@@ -107,6 +111,13 @@ export function createWithdrawalApi(deps: { pool: pg.Pool; withdrawals: Withdraw
   app.post('/:account/address-book', account, body(addressBody), async (c) => {
     const input = c.req.valid('json');
     return c.json(await addAddress(pool, c.req.param('account'), input, deps.addresses), 201);
+  });
+
+  app.post('/:account/address-book/caution', account, body(cautionBody), async (c) => {
+    const input = c.req.valid('json');
+    const network = input.blockchain.toUpperCase();
+    if (!isNetwork(network)) throw new AddressBookError('ADDRESS_BOOK_UNKNOWN_NETWORK', `${input.blockchain} is not a network this wallet knows`);
+    return c.json({ caution: await addressCaution(pool, c.req.param('account'), network, input.address, deps.addresses) });
   });
 
   app.post('/:account/address-book/all', account, body(pageBody), async (c) => {

@@ -20,8 +20,14 @@ export function storedOidcId(key: SecretsKey, id: string): string {
   return key.keyedHash(id, LOOKUP);
 }
 
+/** What an id may be stored as: its keyed hash under the current key, then under each previous one (a rotation). */
+export function storedOidcIds(key: SecretsKey, id: string): string[] {
+  return key.keyedHashes(id, LOOKUP);
+}
+
 export function createPostgresAdapter(pool: pg.Pool, key: SecretsKey): new (name: string) => Adapter {
   const lookup = (value: string) => storedOidcId(key, value);
+  const lookups = (value: string) => storedOidcIds(key, value);
   // Every statement is prepared once per connection (named): a sign-in runs several, and PostgreSQL's share of a
   // login's CPU (bench:login) was as large as the server's own beside argon2id.
   return class PostgresAdapter implements Adapter {
@@ -33,6 +39,11 @@ export function createPostgresAdapter(pool: pg.Pool, key: SecretsKey): new (name
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
       const expiresAt = expiresIn ? new Date(Date.now() + expiresIn * 1000) : null;
       const stored = { ...payload, jti: key.seal(id, SEALED_ID) };
+      const [current = '', ...previous] = lookups(id);
+      if (previous.length > 0) {
+        // A row from before a rotation moves to the current key in place (deleting a Grant would revoke it).
+        await pool.query('UPDATE oidc_payload SET id = $3 WHERE type = $1 AND id = ANY($2::text[])', [this.name, previous, current]);
+      }
       await pool.query({
         name: 'oidc_upsert',
         text: `INSERT INTO oidc_payload (id, type, payload, grant_id, user_code, uid, expires_at)
@@ -44,12 +55,12 @@ export function createPostgresAdapter(pool: pg.Pool, key: SecretsKey): new (name
     }
 
     /** `id` is known when looking up by it; by uid or user code the sealed copy gives it back. */
-    private async findBy(column: 'id' | 'uid' | 'user_code', value: string, id?: string): Promise<AdapterPayload | undefined> {
+    private async findBy(column: 'id' | 'uid' | 'user_code', values: string[], id?: string): Promise<AdapterPayload | undefined> {
       const result = await pool.query<Row>({
         name: `oidc_find_by_${column}`,
         text: `SELECT payload, consumed_at FROM oidc_payload
-         WHERE type = $1 AND ${column} = $2 AND (expires_at IS NULL OR expires_at > now()) LIMIT 1`,
-        values: [this.name, value],
+         WHERE type = $1 AND ${column} = ANY($2::text[]) AND (expires_at IS NULL OR expires_at > now()) LIMIT 1`,
+        values: [this.name, values],
       });
       const row = result.rows[0];
       if (!row) return undefined;
@@ -59,28 +70,28 @@ export function createPostgresAdapter(pool: pg.Pool, key: SecretsKey): new (name
     }
 
     find(id: string): Promise<AdapterPayload | undefined> {
-      return this.findBy('id', lookup(id), id);
+      return this.findBy('id', lookups(id), id);
     }
 
     findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      return this.findBy('uid', uid);
+      return this.findBy('uid', [uid]);
     }
 
     findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-      return this.findBy('user_code', lookup(userCode));
+      return this.findBy('user_code', lookups(userCode));
     }
 
     async consume(id: string): Promise<void> {
-      await pool.query({ name: 'oidc_consume', text: 'UPDATE oidc_payload SET consumed_at = now() WHERE type = $1 AND id = $2', values: [this.name, lookup(id)] });
+      await pool.query({ name: 'oidc_consume', text: 'UPDATE oidc_payload SET consumed_at = now() WHERE type = $1 AND id = ANY($2::text[])', values: [this.name, lookups(id)] });
     }
 
     async destroy(id: string): Promise<void> {
-      await pool.query({ name: 'oidc_destroy', text: 'DELETE FROM oidc_payload WHERE type = $1 AND id = $2', values: [this.name, lookup(id)] });
+      await pool.query({ name: 'oidc_destroy', text: 'DELETE FROM oidc_payload WHERE type = $1 AND id = ANY($2::text[])', values: [this.name, lookups(id)] });
     }
 
     /** Every artefact of the grant goes, whatever its model: this is what a reused refresh token triggers. */
     async revokeByGrantId(grantId: string): Promise<void> {
-      await pool.query({ name: 'oidc_revoke_grant', text: 'DELETE FROM oidc_payload WHERE grant_id = $1 OR (type = $2 AND id = $1)', values: [lookup(grantId), 'Grant'] });
+      await pool.query({ name: 'oidc_revoke_grant', text: 'DELETE FROM oidc_payload WHERE grant_id = ANY($1::text[]) OR (type = $2 AND id = ANY($1::text[]))', values: [lookups(grantId), 'Grant'] });
     }
   };
 }
@@ -111,6 +122,42 @@ export async function migrateOidcPayloads(pool: pg.Pool, key: SecretsKey): Promi
       moved += result.rowCount ?? 0;
     }
     if (legacy.rows.length < 500) return moved;
+  }
+}
+
+/**
+ * A SECRETS_KEY rotation: every row whose sealed id is not under the current key is rewritten under it (id, grant id,
+ * user code as keyed hashes, the sealed id), from its sealed copy, so refresh tokens and sessions issued before go on
+ * working with the new key alone. A row moves only from what it was read as: it can stop anywhere and run again.
+ */
+export async function resealOidcPayloads(pool: Pick<pg.Pool, 'query'>, key: SecretsKey, onMoved: () => void = () => {}): Promise<number> {
+  const lookup = (value: unknown) => (typeof value === 'string' ? key.keyedHash(value, LOOKUP) : null);
+  let moved = 0;
+  let after = ['', ''];
+  for (;;) {
+    const page = await pool.query<{ id: string; type: string; payload: AdapterPayload }>(
+      'SELECT type, id, payload FROM oidc_payload WHERE (type, id) > ($1, $2) AND (expires_at IS NULL OR expires_at > now()) ORDER BY type, id LIMIT 500',
+      after,
+    );
+    for (const row of page.rows) {
+      const sealed = row.payload.jti;
+      if (typeof sealed !== 'string' || key.sealedWithCurrent(sealed, SEALED_ID)) continue;
+      const id = key.open(sealed, SEALED_ID);
+      const result = await pool.query(`UPDATE oidc_payload SET id = $3, payload = $4, grant_id = $5, user_code = $6 WHERE type = $1 AND id = $2 AND payload->>'jti' = $7`, [
+        row.type,
+        row.id,
+        lookup(id),
+        JSON.stringify({ ...row.payload, jti: key.seal(id, SEALED_ID) }),
+        lookup(row.payload.grantId),
+        lookup(row.payload.userCode),
+        sealed,
+      ]);
+      moved += result.rowCount ?? 0;
+      if (result.rowCount) onMoved();
+    }
+    const last = page.rows.at(-1);
+    if (!last || page.rows.length < 500) return moved;
+    after = [last.type, last.id];
   }
 }
 

@@ -5,13 +5,14 @@
  */
 import type pg from 'pg';
 import type { Logger } from '../log.ts';
-import type { CollectionPort, WithdrawalChainPort } from '../adapters/chains/port.ts';
+import type { CollectionPort, CustodyHoldings, HotWalletFees, WithdrawalChainPort } from '../adapters/chains/port.ts';
 import { confirmDeposits, scanDeposits } from '../domain/deposits.ts';
 import { collectDeposits } from '../domain/sweeps.ts';
 import { expireSwapOrders } from '../domain/swaps/worker.ts';
 import { processWithdrawals } from '../domain/withdrawals/worker.ts';
 import { purgeAnalyticsEvents } from '../domain/analytics.ts';
 import { confirmCustodyMovements } from '../domain/custody-movements.ts';
+import { keepHotWallet, keepsHotWallet, type HotColdDeps } from '../domain/hot-cold.ts';
 import type { JobHandler } from './port.ts';
 import type { MarketFeed } from '../adapters/rates/port.ts';
 import { pollFeed } from '../domain/market/polling.ts';
@@ -27,7 +28,7 @@ export type JobSources = {
   pollMs: number;
   /** RATES_WALK_MS; 0 keeps the rates fixed and the job off. */
   ratesWalkMs: number;
-  chain: WithdrawalChainPort & { collection: CollectionPort };
+  chain: WithdrawalChainPort & CustodyHoldings & Partial<Pick<HotWalletFees, 'estimateFee'>> & { collection: CollectionPort };
   /** MIN_DEPOSIT per currency (atomic units): smaller deposits are recorded, never credited. */
   minDeposit?: Readonly<Record<string, bigint>>;
   /** The development walk's step (never in production), and the real feeds the worker polls, each at its pace. */
@@ -41,6 +42,10 @@ export type JobSources = {
   /** The outboxes of the sandboxes' signed webhooks (delivery.ts), each sent by its own job; absent while off. */
   payoutWebhooks: { deliverDue: Work } | undefined;
   cardWebhooks: { deliverDue: Work } | undefined;
+  /** HOT_WALLET_MAX, COLD_WALLET and UTXO_CONSOLIDATE_BELOW with what they need (domain/hot-cold.ts); absent: no such job. */
+  hotCold?: Omit<HotColdDeps, 'chain' | 'log'> | undefined;
+  /** The bot's messages about users' money (domain/notifications.ts); absent while Telegram is off. */
+  notifications?: { deliverDue: Work } | undefined;
   /** ANALYTICS_RETENTION_DAYS: stored analytics events older than this are deleted (also while analytics is off). */
   analyticsRetentionDays?: number | undefined;
 };
@@ -66,6 +71,9 @@ export function jobHandlers(sources: JobSources): JobHandler[] {
     // Sweeps: credited deposits into the hot wallet, where the network is account-based (collection.sweeps).
     if (chain.collection.sweeps(network)) add(`chain.sweeps:${network}`, pollMs, () => collectDeposits(pool, only, log));
     add(`custody.movements:${network}`, pollMs, () => confirmCustodyMovements(pool, only, log));
+    // The hot wallet between its bounds: deposit outputs consolidated while fees are low, the excess above the ceiling to cold.
+    const hotCold = sources.hotCold;
+    if (hotCold && keepsHotWallet(hotCold, network)) add(`custody.hot-cold:${network}`, pollMs, () => keepHotWallet(pool, { ...hotCold, chain: only, log }, network));
   }
   const { reference, feeds } = sources.market;
   if (reference && sources.ratesWalkMs > 0) add('rates.walk', sources.ratesWalkMs, reference.step);
@@ -83,6 +91,7 @@ export function jobHandlers(sources: JobSources): JobHandler[] {
   // Card payment webhooks go out; unconfirmed and unpaid buy orders past their time expire (not while buying is off).
   if (sources.cardWebhooks) add('webhooks.card', pollMs, sources.cardWebhooks.deliverDue);
   if (sources.buy) add('buy.expiry', ordersEveryMs, sources.buy.expireOrders);
+  if (sources.notifications) add('notifications.telegram', pollMs, sources.notifications.deliverDue);
   const retentionDays = sources.analyticsRetentionDays;
   if (retentionDays !== undefined) add('analytics.retention', 3_600_000, () => purgeAnalyticsEvents(pool, retentionDays));
   return jobs;

@@ -22,6 +22,7 @@ const stop = async () => {
   stopping = true;
   await worker.stop();
   await custody.close();
+  await custody.signer?.close();
   await database.close();
   await tracing?.shutdown();
   process.exit(0);

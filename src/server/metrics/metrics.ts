@@ -147,7 +147,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
     for (const p of await progress()) if (p.hasNode) set({ network: p.network }, p.maxLagBlocks);
   });
 
-  const backlog = (name: string, help: string, pick: 'pendingDeposits' | 'openWithdrawals', field: 'count' | 'oldestSeconds') =>
+  const backlog = (name: string, help: string, pick: 'pendingDeposits' | 'openWithdrawals' | 'waitingForFunds', field: 'count' | 'oldestSeconds') =>
     gauge(name, help, ['network'], async (set) => {
       const rows = (await figures())?.[pick];
       if (!rows) return;
@@ -157,6 +157,8 @@ export function createMetrics(sources: MetricsSources): Metrics {
   backlog('wallet_deposits_pending_oldest_seconds', 'Age of the oldest deposit waiting for confirmations (0 when none), by network.', 'pendingDeposits', 'oldestSeconds');
   backlog('wallet_withdrawals_open', 'Withdrawals not settled yet (PENDING, SIGNED, BROADCAST), by network.', 'openWithdrawals', 'count');
   backlog('wallet_withdrawals_open_oldest_seconds', 'Age of the oldest withdrawal not settled yet (0 when none), by network.', 'openWithdrawals', 'oldestSeconds');
+  backlog('wallet_withdrawals_waiting_for_funds', 'Withdrawals the hot wallet cannot pay now, waiting for a refill (PENDING with waiting_for_funds_since), by network.', 'waitingForFunds', 'count');
+  backlog('wallet_withdrawals_waiting_for_funds_oldest_seconds', 'How long the longest-waiting withdrawal has waited for the hot wallet (0 when none), by network.', 'waitingForFunds', 'oldestSeconds');
   gauge('wallet_withdrawals_under_review', "Withdrawals waiting for an operator's review (over a limit's threshold, or without a price).", [], async (set) => {
     const queue = (await figures())?.reviewQueue;
     if (queue) set({}, queue.count);

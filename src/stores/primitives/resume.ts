@@ -1,5 +1,6 @@
 import { persistentAtom } from '@nanostores/persistent';
 import type { ReadableAtom } from 'nanostores';
+import type { FlowScope } from './flow.ts';
 
 /** How long an order in flight is worth restoring: the longest wait of any flow (a purchase at the provider). */
 export const RESUME_MAX_AGE_MS = 30 * 60_000;
@@ -62,4 +63,21 @@ export function createResume<T>(name: string, now: () => number = () => Date.now
     },
     clear,
   };
+}
+
+/**
+ * The one wiring of a resume into a flow's visit (swap, buy, sell, send): opened on one of the routes a reload may
+ * land on, the visit starts from what was kept (`restore`; `forget` undoes it for another account), else what was
+ * kept is dropped; what `snapshot` says is kept whenever one of `follow` changes, and dropped when the flow is left.
+ */
+export function keepVisit<T>(
+  scope: FlowScope,
+  resume: Resume<T>,
+  options: { resumes: boolean; $account: ReadableAtom<string | null>; restore: (data: T) => void; forget: () => void; follow: readonly ReadableAtom<unknown>[]; snapshot: () => T | undefined },
+): void {
+  if (options.resumes) scope.onLeave(resume.restore(options.$account, options.restore, options.forget));
+  else resume.clear();
+  const save = () => resume.save(options.$account.get(), options.snapshot());
+  for (const store of options.follow) scope.follow(store, save);
+  scope.onLeave(() => resume.clear());
 }

@@ -1,11 +1,11 @@
 import { useStore } from '@nanostores/react';
-import { shortenAddress } from '../../lib/address.ts';
 import { copyAddress } from '../../stores/asset.ts';
 import { $t } from '../../stores/i18n.ts';
 import { writeClipboard } from './clipboard.ts';
+import { Address } from './address.tsx';
 import { Glyph } from './glyph.tsx';
 
-/** The shortened address (first part, dots, last 4); a tap copies the whole one and says so. */
+/** The shortened address (first 8, dots, last 4, grouped as every address is); a tap copies the whole one and says so. */
 export function CopyableAddress({ address, label }: { address: string; label: string }) {
   const t = useStore($t);
   return (
@@ -19,7 +19,7 @@ export function CopyableAddress({ address, label }: { address: string; label: st
     >
       <span className="flex flex-col min-w-0">
         <span className="text-sm text-muted">{label}</span>
-        <span className="font-mono font-600">{shortenAddress(address)}</span>
+        <Address value={address} short />
       </span>
       <Glyph name="copy" size={20} className="shrink-0 text-muted" />
     </button>

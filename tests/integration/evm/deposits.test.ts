@@ -53,7 +53,7 @@ describe('Ethereum deposits on anvil', () => {
       )
     ).rows;
   const balances = async (accountId: string) =>
-    Object.fromEntries((await listAssets(database.pool, accountId, custody.catalogue)).filter((a) => ['ETH', 'USDT_ETH', 'USDC_ETH'].includes(a.currency)).map((a) => [a.currency, a.totalAvailable]));
+    Object.fromEntries((await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).filter((a) => ['ETH', 'USDT_ETH', 'USDC_ETH'].includes(a.currency)).map((a) => [a.currency, a.totalAvailable]));
 
   it('shows ETH, USDT and USDC deposits Pending from their block and credits each once after the confirmations', async () => {
     const { accountId } = await createWalletAccount(database.pool);
@@ -163,7 +163,7 @@ describe('Ethereum deposits on anvil', () => {
   });
 
   it('reads the same transfers through a WebSocket URL (ETHEREUM_RPC_URL may be ws://)', async () => {
-    const overWs = createEvmAdapter(database.pool, { rpcUrl: anvil.url.replace('http://', 'ws://'), env: 'regtest', tokens, seed: custody.seed.bytes, replaceAfterBlocks: 12, addresses: chainAddressing('regtest') });
+    const overWs = createEvmAdapter(database.pool, { rpcUrl: anvil.url.replace('http://', 'ws://'), env: 'regtest', tokens, keys: custody.keys, replaceAfterBlocks: 12, addresses: chainAddressing('regtest') });
     // From the start (32 blocks below the tip, or block 0): the earlier tests' deposits are there.
     const [viaWs, viaHttp] = [await overWs.scan('ETHEREUM', null, 100), await custody.chain.scan('ETHEREUM', null, 100)];
     expect(viaWs).toEqual(viaHttp);
@@ -171,7 +171,7 @@ describe('Ethereum deposits on anvil', () => {
   });
 
   it('refuses a node whose chain id is not the CHAIN_ENV one, saying which it is', async () => {
-    const adapter = createEvmAdapter(database.pool, { rpcUrl: anvil.url, env: 'mainnet', tokens, seed: custody.seed.bytes, replaceAfterBlocks: 12, addresses: chainAddressing('regtest') });
+    const adapter = createEvmAdapter(database.pool, { rpcUrl: anvil.url, env: 'mainnet', tokens, keys: custody.keys, replaceAfterBlocks: 12, addresses: chainAddressing('regtest') });
     await expect(adapter.scan('ETHEREUM', null, 10)).rejects.toThrow(/chain id 31337 .*CHAIN_ENV is mainnet/);
   });
 });

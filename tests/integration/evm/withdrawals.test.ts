@@ -70,7 +70,7 @@ describe('Ethereum withdrawals on anvil', () => {
   const transfer = (to: Address, amount: bigint) => encodeFunctionData({ abi: tokenAbi, functionName: 'transfer', args: [to, amount] });
   const stranger = () => privateKeyToAccount(generatePrivateKey()).address;
   const balances = async (accountId: string) =>
-    Object.fromEntries((await listAssets(database.pool, accountId, custody.catalogue)).filter((a) => a.currency in { ETH: 1, USDT_ETH: 1, USDC_ETH: 1 }).map((a) => [a.currency, { available: a.totalAvailable, onHold: a.onHold }]));
+    Object.fromEntries((await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).filter((a) => a.currency in { ETH: 1, USDT_ETH: 1, USDC_ETH: 1 }).map((a) => [a.currency, { available: a.totalAvailable, onHold: a.onHold }]));
 
   /** A user credited with real deposits from anvil's account: ETH and each token given. */
   const fundedUser = async (amounts: { ETH?: bigint; USDT_ETH?: bigint; USDC_ETH?: bigint }) => {

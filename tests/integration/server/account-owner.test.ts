@@ -37,7 +37,9 @@ describe('the account-owner guard', () => {
     });
     return { status: response.status, body: (await response.json()) as { exceptionCode?: string; message?: string } };
   };
-  const accountRoutes = () => server.routes.filter((route) => route.path.includes('/:account'));
+  /** A signed download link is its own credential (a browser or Telegram opens it without a bearer token): it is guarded by its signature. */
+  const SIGNED_LINKS = ['/api/:account/asset/transactions.csv'];
+  const accountRoutes = () => server.routes.filter((route) => route.path.includes('/:account') && !SIGNED_LINKS.includes(route.path));
 
   it('guards every account route: a foreign or unknown account is 403 FORBIDDEN, no token 401', async () => {
     const routes = accountRoutes();
@@ -56,6 +58,11 @@ describe('the account-owner guard', () => {
       }
     }
     expect(refused).toEqual([]);
+    for (const path of SIGNED_LINKS) {
+      for (const token of [bob.accessToken, alice.accessToken, undefined]) {
+        expect(await send('GET', fill(path, alice.accountId), token)).toMatchObject({ status: 403, body: { exceptionCode: 'EXPORT_LINK_INVALID' } });
+      }
+    }
   }, 120_000);
 
   it('answers an unknown path under an account as any unknown endpoint: 404 NOT_FOUND in the error shape', async () => {

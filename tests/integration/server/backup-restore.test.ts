@@ -7,7 +7,8 @@ import { promisify } from 'node:util';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { auditFailures, createWalletAccount, openTestCustody, TEST_SECRETS_KEY } from '../../support/custody.ts';
 import type { Database } from '../../../src/server/db/database.ts';
-import { balancesOf, ensureUserLedgerAccount, hold, SYSTEM_ACCOUNTS, systemAccountId, transfer } from '../../../src/server/domain/ledger.ts';
+import { balancesOf, ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId } from '../../../src/server/domain/ledger.ts';
+import { hold, transfer } from '../../../src/server/domain/ledger-writes.ts';
 
 /**
  * README, "Backups and restore", tried on a real database (issue 30 item 6): users and ledger movements made through

@@ -9,7 +9,8 @@ import { openDatabase, type Database } from '../../../src/server/db/database.ts'
 import { openCustody } from '../../../src/server/custody.ts';
 import { loadEnvironmentConfig, startFailure } from '../../../src/server/environment.ts';
 import { custodyBalances } from '../../../src/server/domain/custody-balances.ts';
-import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId, transfer } from '../../../src/server/domain/ledger.ts';
+import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId } from '../../../src/server/domain/ledger.ts';
+import { transfer } from '../../../src/server/domain/ledger-writes.ts';
 import { formatUnits } from '../../../src/lib/amount.ts';
 import { findCoin } from '../../../src/lib/currencies.ts';
 

@@ -17,11 +17,11 @@ describe('deposits from the devnet', () => {
   const newAccountWith = async (currencies: string[]) => {
     const { accountId } = await createWalletAccount(database.pool);
     await addAssets(database.pool, accountId, currencies, custody.catalogue, custody);
-    const assets = await listAssets(database.pool, accountId, custody.catalogue);
+    const assets = await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard);
     const address = (currency: string) => assets.find((a) => a.currency === currency)?.depositAddress ?? '';
     return { accountId, address };
   };
-  const asset = async (accountId: string, currency: string) => (await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === currency);
+  const asset = async (accountId: string, currency: string) => (await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).find((a) => a.currency === currency);
   const history = (accountId: string) => listTransactions(database.pool, accountId, { sort: 'DESC', pageSize: 100, pageNumber: 1 }, custody.catalogue);
   const depositRows = (accountId: string) => database.pool.query('SELECT state FROM chain_deposits WHERE wallet_account_id = $1', [accountId]);
 

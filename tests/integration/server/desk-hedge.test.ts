@@ -6,7 +6,8 @@ import { startExchangeStandIn, type ExchangeStandIn } from '../../support/exchan
 import type { Database } from '../../../src/server/db/database.ts';
 import { createHedgeExchange } from '../../../src/server/adapters/rates/exchanges.ts';
 import type { HedgePort } from '../../../src/server/adapters/rates/port.ts';
-import { ensureUserLedgerAccount, post, SYSTEM_ACCOUNTS, systemAccountId } from '../../../src/server/domain/ledger.ts';
+import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId } from '../../../src/server/domain/ledger.ts';
+import { post } from '../../../src/server/domain/ledger-writes.ts';
 import { DESK_ACCOUNT } from '../../../src/server/domain/market/desk.ts';
 import { deskExposure } from '../../../src/server/domain/market/exposure.ts';
 import { hedgeExposure } from '../../../src/server/domain/market/hedge.ts';

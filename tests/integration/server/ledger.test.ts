@@ -2,18 +2,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { auditFailures, createWalletAccount, openTestCustody } from '../../support/custody.ts';
 import type { Database } from '../../../src/server/db/database.ts';
-import {
-  balancesOf,
-  ensureUserLedgerAccount,
-  hold,
-  LedgerError,
-  post,
-  release,
-  settle,
-  SYSTEM_ACCOUNTS,
-  systemAccountId,
-  transfer,
-} from '../../../src/server/domain/ledger.ts';
+import { auditLedger } from '../../../src/server/domain/ledger-audit.ts';
+import { balancesOf, ensureUserLedgerAccount, LedgerError, SYSTEM_ACCOUNTS, systemAccountId } from '../../../src/server/domain/ledger.ts';
+import { hold, post, release, settle, transfer } from '../../../src/server/domain/ledger-writes.ts';
 
 describe('the ledger', () => {
   let testDatabase: TestDatabase;
@@ -161,5 +152,34 @@ describe('the ledger', () => {
     expect(failures.map((f) => f.name)).toContain('every balance row equals the sum of its postings');
     await database.pool.query(`UPDATE ledger_balances SET available = available - 1 WHERE ledger_account_id = $1`, [alice]);
     expect(await auditFailures(database.pool)).toEqual([]);
+  });
+
+  it('has a sampled audit (ledger:audit --sample) whose posting checks catch the same breaks, and that refuses a sample out of range', async () => {
+    const sampled = async (sample: number) => {
+      const client = await database.pool.connect();
+      try {
+        return (await auditLedger(client, undefined, { sample })).filter((r) => !r.ok).map((r) => r.name);
+      } finally {
+        client.release();
+      }
+    };
+    expect(await sampled(100)).toEqual([]);
+    const alice = await newUser();
+    await fund(alice, 10n);
+    await database.pool.query(`UPDATE ledger_balances SET available = available + 1 WHERE ledger_account_id = $1`, [alice]);
+    // A posting without its balance row and one that unbalances its entry (the table has no foreign keys: ledger_post is its writer).
+    const entry = await database.pool.query<{ id: string }>(`SELECT id FROM ledger_entries ORDER BY id DESC LIMIT 1`);
+    const stray = await database.pool.query<{ id: string }>(
+      `INSERT INTO ledger_postings (entry_id, ledger_account_id, currency, bucket, amount) VALUES ($1, $2, 'DOGE', 'AVAILABLE', 5) RETURNING id`,
+      [entry.rows[0]?.id, alice],
+    );
+    const failures = await sampled(100);
+    expect(failures).toEqual(
+      expect.arrayContaining(['every balance row equals the sum of its postings', 'every entry sums to zero per currency', 'every posting has its entry and its balance row']),
+    );
+    await database.pool.query(`DELETE FROM ledger_postings WHERE id = $1`, [stray.rows[0]?.id]);
+    await database.pool.query(`UPDATE ledger_balances SET available = available - 1 WHERE ledger_account_id = $1`, [alice]);
+    expect(await sampled(100)).toEqual([]);
+    await expect(sampled(0)).rejects.toThrow(RangeError);
   });
 });

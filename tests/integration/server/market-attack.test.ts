@@ -8,7 +8,7 @@ import { createTestDatabase, type TestDatabase } from '../../support/database.ts
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, quietLog, TEST_MNEMONIC, TEST_SECRETS_KEY } from '../../support/custody.ts';
-import { startInProcess, type InProcessServer } from '../../support/in-process.ts';
+import { startProductionInProcess, type InProcessServer } from '../../support/in-process.ts';
 import { startLitecoind, type Litecoind } from '../../support/litecoind.ts';
 import { startAnvil, type Anvil } from '../../support/anvil.ts';
 import { deployTestTokens } from '../../support/evm-custody.ts';
@@ -80,7 +80,7 @@ describe('the market in production on Litecoin Core and anvil', () => {
       RATES_FIAT_URLS: JSON.stringify(banks.urls),
       RATES_MAX_AGE_SECONDS: '5',
     };
-    server = await startInProcess(env);
+    server = await startProductionInProcess(env);
     const config = loadConfig({ ...env, DATA_DIR: await mkdtemp(join(tmpdir(), 'market-attack-')) }, '0.0.0-test');
     database = await openDatabase(config, quietLog);
     custody = await openCustody(config, quietLog, database.pool, { owner: false });

@@ -72,6 +72,8 @@ describe('metrics and readiness of a running server', () => {
     expect(sample(text, 'wallet_job_failing{job_name="chain.deposits:BITCOIN"}')).toBe(0);
     expect(sample(text, 'wallet_deposits_pending{network="BITCOIN"}')).toBe(0);
     expect(sample(text, 'wallet_withdrawals_open{network="ETHEREUM"}')).toBe(0);
+    expect(sample(text, 'wallet_withdrawals_waiting_for_funds{network="ETHEREUM"}')).toBe(0);
+    expect(sample(text, 'wallet_withdrawals_waiting_for_funds_oldest_seconds{network="ETHEREUM"}')).toBe(0);
     expect(sample(text, 'wallet_withdrawals_under_review')).toBe(0);
     expect(sample(text, 'wallet_withdrawals_under_review_oldest_seconds')).toBe(0);
     expect(sample(text, 'wallet_withdrawal_expected_seconds{network="BITCOIN"}')).toBe(1800 + 3 * 2 * 600);

@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../../support/database.ts
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, quietLog, TEST_MNEMONIC, TEST_SECRETS_KEY } from '../../support/custody.ts';
-import { startInProcess, type InProcessServer } from '../../support/in-process.ts';
+import { startProductionInProcess, type InProcessServer } from '../../support/in-process.ts';
 import { anvilAccount, mintCall, startAnvil, tokenAbi, type Anvil } from '../../support/anvil.ts';
 import { deployTestTokens, type EvmTokens } from '../../support/evm-custody.ts';
 import { startMailCatcher, type MailCatcher } from '../../support/smtp.ts';
@@ -98,7 +98,7 @@ describe('buying USDC_ETH through MoonPay', () => {
       CONFIRMATIONS: 'ETHEREUM:3',
       ...standIn.env({ MOONPAY_TIMEOUT_MS: '1000' }),
     };
-    server = await startInProcess(env);
+    server = await startProductionInProcess(env);
     config = loadConfig({ ...env, DATA_DIR: await mkdtemp(join(tmpdir(), 'moonpay-buy-')) }, '0.0.0-test');
     database = await openDatabase(config, quietLog);
     custody = await openCustody(config, quietLog, database.pool, { owner: false });

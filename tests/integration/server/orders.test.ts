@@ -26,8 +26,8 @@ describe('the orders module', () => {
     await testDatabase?.drop();
   });
 
-  const order = (account: string, key: string, input: { amount: bigint }, gate?: Promise<void>) => {
-    const request = { scope: 'scratch', account, key, hash: requestHash(input) };
+  const order = (account: string, key: string, input: { amount: bigint }, gate?: Promise<void>, waitMs?: number) => {
+    const request = { scope: 'scratch', account, key, hash: requestHash(input), waitMs };
     return oncePerKey(database.pool, request, {
       find: async (db) => (await db.query<Row>('SELECT id, request_hash AS "requestHash" FROM scratch_orders WHERE account = $1 AND key = $2', [account, key])).rows[0],
       sameAsLegacy: () => input.amount === 1n,
@@ -49,17 +49,24 @@ describe('the orders module', () => {
     expect((await database.pool.query('SELECT 1 FROM scratch_orders WHERE account = $1', [accountId])).rowCount).toBe(1);
   });
 
-  it('answers 409 IDEMPOTENCY_KEY_IN_USE while the first request with the key still runs, then the first answer', async () => {
+  it('makes a request that comes while the first with its key runs wait for it and answer as it did; one still waiting past the limit is 409', async () => {
     const { accountId } = await createWalletAccount(database.pool);
     const key = randomUUID();
     let open = () => {};
     const gate = new Promise<void>((resolve) => (open = resolve));
     const first = order(accountId, key, { amount: 5n }, gate);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await expect(order(accountId, key, { amount: 5n })).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
+    await expect(order(accountId, key, { amount: 5n }, undefined, 200)).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
+    const waiting = order(accountId, key, { amount: 5n });
+    const other = order(accountId, key, { amount: 6n });
+    await new Promise((resolve) => setTimeout(resolve, 100));
     open();
     const id = await first;
-    expect(await order(accountId, key, { amount: 5n })).toBe(id);
+    expect(await waiting).toBe(id);
+    await expect(other).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    // The wait's lock_timeout was the waiting transaction's own: the pool's sessions keep the server's default.
+    expect((await database.pool.query<{ t: string }>("SELECT current_setting('lock_timeout') AS t")).rows[0]?.t).toBe('0');
+    expect((await database.pool.query('SELECT 1 FROM scratch_orders WHERE account = $1', [accountId])).rowCount).toBe(1);
   });
 
   it('compares a row stored before request hashes the old way', async () => {

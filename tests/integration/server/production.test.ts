@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { networkInterfaces } from 'node:os';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { launchServer, type LaunchedServer } from '../../support/server.ts';
+import { launchProductionServer, launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient, type Answer as GatewayAnswer } from '../../support/http.ts';
 import { TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
@@ -77,7 +77,7 @@ describe('production with no real adapter configured', () => {
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     smtp = await startMailCatcher();
-    server = await launchServer({ DATABASE_URL: database.url, APP_ENV: 'production', WALLET_SEED: TEST_MNEMONIC, SECRETS_KEY: TEST_SECRETS_KEY, SMTP_URL: smtp.url, LOG_LEVEL: 'info', WORKER_POLL_MS: '100' });
+    server = await launchProductionServer({ DATABASE_URL: database.url, APP_ENV: 'production', WALLET_SEED: TEST_MNEMONIC, SECRETS_KEY: TEST_SECRETS_KEY, SMTP_URL: smtp.url, LOG_LEVEL: 'info', WORKER_POLL_MS: '100' });
     user = await signUpAndSignIn(server.url, {
       email: `prod-${Date.now()}@example.com`,
       password: 'a long enough passphrase 42',

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { createHash, randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { freePort, launchServer, runUntilExit, type LaunchedServer } from '../../support/server.ts';
+import { freePort, launchProductionServer, launchServer, runUntilExit, type LaunchedServer } from '../../support/server.ts';
 import { codeFromLink, readMailLink, refresh, refreshTokens, signUp, signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { TEST_MNEMONIC } from '../../support/custody.ts';
 import { SIGNATURE_HEADER, signWebhook } from '../../../src/server/adapters/webhooks/port.ts';
@@ -171,7 +171,7 @@ describe('secrets in production', () => {
 
   it('keeps no link in the outbox or the log when no SMTP_URL delivers the mail', async () => {
     const port = await freePort();
-    const server = await launchServer({
+    const server = await launchProductionServer({
       DATABASE_URL: database.url,
       PORT: String(port),
       PUBLIC_URL: `http://127.0.0.1:${port}`,

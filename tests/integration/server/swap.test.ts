@@ -10,7 +10,7 @@ import type { AssetItem } from '../../../src/server/domain/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
 import type { SwapOrderView, QuoteView } from '../../../src/server/domain/swaps/view.ts';
 import { parseDecimal } from '../../../src/lib/amount.ts';
-import { hold } from '../../../src/server/domain/ledger.ts';
+import { hold } from '../../../src/server/domain/ledger-writes.ts';
 import { recordHistory } from '../../../src/server/domain/orders/history.ts';
 
 /**

@@ -95,7 +95,7 @@ describe('Telegram sign-in, linking and the bot against the real server', () => 
     const email = nextEmail();
     const web = await signUpAndSignIn(base, { email, password: 'a quite long secret', databaseUrl: database.url });
     const state = await post(`${base}/api/user/tg`, {}, web.accessToken);
-    expect(await state.json()).toEqual({ linked: false, telegram: null, botUsername: TEST_BOT_USERNAME });
+    expect(await state.json()).toEqual({ linked: false, telegram: null, botUsername: TEST_BOT_USERNAME, notifications: true });
     expect((await profileOf(web.accessToken)).tgAuth).toBe(false);
 
     const codeAnswer = await post(`${base}/api/user/tg/code`, {}, web.accessToken);

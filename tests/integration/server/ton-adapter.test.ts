@@ -312,8 +312,8 @@ describe('the custody on TON', () => {
     expect(custody.chainAdapters.TON).toBe('toncenter');
     const { accountId } = await createWalletAccount(database.pool);
     await addAssets(database.pool, accountId, ['TON'], custody.catalogue, custody);
-    const depositAddress = (await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === 'TON')?.depositAddress ?? '';
-    const available = async () => (await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === 'TON')?.totalAvailable;
+    const depositAddress = (await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).find((a) => a.currency === 'TON')?.depositAddress ?? '';
+    const available = async () => (await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).find((a) => a.currency === 'TON')?.totalAvailable;
     await scanDeposits(database.pool, custody.chain, 'TON');
     await standIn.fund(depositAddress, toNano('5'));
     expect(await scanDeposits(database.pool, custody.chain, 'TON')).toBe(1);

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { utils } from 'tronweb';
@@ -16,6 +19,7 @@ import { chainAddressing, deriveAddress } from '../../../src/server/domain/addre
 import { addAssets, listAssets } from '../../../src/server/domain/assets.ts';
 import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposits.ts';
 import { createWithdrawalService } from '../../../src/server/domain/withdrawals/requests.ts';
+import { approvalSealer } from '../../../src/server/domain/signing.ts';
 import { parseDecimal } from '../../../src/lib/amount.ts';
 
 const CHAIN_ADDRESSING = chainAddressing('mainnet');
@@ -41,8 +45,8 @@ describe('the TRON adapter against a checking full-node stand-in', () => {
   let tron: ChainAdapter;
   let hot: string;
 
-  const addressOf = async (accountId: string, currency: string) => (await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === currency)?.depositAddress ?? '';
-  const balance = async (accountId: string, currency: string) => (await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === currency)?.totalAvailable;
+  const addressOf = async (accountId: string, currency: string) => (await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).find((a) => a.currency === currency)?.depositAddress ?? '';
+  const balance = async (accountId: string, currency: string) => (await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).find((a) => a.currency === currency)?.totalAvailable;
   const deposits = async () =>
     (await database.pool.query<{ tx_hash: string; output_index: number; currency: string; amount: string; state: string }>('SELECT tx_hash, output_index, currency, amount, state FROM chain_deposits ORDER BY amount')).rows;
   /** The txID as the node computes it: sha256 of the raw_data's protobuf bytes, re-encoded from the JSON by tronweb. */
@@ -56,7 +60,7 @@ describe('the TRON adapter against a checking full-node stand-in', () => {
     testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
     const chains = chainsConfig({ DEVNET_BLOCK_MS: 100, CONFIRMATIONS: 'TRON:3', TRON_API_URL: node.url, TRON_API_KEY: node.apiKey, TRON_TOKENS: { USDT_TRX: USDT } }, 'devnet');
     ({ database, custody } = await openTestCustody(testDatabase.url, { chains }));
-    tron = createTronAdapter(database.pool, { ...chains.tron, apiUrl: node.url, confirmations: 3, env: 'mainnet', seed: custody.seed.bytes, addresses: CHAIN_ADDRESSING });
+    tron = createTronAdapter(database.pool, { ...chains.tron, apiUrl: node.url, confirmations: 3, env: 'mainnet', keys: custody.keys, addresses: CHAIN_ADDRESSING });
     hot = await tron.hotWalletAddress('TRON');
   });
   afterAll(async () => {
@@ -251,7 +255,7 @@ describe('the TRON adapter against a checking full-node stand-in', () => {
   });
 
   it('keeps a signed transaction until the chain proves it expired and absent, then signs a new one', async () => {
-    const short = createTronAdapter(database.pool, { apiUrl: node.url, apiKey: node.apiKey, tokens: { USDT_TRX: USDT }, env: 'mainnet', seed: custody.seed.bytes, addresses: CHAIN_ADDRESSING, expirationMs: 5_000 });
+    const short = createTronAdapter(database.pool, { apiUrl: node.url, apiKey: node.apiKey, tokens: { USDT_TRX: USDT }, env: 'mainnet', keys: custody.keys, addresses: CHAIN_ADDRESSING, expirationMs: 5_000 });
     const order = { reference: randomUUID(), network: 'TRON' as const, currency: 'TRX', toAddress: await outside(5), amount: 1_000_000n };
     const signed = await short.signWithdrawal(order);
     const ref = { txHash: signed.txHash, outputIndex: 0 };
@@ -283,6 +287,8 @@ describe('a worker killed with SIGKILL around sending a TRON withdrawal', () => 
   let worker: ChildProcess | undefined;
   let output = '';
   let stopMining = () => {};
+  let dataDir = '';
+  const SIGNER_TOKEN = 's'.repeat(64);
   const ENV = () => ({
     DATABASE_URL: testDatabase.url,
     WALLET_SEED: TEST_MNEMONIC,
@@ -295,6 +301,9 @@ describe('a worker killed with SIGKILL around sending a TRON withdrawal', () => 
     TRON_API_KEY: node.apiKey,
     TRON_TOKENS: JSON.stringify({ USDT_TRX: USDT }),
     LOG_LEVEL: 'info',
+    // The worker's embedded signer signs only what is sealed with its token's key, as the gateway seals it.
+    SIGNER_TOKEN,
+    DATA_DIR: dataDir,
   });
   const start = async () => {
     output = '';
@@ -318,9 +327,11 @@ describe('a worker killed with SIGKILL around sending a TRON withdrawal', () => 
     testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
     const chains = chainsConfig({ DEVNET_BLOCK_MS: 150, CONFIRMATIONS: 'TRON:2', TRON_API_URL: node.url, TRON_API_KEY: node.apiKey, TRON_TOKENS: { USDT_TRX: USDT } }, 'devnet');
     ({ database, custody } = await openTestCustody(testDatabase.url, { chains }));
+    dataDir = await mkdtemp(join(tmpdir(), 'tron-worker-'));
   });
   afterAll(async () => {
     stopMining();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
     await kill();
     expect(node?.problems).toEqual([]);
     await database?.close();
@@ -328,17 +339,17 @@ describe('a worker killed with SIGKILL around sending a TRON withdrawal', () => 
     await node?.close();
   });
 
-  it('sends the withdrawal once though one worker died after signing it and the next after sending it, before recording it', async () => {
-    const tron = createTronAdapter(database.pool, { apiUrl: node.url, apiKey: node.apiKey, tokens: { USDT_TRX: USDT }, confirmations: 2, env: 'mainnet', seed: custody.seed.bytes, addresses: CHAIN_ADDRESSING });
+  it('sends the withdrawal once though one worker died after signing it and the next after sending it, before recording it', { timeout: 150_000 }, async () => {
+    const tron = createTronAdapter(database.pool, { apiUrl: node.url, apiKey: node.apiKey, tokens: { USDT_TRX: USDT }, confirmations: 2, env: 'mainnet', keys: custody.keys, addresses: CHAIN_ADDRESSING });
     const { accountId } = await createWalletAccount(database.pool);
     await addAssets(database.pool, accountId, ['TRX'], custody.catalogue, custody);
-    const address = (await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === 'TRX')?.depositAddress ?? '';
+    const address = (await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).find((a) => a.currency === 'TRX')?.depositAddress ?? '';
     await node.send({ to: address, amount: TRX(30) });
     await node.send({ to: await tron.hotWalletAddress('TRON'), amount: TRX(1000) });
     node.mine(3);
     await scanDeposits(database.pool, tron, 'TRON');
     await confirmDeposits(database.pool, tron, quietLog);
-    const service = createWithdrawalService({ pool: database.pool, chain: tron, rates: custody.rates, addresses: CHAIN_ADDRESSING, catalogue: custody.catalogue, settings: { fees: { TRX: '1' }, blockedAddresses: [], feeMarginBps: 2000 } });
+    const service = createWithdrawalService({ pool: database.pool, chain: tron, rates: custody.rates, addresses: CHAIN_ADDRESSING, catalogue: custody.catalogue, settings: { fees: { TRX: '1' }, blockedAddresses: [], feeMarginBps: 2000 }, approvalSeal: approvalSealer(SIGNER_TOKEN) });
     const withdraw = async (index: number) => service.create(accountId, { currency: 'TRX', amount: '6', depositAddress: await outside(index), idempotencyKey: randomUUID() });
 
     // 1. Dies once the transaction is signed and recorded, before it is sent (held at the node's status answer for a
@@ -381,7 +392,7 @@ describe('a worker killed with SIGKILL around sending a TRON withdrawal', () => 
       expect(node.verified.filter((v) => v.txID === txHash)).toEqual([{ txID: txHash, type: 'TransferContract', owner: hot, to, amount: received }]);
       expect(node.trx(to)).toBe(received);
     }
-    expect((await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === 'TRX')).toMatchObject({ totalAvailable: '18', onHold: '0' });
+    expect((await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).find((a) => a.currency === 'TRX')).toMatchObject({ totalAvailable: '18', onHold: '0' });
     expect(await auditFailures(database.pool)).toEqual([]);
   });
 });

@@ -77,7 +77,7 @@ describe('the TRON gas float', () => {
 
     const { accountId } = await createWalletAccount(database.pool);
     await addAssets(database.pool, accountId, ['TRX', 'USDT_TRX'], custody.catalogue, custody);
-    const assets = await listAssets(database.pool, accountId, custody.catalogue);
+    const assets = await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard);
     const addressOf = (currency: string) => assets.find((a) => a.currency === currency)?.depositAddress ?? '';
     await node.send({ to: addressOf('TRX'), amount: TRX(60) });
     await node.send({ to: addressOf('USDT_TRX'), amount: 40_000_000n, token: USDT });

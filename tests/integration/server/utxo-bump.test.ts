@@ -114,9 +114,11 @@ describe('utxo fee bumps against a scripted node', () => {
       [funding, changeAddress(ctx, 0)],
     );
     const reference = randomUUID();
-    const signed = await signOrder(ctx, { reference, toAddress: changeAddress(ctx, 9999), amount: 30_000_000n });
+    const toAddress = changeAddress(ctx, 9999);
+    const signed = await signOrder(ctx, { reference, toAddress, amount: 30_000_000n });
     node.mempool.set(signed.txHash, node.tip);
-    return { reference, signed, bump: () => bumpFee(ctx, { order: { reference, network: 'LITECOIN', currency: 'LTC', toAddress: '', amount: 30_000_000n }, signed, fee }, fee) };
+    // The order as the worker hands it: a replacement must pay what it pays (bump.ts payingAsSealed).
+    return { reference, signed, bump: () => bumpFee(ctx, { order: { reference, network: 'LITECOIN', currency: 'LTC', toAddress, amount: 30_000_000n }, signed, fee }, fee) };
   };
 
   beforeAll(async () => {

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { launchServer, type LaunchedServer } from '../../support/server.ts';
+import { launchProductionServer, launchServer, type LaunchedServer } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
@@ -222,23 +225,41 @@ describe('the wallet API', () => {
 });
 
 describe('the catalogue in production', () => {
-  it('hides BTC_LNG and keeps everything else', async () => {
+  /** `npm run signer` apart, as production runs it: the only process given the seed. */
+  const startSigner = async (env: Record<string, string>) => {
+    let output = '';
+    const child = spawn(process.execPath, ['src/server/signer/main.ts'], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    return { child, exited, output: () => output };
+  };
+
+  it('hides BTC_LNG and keeps everything else, with the seed in the signer alone', async () => {
     const database = await createTestDatabase(inject('adminDatabaseUrl'));
-    const server = await launchServer({ DATABASE_URL: database.url, APP_ENV: 'production', WALLET_SEED: TEST_MNEMONIC, SECRETS_KEY: TEST_SECRETS_KEY });
     try {
-      const body = (await (await fetch(`${server.url}/api/b2c-wallet/meta-info/coin`)).json()) as { crypto: CoinMeta[] };
-      expect(body.crypto.map((c) => c.currency)).toEqual(['BTC', 'ETH', 'USDT_ETH', 'USDC_ETH', 'TRX', 'USDT_TRX', 'LTC', 'DOGE', 'TON']);
+      const server = await launchProductionServer({ DATABASE_URL: database.url, SECRETS_KEY: TEST_SECRETS_KEY, WALLET_SEED: TEST_MNEMONIC });
+      try {
+        const body = (await (await fetch(`${server.url}/api/b2c-wallet/meta-info/coin`)).json()) as { crypto: CoinMeta[] };
+        expect(body.crypto.map((c) => c.currency)).toEqual(['BTC', 'ETH', 'USDT_ETH', 'USDC_ETH', 'TRX', 'USDT_TRX', 'LTC', 'DOGE', 'TON']);
+      } finally {
+        await server.stop();
+      }
     } finally {
-      await server.stop();
       await database.drop();
     }
   });
 
-  it('refuses to start in production without WALLET_SEED', async () => {
+  it('refuses to start the signer in production without a seed, and the gateway without the signer\'s token', async () => {
     const database = await createTestDatabase(inject('adminDatabaseUrl'));
+    const dir = await mkdtemp(join(tmpdir(), 'prod-signer-'));
     try {
-      await expect(launchServer({ DATABASE_URL: database.url, APP_ENV: 'production', WALLET_SEED: '', SECRETS_KEY: TEST_SECRETS_KEY }, { waitMs: 20_000 })).rejects.toThrow(/WALLET_SEED must be set in production/);
+      const signer = await startSigner({ DATABASE_URL: database.url, APP_ENV: 'production', SECRETS_KEY: TEST_SECRETS_KEY, SIGNER_TOKEN: 'p'.repeat(64), DATA_DIR: dir });
+      expect(await signer.exited).not.toBe(0);
+      expect(signer.output()).toMatch(/WALLET_SEED must be set in production/);
+      await expect(launchServer({ DATABASE_URL: database.url, APP_ENV: 'production', WALLET_SEED: '', SECRETS_KEY: TEST_SECRETS_KEY, DATA_DIR: dir }, { waitMs: 20_000 })).rejects.toThrow(/SIGNER_TOKEN must be set in production/);
     } finally {
+      await rm(dir, { recursive: true, force: true });
       await database.drop();
     }
   });

@@ -76,9 +76,9 @@ describe('withdrawal fees that follow the network', () => {
 
   const depositAddress = async (accountId: string, currency: string) => {
     await addAssets(database.pool, accountId, [currency], custody.catalogue, custody);
-    return (await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === currency)?.depositAddress ?? '';
+    return (await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).find((a) => a.currency === currency)?.depositAddress ?? '';
   };
-  const available = async (accountId: string, currency: string) => (await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === currency)?.totalAvailable ?? '0';
+  const available = async (accountId: string, currency: string) => (await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).find((a) => a.currency === currency)?.totalAvailable ?? '0';
   const fund = async (accountId: string, currency: string, amount: string) => {
     const address = await depositAddress(accountId, currency);
     await custody.chain.send({ currency, toAddress: address, amount });

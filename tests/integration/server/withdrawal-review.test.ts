@@ -64,9 +64,9 @@ describe('withdrawal limits and review on Litecoin Core regtest', () => {
     expect(figures.reviewQueue).toEqual({ count: 1, oldestSeconds: expect.any(Number) });
     expect(figures.openWithdrawals).toEqual([]);
     const [item] = await history(user).then((items) => items.filter((t) => t.transactionType === 'WITHDRAWAL'));
-    expect(item).toMatchObject({ state: 'IN_PROGRESS', underReview: true, amount: '2' });
+    expect(item).toMatchObject({ state: 'IN_PROGRESS', underReview: true, pendingReason: 'UNDER_REVIEW', amount: '2' });
     const details = await call<TransactionItem>(user, 'GET', at(user, `/asset/transaction/${item?.id}`));
-    expect(details.body).toMatchObject({ state: 'IN_PROGRESS', underReview: true });
+    expect(details.body).toMatchObject({ state: 'IN_PROGRESS', underReview: true, pendingReason: 'UNDER_REVIEW' });
 
     const audits: string[] = [];
     const decisions = await Promise.all(
@@ -105,7 +105,7 @@ describe('withdrawal limits and review on Litecoin Core regtest', () => {
     expect(decisions.sort()).toEqual(['already', 'rejected']);
     await expect(approveWithdrawal(database.pool, { orderId: sent.body.id, operatorId: operator })).rejects.toMatchObject({ code: 'WITHDRAWAL_NOT_UNDER_REVIEW' });
     expect(await balance(user)).toEqual({ available: '3', onHold: '0' });
-    expect((await history(user)).find((t) => t.transactionType === 'WITHDRAWAL')).toMatchObject({ state: 'FAILED', failureReason: 'REVIEW_REJECTED', underReview: false });
+    expect((await history(user)).find((t) => t.transactionType === 'WITHDRAWAL')).toMatchObject({ state: 'FAILED', failureReason: 'REVIEW_REJECTED', underReview: false, pendingReason: null });
     expect((await call<WithdrawalView>(user, 'GET', at(user, `/withdrawal/${sent.body.id}`))).body).toMatchObject({ state: 'FAILED', failureReason: 'REVIEW_REJECTED', underReview: false });
     await mine(2);
     expect(await mempool()).toEqual([]);

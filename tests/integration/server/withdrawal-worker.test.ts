@@ -65,7 +65,7 @@ describe('the withdrawal worker with one bad withdrawal', () => {
   const fundedAccount = async (amount: string) => {
     const { accountId } = await createWalletAccount(database.pool);
     await addAssets(database.pool, accountId, ['BTC'], custody.catalogue, custody);
-    const address = (await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === 'BTC')?.depositAddress ?? '';
+    const address = (await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).find((a) => a.currency === 'BTC')?.depositAddress ?? '';
     await custody.chain.send({ currency: 'BTC', toAddress: address, amount });
     await waitFor(`${amount} BTC credited`, async () => {
       await scanDeposits(database.pool, custody.chain, 'BITCOIN');
@@ -75,7 +75,7 @@ describe('the withdrawal worker with one bad withdrawal', () => {
     return accountId;
   };
   const balance = async (accountId: string) => {
-    const btc = (await listAssets(database.pool, accountId, custody.catalogue)).find((a) => a.currency === 'BTC');
+    const btc = (await listAssets(database.pool, accountId, custody.catalogue, custody.addressGuard)).find((a) => a.currency === 'BTC');
     return { available: btc?.totalAvailable ?? '0', onHold: btc?.onHold ?? '0' };
   };
   const withdraw = (accountId: string, to: string) => service.create(accountId, { currency: 'BTC', amount: '0.01', depositAddress: to, idempotencyKey: randomUUID() });

@@ -31,10 +31,15 @@ describe('layer rules', () => {
     expect(found).toContain('idp-not-to-adapter-implementations: src/server/idp/breaks-layers.ts -> src/server/adapters/chains/devnet.ts');
   });
 
+  it('fails a ledger write outside orders/ and lets orders/ write', () => {
+    expect(found).toContain('ledger-writes-only-from-orders: src/server/domain/writes-ledger.ts -> src/server/domain/ledger-writes.ts');
+    expect(found.filter((line) => line.includes('domain/orders/'))).toEqual([]);
+  });
+
   it('lets the domain and the identity provider name an adapter port, and reports nothing else', () => {
     expect(found.filter((line) => line.includes('uses-port'))).toEqual([]);
     expect(new Set(found.map((line) => line.split(':')[0]))).toEqual(
-      new Set(['domain-not-to-outer-layers', 'no-cycles', 'idp-not-to-http', 'idp-not-to-adapter-implementations']),
+      new Set(['domain-not-to-outer-layers', 'no-cycles', 'idp-not-to-http', 'idp-not-to-adapter-implementations', 'ledger-writes-only-from-orders']),
     );
   });
 });

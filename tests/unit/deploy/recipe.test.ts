@@ -48,7 +48,11 @@ describe('the deployment recipe', () => {
 
   it('composes PostgreSQL, a gateway without jobs and a worker, with every production setting and no public metrics port', () => {
     const compose = parse(read('compose.yaml'), { merge: true }) as { services: Record<string, Service>; secrets: Record<string, { file: string }> };
-    const { postgres, gateway, worker, litecoind } = compose.services;
+    const { postgres, gateway, worker, signer, litecoind } = compose.services;
+    // The seed is the signer's alone: its own secrets file, which neither the gateway nor the worker mounts.
+    expect(signer?.command).toEqual(['node', 'src/server/signer/main.ts']);
+    expect(signer?.environment?.ENV_FILE).toBe('/run/secrets/signer_env');
+    expect(compose.secrets.signer_env?.file).toBe('./secrets/signer.env');
     expect(postgres?.image).toMatch(/^postgres:\d+/);
     expect(gateway?.environment).toMatchObject({ APP_ENV: 'production', WORKERS: 'off', ENV_FILE: '/run/secrets/wallet_env', METRICS_PORT: '9464' });
     expect(gateway?.ports?.some((port) => port.endsWith(':9464'))).toBe(false);
@@ -62,7 +66,7 @@ describe('the deployment recipe', () => {
     expect(compose.secrets.wallet_env?.file).toBe('./secrets/wallet.env');
 
     // The secrets file's example with the compose settings is a production start the configuration accepts.
-    const example = read('ops/compose/wallet.env.example').replace(/^WALLET_SEED=.*$/m, 'WALLET_SEED="abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"').replace(/^SECRETS_KEY=$/m, `SECRETS_KEY=${'1'.repeat(64)}`);
+    const example = read('ops/compose/wallet.env.example').replace(/^SIGNER_TOKEN=$/m, `SIGNER_TOKEN=${'2'.repeat(64)}`).replace(/^SECRETS_KEY=$/m, `SECRETS_KEY=${'1'.repeat(64)}`);
     const dir = mkdtempSync(join(tmpdir(), 'wallet-recipe-'));
     try {
       writeFileSync(join(dir, 'wallet.env'), example);
@@ -70,7 +74,8 @@ describe('the deployment recipe', () => {
       const config = loadEnvironmentConfig({ ...environment, ENV_FILE: join(dir, 'wallet.env') });
       expect(config).toMatchObject({ production: true, workers: false, publicUrl: 'https://wallet.example', databaseUrl: 'postgres://wallet:PASSWORD@postgres:5432/wallet' });
       expect(config.operating.metrics).toEqual({ port: 9464, host: '0.0.0.0' });
-      expect(config.walletSeed).toMatch(/^abandon/);
+      expect(config.walletSeed).toBeUndefined();
+      expect(config.signer).toEqual({ mode: 'external', socket: undefined, dailyMax: {}, token: '2'.repeat(64) });
 
       // docker-compose resolves the file as a runtime would (no daemon needed), where it is installed.
       if (has('docker-compose')) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAddressShapeValid, shortenAddress } from '../../../src/lib/address.ts';
+import { addressGroups, isAddressShapeValid, shortenAddress } from '../../../src/lib/address.ts';
 
 const valid = {
   BITCOIN: ['bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', 'BC1QCR8TE4KR609GCAWUTMRZA0J4XV80JY8Z306FYU', '1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2', '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy'],
@@ -57,5 +57,36 @@ describe('address shapes (SPEC §5)', () => {
     expect(shortenAddress('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu')).toBe('bc1qcr8t...6fyu');
     expect(shortenAddress('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu')).toHaveLength(15);
     expect(shortenAddress('short')).toBe('short');
+  });
+});
+
+describe('an address as the wallet sets it (issue 33 item 4)', () => {
+  const text = (groups: ReturnType<typeof addressGroups>) => groups.map((group) => group.map((part) => part.text).join(''));
+  const strong = (groups: ReturnType<typeof addressGroups>) => groups.flatMap((group) => group.filter((part) => part.strong).map((part) => part.text)).join('|');
+
+  it('groups by four and emphasises the first and last four characters, each a group, never changing one', () => {
+    const address = 'EQD4FPq-PRDieyQKkizFTRtSDyucUIqrj0v_zXJmqaDp6_0t';
+    const groups = addressGroups(address);
+    expect(text(groups)).toEqual(['EQD4', 'FPq-', 'PRDi', 'eyQK', 'kizF', 'TRtS', 'Dyuc', 'UIqr', 'j0v_', 'zXJm', 'qaDp', '6_0t']);
+    expect(strong(groups)).toBe('EQD4|6_0t');
+  });
+
+  it('keeps the last four a group where the length is not a multiple of four: the group before it is shorter', () => {
+    const address = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';
+    const groups = addressGroups(address);
+    expect(text(groups)).toEqual(['bcrt', '1qw5', '08d6', 'qejx', 'tdg4', 'y5r3', 'zarv', 'ary0', 'c5xw', '7kyg', 't080']);
+    const tron = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
+    expect(text(addressGroups(tron)).slice(-3)).toEqual(['8Ray', '5w', 'YjU7']);
+    expect(text(addressGroups(tron)).join('')).toBe(tron);
+    expect(strong(addressGroups(tron))).toBe('TLa2|YjU7');
+  });
+
+  it("keeps SPEC §9's shortening in the same groups", () => {
+    const address = '0x52908400098527886E0F7030069857D2E4169EE7';
+    const groups = addressGroups(address, true);
+    expect(text(groups)).toEqual(['0x52', '9084', '...', '9EE7']);
+    expect(text(groups).join('')).toBe(shortenAddress(address));
+    expect(strong(groups)).toBe('0x52|9EE7');
+    expect(text(addressGroups('short', true))).toEqual(['short']);
   });
 });

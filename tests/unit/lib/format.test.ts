@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dayGroupOf, formatCrypto, formatCryptoWithCode, formatDetailDate, formatFiat, formatTime, groupByDay, groupDigits, tickerOf, baseTickerOf, networkTagOf, coinSubtitleOf, networkNameOf } from '../../../src/lib/format.ts';
+import { dayGroupOf, formatAsOf, formatCrypto, formatCryptoWithCode, formatDetailDate, formatFiat, formatTime, groupByDay, groupDigits, tickerOf, baseTickerOf, networkTagOf, coinSubtitleOf, networkNameOf } from '../../../src/lib/format.ts';
 import { FIATS, findCoin } from '../../../src/lib/currencies.ts';
 import { acceptTypedAmount, typedAmountFor } from '../../../src/lib/typed-amount.ts';
 
@@ -101,7 +101,23 @@ describe('dates (SPEC §9)', () => {
     const at = new Date(2025, 2, 5, 14, 7);
     expect(formatDetailDate(at)).toBe('Mar 5, 2:07 PM');
     expect(formatDetailDate(at, 'ru')).toMatch(/^5 мар(т|\.), 14:07$/);
-    expect(formatTime(at)).toBe('14:07');
+  });
+
+  it('keeps one clock per language across history rows, details and a price\'s age (issue 33 item 3)', () => {
+    const at = new Date(2025, 2, 5, 14, 7);
+    const sameDay = new Date(2025, 2, 5, 18, 0);
+    const nextDay = new Date(2025, 2, 6, 9, 0);
+    expect(formatTime(at)).toBe('2:07 PM');
+    expect(formatTime(new Date(2025, 2, 5, 9, 5))).toBe('9:05 AM');
+    expect(formatTime(at, 'ru')).toBe('14:07');
+    expect(formatTime(new Date(2025, 2, 5, 9, 5), 'ru')).toBe('09:05');
+    expect(formatAsOf(at, sameDay)).toBe('2:07 PM');
+    expect(formatAsOf(at, sameDay, 'ru')).toBe('14:07');
+    expect(formatAsOf(at, nextDay)).toBe('Mar 5, 2:07 PM');
+    expect(formatAsOf(at, nextDay, 'ru')).toMatch(/^5 мар(т|\.), 14:07$/);
+    // The details end with the same clock the history row shows.
+    expect(formatDetailDate(at).endsWith(formatTime(at))).toBe(true);
+    expect(formatDetailDate(at, 'ru').endsWith(formatTime(at, 'ru'))).toBe(true);
   });
 });
 

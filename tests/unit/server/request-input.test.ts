@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { isExactNumberToken, jsonNumberAmount, plainNumber } from '../../../src/server/http/json-amount.ts';
 import { parseJsonBody } from '../../../src/server/http/json-body.ts';
-import { ApiError } from '../../../src/server/http/errors.ts';
+import { DomainError } from '../../../src/server/domain/errors.ts';
+import { statusOf } from '../../../src/server/http/errors.ts';
 import { bodyLimitFor, BODY_LIMITS } from '../../../src/server/http/body-limit.ts';
 import { isDatabaseUnavailable } from '../../../src/server/db/database.ts';
 
@@ -9,7 +10,7 @@ const refusal = (text: string) => {
   try {
     parseJsonBody(text);
   } catch (error) {
-    return error instanceof ApiError ? { status: error.status, code: error.exceptionCode } : error;
+    return error instanceof DomainError ? { status: statusOf(error.code), code: error.code } : error;
   }
   return undefined;
 };

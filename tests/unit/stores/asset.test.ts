@@ -1,19 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type * as WalletApi from '../../../src/api/wallet.ts';
 import { setPlatform } from '../../../src/platform/platform.ts';
 import { testPlatform } from '../../../src/platform/test.ts';
+import { mockRequest, reply } from '../../support/request-mock.ts';
 import { balance, CATALOGUE, RATES, transaction } from './wallet-fixtures.ts';
 
-const api = vi.hoisted(() => ({
-  getAssets: vi.fn(),
-  getCoinCatalogue: vi.fn(),
-  getRatesMap: vi.fn(),
-  addAccountCurrency: vi.fn(),
-  addAccountCurrencies: vi.fn(),
-  getTransactions: vi.fn(),
-  getTransaction: vi.fn(),
-}));
-vi.mock('../../../src/api/wallet.ts', async (original) => ({ ...(await original<typeof WalletApi>()), ...api }));
+const gateway = mockRequest();
+/** The currencies the account was asked to add, one request each. */
+const added = () => gateway.to('POST /acc-1/account/currency').map((call) => (call.body as { currency: string }).currency);
 
 const { $profile } = await import('../../../src/stores/user.ts');
 const { balancesQuery, BALANCE_POLL_MS } = await import('../../../src/stores/balances.ts');
@@ -34,16 +27,16 @@ const ADDRESS = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';
 describe('asset page, receive and details', () => {
   beforeEach(() => {
     setPlatform(testPlatform({ now: () => NOW.getTime() }));
-    vi.resetAllMocks();
+    gateway.reset();
     for (const query of [balancesQuery, catalogueQuery, ratesQuery, historyQuery, detailQuery]) query.clear();
     hideToast();
     $selectedCurrency.set('USD');
     $selectedLanguage.set('ENG');
     $disabledAssets.set([]);
-    api.getCoinCatalogue.mockResolvedValue(CATALOGUE);
-    api.getRatesMap.mockResolvedValue({ ratesMap: RATES });
-    api.getAssets.mockResolvedValue([balance('BTC', '0.015', { onHold: '0.001', depositAddress: ADDRESS })]);
-    api.getTransactions.mockResolvedValue({ result: [] });
+    gateway.on('GET /b2c-wallet/meta-info/coin', CATALOGUE);
+    gateway.on('POST /rate', { ratesMap: RATES });
+    gateway.on('GET /acc-1/asset', [balance('BTC', '0.015', { onHold: '0.001', depositAddress: ADDRESS })]);
+    gateway.on('POST /acc-1/asset/transactions', { result: [] });
     $profile.set({
       data: { email: 'a@b.io', pinCodeActive: true, tgAuth: true, accounts: [{ id: 'acc-1', language: 'ENG', defaultFiatCurrency: 'USD', email: 'a@b.io' }] },
       loading: false,
@@ -75,7 +68,7 @@ describe('asset page, receive and details', () => {
   });
 
   it('groups the history by day with Today and Yesterday, titled and signed', async () => {
-    api.getTransactions.mockResolvedValue({
+    gateway.on('POST /acc-1/asset/transactions', {
       result: [
         transaction({ id: 'a', state: 'IN_PROGRESS', createdDate: new Date(2025, 2, 5, 9, 15).toISOString() }),
         transaction({ id: 'b', direction: 'WITHDRAWAL', transactionType: 'WITHDRAWAL', state: 'FAILED', amount: '0.002', createdDate: new Date(2025, 2, 4, 18).toISOString() }),
@@ -87,10 +80,10 @@ describe('asset page, receive and details', () => {
     await vi.waitFor(() => expect(asset.$historyGroups.get()).toHaveLength(3));
     const groups = asset.$historyGroups.get();
     expect(groups.map((g) => g.label)).toEqual(['Today', 'Yesterday', '20 February']);
-    expect(groups[0]?.rows[0]).toMatchObject({ id: 'a', title: 'Receiving', sign: '+', amount: '0.01', time: '09:15', state: 'IN_PROGRESS' });
+    expect(groups[0]?.rows[0]).toMatchObject({ id: 'a', title: 'Receiving', sign: '+', amount: '0.01', time: '9:15 AM', state: 'IN_PROGRESS' });
     // A failed one moved nothing: no sign (issue 19 item 11).
     expect(groups[1]?.rows[0]).toMatchObject({ title: 'Failed to send', sign: '', state: 'FAILED' });
-    expect(api.getTransactions).toHaveBeenCalledWith('acc-1', 'BTC');
+    expect(gateway.expectRequest('POST /acc-1/asset/transactions').body).toEqual({ account: 'acc-1', currency: 'BTC', sort: 'DESC', properties: ['createdDate'], pageSize: 100, pageNumber: 1 });
     off();
   });
 
@@ -99,14 +92,14 @@ describe('asset page, receive and details', () => {
     // Restarted under the fake clock, so the poll runs on it.
     balancesQuery.clear();
     historyQuery.clear();
-    api.getTransactions.mockResolvedValue({ result: [transaction({ state: 'IN_PROGRESS' })] });
+    gateway.on('POST /acc-1/asset/transactions', { result: [transaction({ state: 'IN_PROGRESS' })] });
     $router.open('/home/asset/BTC');
     const off = asset.$historyGroups.listen(() => {});
     const offBalances = asset.$asset.listen(() => {});
     await vi.advanceTimersByTimeAsync(50);
     expect(asset.$historyGroups.get()[0]?.rows[0]?.state).toBe('IN_PROGRESS');
-    api.getTransactions.mockResolvedValue({ result: [transaction({ state: 'COMPLETED' })] });
-    api.getAssets.mockResolvedValue([balance('BTC', '0.025', { depositAddress: ADDRESS })]);
+    gateway.on('POST /acc-1/asset/transactions', { result: [transaction({ state: 'COMPLETED' })] });
+    gateway.on('GET /acc-1/asset', [balance('BTC', '0.025', { depositAddress: ADDRESS })]);
     await vi.advanceTimersByTimeAsync(BALANCE_POLL_MS);
     expect(asset.$asset.get()?.available).toBe('0.025');
     expect(asset.$historyGroups.get()[0]?.rows[0]).toMatchObject({ state: 'COMPLETED', title: 'Received' });
@@ -117,14 +110,14 @@ describe('asset page, receive and details', () => {
   it('reads the balances again when a history item changes state, so a purchase paid elsewhere shows at once', async () => {
     balancesQuery.clear();
     historyQuery.clear();
-    api.getAssets.mockResolvedValue([balance('BTC', '0', { depositAddress: ADDRESS })]);
-    api.getTransactions.mockResolvedValue({ result: [transaction({ state: 'IN_PROGRESS' })] });
+    gateway.on('GET /acc-1/asset', [balance('BTC', '0', { depositAddress: ADDRESS })]);
+    gateway.on('POST /acc-1/asset/transactions', { result: [transaction({ state: 'IN_PROGRESS' })] });
     $router.open('/home/asset/BTC');
     const off = asset.$historyGroups.listen(() => {});
     const offBalances = asset.$asset.listen(() => {});
     await vi.waitFor(() => expect(asset.$historyGroups.get()[0]?.rows[0]?.state).toBe('IN_PROGRESS'));
-    api.getTransactions.mockResolvedValue({ result: [transaction({ state: 'COMPLETED' })] });
-    api.getAssets.mockResolvedValue([balance('BTC', '0.025', { depositAddress: ADDRESS })]);
+    gateway.on('POST /acc-1/asset/transactions', { result: [transaction({ state: 'COMPLETED' })] });
+    gateway.on('GET /acc-1/asset', [balance('BTC', '0.025', { depositAddress: ADDRESS })]);
     // The history alone is read again (the user came back to the page): the balances follow without waiting for the poll.
     await historyQuery.refetch({ account: 'acc-1', currency: 'BTC' });
     await vi.waitFor(() => expect(asset.$asset.get()?.available).toBe('0.025'));
@@ -136,8 +129,8 @@ describe('asset page, receive and details', () => {
     balancesQuery.clear();
     historyQuery.clear();
     // The balances answered just before the credit, the history just after: the page shows the history's snapshot.
-    api.getAssets.mockResolvedValue([balance('BTC', '0', { depositAddress: ADDRESS })]);
-    api.getTransactions.mockResolvedValue({ result: [transaction({ state: 'COMPLETED' })], balance: { currency: 'BTC', totalAvailable: '0.025', onHold: '0' } });
+    gateway.on('GET /acc-1/asset', [balance('BTC', '0', { depositAddress: ADDRESS })]);
+    gateway.on('POST /acc-1/asset/transactions', { result: [transaction({ state: 'COMPLETED' })], balance: { currency: 'BTC', totalAvailable: '0.025', onHold: '0' } });
     $router.open('/home/asset/BTC');
     const off = asset.$assetPage.listen(() => {});
     const offHistory = asset.$historyGroups.listen(() => {});
@@ -148,26 +141,27 @@ describe('asset page, receive and details', () => {
   });
 
   it('loads the details of the route transaction with its type', async () => {
-    api.getTransaction.mockResolvedValue(transaction({ id: 'tx-9', state: 'IN_PROGRESS' }));
+    gateway.on('GET /acc-1/asset/transaction/tx-9', transaction({ id: 'tx-9', state: 'IN_PROGRESS' }));
     $router.open('/home/asset/BTC/transaction/tx-9/DEPOSIT');
     const off = asset.$transactionDetail.listen(() => {});
     await vi.waitFor(() => expect(asset.$transactionDetail.get()?.title).toBe('Receiving'));
-    expect(api.getTransaction).toHaveBeenCalledWith('acc-1', 'tx-9', 'DEPOSIT');
+    expect(gateway.expectRequest('GET /acc-1/asset/transaction/tx-9').query).toEqual({ type: 'DEPOSIT' });
     expect(asset.$transactionDetail.get()?.rows.find((row) => row.label === 'tx_detail_status')?.value).toBe('Pending');
     off();
   });
 
   it('adds an asset opened for receiving that the account lacks', async () => {
-    api.getAssets.mockResolvedValue([]);
-    api.addAccountCurrency.mockImplementation(async () => {
-      api.getAssets.mockResolvedValue([balance('ETH', '0')]);
+    gateway.on('GET /acc-1/asset', []);
+    gateway.on('POST /acc-1/account/currency', () => {
+      gateway.on('GET /acc-1/asset', [balance('ETH', '0')]);
+      return reply(204);
     });
     $router.open('/home/asset/ETH/receive');
     const off = asset.$asset.listen(() => {});
     await vi.waitFor(() => expect(asset.$asset.get()?.loading).toBe(false));
     await vi.waitFor(() => expect(asset.$asset.get()?.coin).toBeDefined());
     await asset.ensureAssetHeld();
-    expect(api.addAccountCurrency).toHaveBeenCalledWith('acc-1', 'ETH');
+    expect(added()).toEqual(['ETH']);
     expect(asset.$asset.get()?.held).toBe(true);
     off();
   });
@@ -176,14 +170,14 @@ describe('asset page, receive and details', () => {
 describe('choosers and asset management (SPEC §2)', () => {
   beforeEach(() => {
     setPlatform(testPlatform());
-    vi.resetAllMocks();
+    gateway.reset();
     for (const query of [balancesQuery, catalogueQuery, ratesQuery]) query.clear();
     hideToast();
     $disabledAssets.set([]);
     chooser.$assetSearch.set('');
-    api.getCoinCatalogue.mockResolvedValue(CATALOGUE);
-    api.getRatesMap.mockResolvedValue({ ratesMap: RATES });
-    api.getAssets.mockResolvedValue([balance('BTC', '0.5')]);
+    gateway.on('GET /b2c-wallet/meta-info/coin', CATALOGUE);
+    gateway.on('POST /rate', { ratesMap: RATES });
+    gateway.on('GET /acc-1/asset', [balance('BTC', '0.5')]);
     $profile.set({
       data: { email: 'a@b.io', pinCodeActive: true, tgAuth: true, accounts: [{ id: 'acc-1', language: 'ENG', defaultFiatCurrency: 'USD', email: 'a@b.io' }] },
       loading: false,
@@ -212,10 +206,11 @@ describe('choosers and asset management (SPEC §2)', () => {
     const off = chooser.$chooserItems.listen(() => {});
     await vi.waitFor(() => expect(balancesQuery.peek('acc-1').data).toBeDefined());
     await chooser.chooseAsset('BTC', 'send');
-    expect(api.addAccountCurrency).not.toHaveBeenCalled();
+    expect(added()).toEqual([]);
     expect($router.get()).toMatchObject({ route: 'send', params: { currency: 'BTC' } });
+    gateway.on('POST /acc-1/account/currency', reply(204));
     await chooser.chooseAsset('TON', 'receive');
-    expect(api.addAccountCurrency).toHaveBeenCalledWith('acc-1', 'TON');
+    expect(added()).toEqual(['TON']);
     expect($router.get()).toMatchObject({ route: 'receive', params: { currency: 'TON' } });
     off();
   });
@@ -228,11 +223,13 @@ describe('choosers and asset management (SPEC §2)', () => {
     await manage.setAssetShown('BTC', false);
     expect($disabledAssets.get()).toEqual(['BTC']);
     expect(shown()).toEqual([]);
-    api.addAccountCurrency.mockImplementation(async () => api.getAssets.mockResolvedValue([balance('BTC', '0.5'), balance('LTC')]));
+    gateway.on('POST /acc-1/account/currency', () => {
+      gateway.on('GET /acc-1/asset', [balance('BTC', '0.5'), balance('LTC')]);
+      return reply(204);
+    });
     await manage.setAssetShown('LTC', true);
     await manage.setAssetShown('BTC', true);
-    expect(api.addAccountCurrency).toHaveBeenCalledTimes(1);
-    expect(api.addAccountCurrency).toHaveBeenCalledWith('acc-1', 'LTC');
+    expect(added()).toEqual(['LTC']);
     expect($disabledAssets.get()).toEqual([]);
     expect(shown()).toEqual(['BTC', 'LTC']);
     off();
@@ -242,11 +239,11 @@ describe('choosers and asset management (SPEC §2)', () => {
     const off = manage.$managedAssets.listen(() => {});
     await vi.waitFor(() => expect(manage.$managedAssets.get().length).toBe(9));
     let finish = () => {};
-    api.addAccountCurrency.mockImplementation(() => new Promise<void>((resolve) => (finish = resolve)));
+    gateway.on('POST /acc-1/account/currency', () => new Promise((resolve) => (finish = () => resolve(reply(204)))));
     const done = manage.setAssetShown('TON', true);
-    await vi.waitFor(() => expect(api.addAccountCurrency).toHaveBeenCalled());
+    await vi.waitFor(() => expect(added()).toEqual(['TON']));
     expect(manage.$managedAssets.get().find((a) => a.coin.currency === 'TON')?.shown).toBe(true);
-    api.getAssets.mockResolvedValue([balance('BTC', '0.5'), balance('TON')]);
+    gateway.on('GET /acc-1/asset', [balance('BTC', '0.5'), balance('TON')]);
     finish();
     await done;
     expect(manage.$toggling.get()).toBeNull();
@@ -257,7 +254,7 @@ describe('choosers and asset management (SPEC §2)', () => {
   it('keeps the toggle off and says so when adding fails', async () => {
     const off = manage.$managedAssets.listen(() => {});
     await vi.waitFor(() => expect(manage.$managedAssets.get().length).toBe(9));
-    api.addAccountCurrency.mockRejectedValue(new Error('down'));
+    gateway.on('POST /acc-1/account/currency', reply(500));
     await manage.setAssetShown('DOGE', true);
     expect($activeToast.get()?.kind).toBe('error');
     expect(manage.$managedAssets.get().find((a) => a.coin.currency === 'DOGE')?.shown).toBe(false);

@@ -1,20 +1,17 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type * as UserApi from '../../../src/api/user.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { setPlatform } from '../../../src/platform/platform.ts';
 import { testPlatform } from '../../../src/platform/test.ts';
+import { $profile } from '../../../src/stores/user.ts';
+import * as feedback from '../../../src/stores/feedback.ts';
+import { mockRequest } from '../../support/request-mock.ts';
 
-const api = vi.hoisted(() => ({ leaveFeedback: vi.fn(), getClientConfig: vi.fn() }));
-vi.mock('../../../src/api/user.ts', async (original) => ({ ...(await original<typeof UserApi>()), ...api }));
-
-setPlatform(testPlatform());
-const { $profile } = await import('../../../src/stores/user.ts');
-const feedback = await import('../../../src/stores/feedback.ts');
+const gateway = mockRequest();
 
 /** 'Leave feedback' (SPEC §2 Settings, issue 19 item 3): the form's rules. */
 describe('leave feedback', () => {
   beforeEach(() => {
     setPlatform(testPlatform());
-    api.leaveFeedback.mockReset();
+    gateway.reset();
     feedback.resetFeedback();
     $profile.set({ data: { email: 'me@example.com', pinCodeActive: false, tgAuth: false, accounts: [] }, loading: false, error: null });
   });
@@ -39,9 +36,9 @@ describe('leave feedback', () => {
     expect(feedback.$canSendFeedback.get()).toBe(false);
     feedback.setFeedbackEmail('');
     expect(feedback.$canSendFeedback.get()).toBe(true);
-    api.leaveFeedback.mockResolvedValue({ id: 'f-1' });
+    gateway.on('POST /user/feedback', { id: 'f-1' });
     await feedback.sendFeedback();
-    expect(api.leaveFeedback).toHaveBeenCalledWith('Great app', null);
+    expect(gateway.to('POST /user/feedback').map((sent) => sent.body)).toEqual([{ text: 'Great app', email: null }]);
     expect(feedback.$feedback.get()).toMatchObject({ sent: true, text: '' });
   });
 });

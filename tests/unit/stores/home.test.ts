@@ -1,17 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type * as WalletApi from '../../../src/api/wallet.ts';
 import { setPlatform } from '../../../src/platform/platform.ts';
 import { testPlatform } from '../../../src/platform/test.ts';
+import { mockRequest, reply, type SentRequest } from '../../support/request-mock.ts';
 import { balance, CATALOGUE, RATES } from './wallet-fixtures.ts';
 
-const api = vi.hoisted(() => ({
-  getAssets: vi.fn(),
-  getCoinCatalogue: vi.fn(),
-  getRatesMap: vi.fn(),
-  addAccountCurrency: vi.fn(),
-  addAccountCurrencies: vi.fn(),
-}));
-vi.mock('../../../src/api/wallet.ts', async (original) => ({ ...(await original<typeof WalletApi>()), ...api }));
+const gateway = mockRequest();
 
 const { $profile } = await import('../../../src/stores/user.ts');
 const { $disabledAssets, $hideLinkBanner, $protectWalletDismissed, $selectedCurrency } = await import('../../../src/stores/settings.ts');
@@ -92,7 +85,7 @@ describe('home: which state shows (SPEC §2)', () => {
 describe('home store with the gateway', () => {
   beforeEach(() => {
     setPlatform(testPlatform());
-    vi.resetAllMocks();
+    gateway.reset();
     balancesQuery.clear();
     catalogueQuery.clear();
     ratesQuery.clear();
@@ -101,9 +94,9 @@ describe('home store with the gateway', () => {
     $protectWalletDismissed.set(false);
     $hideLinkBanner.set(false);
     $selectedCurrency.set('USD');
-    api.getCoinCatalogue.mockResolvedValue(CATALOGUE);
-    api.getRatesMap.mockResolvedValue({ ratesMap: RATES });
-    api.getAssets.mockResolvedValue([]);
+    gateway.on('GET /b2c-wallet/meta-info/coin', CATALOGUE);
+    gateway.on('POST /rate', { ratesMap: RATES });
+    gateway.on('GET /acc-1/asset', []);
     signIn();
   });
   afterEach(() => {
@@ -112,14 +105,15 @@ describe('home store with the gateway', () => {
 
   it('goes from empty to the protect prompt to the wallet, with the total in the chosen fiat', async () => {
     let items = [] as ReturnType<typeof balance>[];
-    api.getAssets.mockImplementation(async () => items);
-    api.addAccountCurrencies.mockImplementation(async (_account: string, currencies: string[]) => {
-      items = currencies.map((c) => balance(c));
+    gateway.on('GET /acc-1/asset', () => items);
+    gateway.on('POST /acc-1/account/currency/list', (sent: SentRequest) => {
+      items = (sent.body as { currencies: string[] }).currencies.map((c) => balance(c));
+      return reply(204);
     });
     const off = [home.$homeView.listen(() => {}), home.$totalFiat.listen(() => {}), home.$assetRows.listen(() => {})];
     await vi.waitFor(() => expect(home.$homeView.get()).toBe('empty'));
     await home.addCommonAssets();
-    expect(api.addAccountCurrencies).toHaveBeenCalledWith('acc-1', ['BTC', 'ETH', 'USDT_TRX']);
+    expect(gateway.expectRequest('POST /acc-1/account/currency/list').body).toEqual({ currencies: ['BTC', 'ETH', 'USDT_TRX'] });
     expect(home.$homeView.get()).toBe('protect');
     home.dismissProtectPrompt();
     expect($protectWalletDismissed.get()).toBe(true);
@@ -134,8 +128,7 @@ describe('home store with the gateway', () => {
   });
 
   it('a failure to add the common assets says so and lets the user try again', async () => {
-    api.getAssets.mockResolvedValue([]);
-    api.addAccountCurrencies.mockRejectedValue(new Error('down'));
+    gateway.on('POST /acc-1/account/currency/list', reply(500));
     await balancesQuery.refetch('acc-1');
     await home.addCommonAssets();
     expect($activeToast.get()).toMatchObject({ kind: 'error', text: 'Something went wrong...' });
@@ -144,36 +137,37 @@ describe('home store with the gateway', () => {
 
   it('adds only the common assets on offer, and nothing when their networks are off', async () => {
     const only = (active: string[]) => ({ ...CATALOGUE, crypto: CATALOGUE.crypto.map((coin) => ({ ...coin, active: active.includes(coin.currency) })) });
-    api.getCoinCatalogue.mockResolvedValue(only(['BTC', 'TRX']));
+    gateway.on('GET /b2c-wallet/meta-info/coin', only(['BTC', 'TRX']));
+    gateway.on('POST /acc-1/account/currency', reply(204));
     catalogueQuery.clear();
     const off = home.$commonAssetsOffered.listen(() => {});
     await vi.waitFor(() => expect(home.$commonAssetsOffered.get()).toEqual(['BTC']));
     await home.addCommonAssets();
-    expect(api.addAccountCurrency).toHaveBeenCalledWith('acc-1', 'BTC');
-    expect(api.addAccountCurrencies).not.toHaveBeenCalled();
+    expect(gateway.expectRequest('POST /acc-1/account/currency').body).toEqual({ currency: 'BTC' });
+    expect(gateway.to('POST /acc-1/account/currency/list')).toEqual([]);
     off();
 
-    vi.resetAllMocks();
+    gateway.clearCalls();
     catalogueQuery.clear();
-    api.getCoinCatalogue.mockResolvedValue(only([]));
+    gateway.on('GET /b2c-wallet/meta-info/coin', only([]));
     const offAgain = home.$commonAssetsOffered.listen(() => {});
     await vi.waitFor(() => expect(home.$commonAssetsOffered.get()).toEqual([]));
     await home.addCommonAssets();
-    expect(api.addAccountCurrency).not.toHaveBeenCalled();
-    expect(api.addAccountCurrencies).not.toHaveBeenCalled();
+    expect(gateway.to('POST /acc-1/account/currency')).toEqual([]);
+    expect(gateway.to('POST /acc-1/account/currency/list')).toEqual([]);
     expect($activeToast.get()).toBeNull();
     offAgain();
   });
 
   it('takes the quick swap path when BTC and USDT_TRX are both held', async () => {
     $requestedSwapPair.set(null);
-    api.getAssets.mockResolvedValue([balance('BTC'), balance('ETH')]);
+    gateway.on('GET /acc-1/asset', [balance('BTC'), balance('ETH')]);
     const off = home.$homeView.listen(() => {});
     await balancesQuery.refetch('acc-1');
     home.openSwapFromHome();
     expect($router.get()?.route).toBe('swap');
     expect($requestedSwapPair.get()).toBeNull();
-    api.getAssets.mockResolvedValue([balance('BTC'), balance('USDT_TRX')]);
+    gateway.on('GET /acc-1/asset', [balance('BTC'), balance('USDT_TRX')]);
     await balancesQuery.refetch('acc-1');
     home.openSwapFromHome();
     expect($router.get()?.route).toBe('swapOrder');

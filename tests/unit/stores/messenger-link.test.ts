@@ -64,8 +64,9 @@ const linked = {
   linked: true,
   telegram: { id: 1, username: "ann", firstName: "Ann" },
   botUsername: "wallet_bot",
+  notifications: true,
 };
-const unlinked = { linked: false, telegram: null, botUsername: "wallet_bot" };
+const unlinked = { linked: false, telegram: null, botUsername: "wallet_bot", notifications: true };
 
 describe("linking and unlinking the messaging account (issue 14 item 5)", () => {
   let platform: ReturnType<typeof testPlatform>;

@@ -1,19 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type * as ProtectionApi from '../../../src/api/protection.ts';
 import { WalletError } from '../../../src/api/errors.ts';
 import { setPlatform } from '../../../src/platform/platform.ts';
 import { testPlatform } from '../../../src/platform/test.ts';
+import { mockRequest, refusal } from '../../support/request-mock.ts';
 
-const api = vi.hoisted(() => ({
-  validatePincode: vi.fn(),
-  enablePincode: vi.fn(),
-  changePincode: vi.fn(),
-  disablePincode: vi.fn(),
-  startEmailChange: vi.fn(),
-  confirmEmailChange: vi.fn(),
-  resendEmailChange: vi.fn(),
-}));
-vi.mock('../../../src/api/protection.ts', async (original) => ({ ...(await original<typeof ProtectionApi>()), ...api }));
+const gateway = mockRequest();
+/** What the passcode calls sent: the `pincode` header (the code checked) and the body. */
+const sent = (route: Parameters<typeof gateway.to>[0]) => gateway.to(route).map((call) => ({ pincode: call.headers.pincode, body: call.body }));
 
 const { createPasscodeEntry, PASSCODE_SUBMIT_DELAY_MS, $pincodeBlocked } = await import('../../../src/stores/passcode-entry.ts');
 const passcode = await import('../../../src/stores/passcode.ts');
@@ -112,22 +105,23 @@ describe('passcode flows', () => {
   beforeEach(() => {
     setPlatform(testPlatform());
     vi.resetAllMocks();
+    gateway.reset();
     hideToast();
     $router.open('/settings/passcode/enable');
   });
 
   it('setup: a mismatch gives APP_0001 and starts again; a match saves, validates the session and opens success', async () => {
     profile(false);
-    api.enablePincode.mockResolvedValue({ pinCodeActive: true });
+    gateway.on('POST /user/pinCode/enable', { pinCodeActive: true });
     const setup = passcode.createPasscodeSetup();
     await setup.submit('1234');
     expect(setup.$step.get()).toBe('confirm');
     await expect(setup.submit('4321')).rejects.toMatchObject({ code: 'APP_0001' });
     expect(setup.$step.get()).toBe('enter');
-    expect(api.enablePincode).not.toHaveBeenCalled();
+    expect(sent('POST /user/pinCode/enable')).toEqual([]);
     await setup.submit('2580');
     await setup.submit('2580');
-    expect(api.enablePincode).toHaveBeenCalledWith('2580');
+    expect(sent('POST /user/pinCode/enable')).toEqual([{ pincode: undefined, body: { pinCode: '2580' } }]);
     expect($profile.get().data?.pinCodeActive).toBe(true);
     expect(passcode.$pinState.get()).toEqual({ valid: true, pinCode: '2580' });
     expect($router.get()?.route).toBe('passcodeSuccess');
@@ -136,14 +130,13 @@ describe('passcode flows', () => {
   it('change (SPEC §4: enter new, then confirm): the code entered on the protection screen is not asked again', async () => {
     profile(true);
     passcode.$pinState.set({ valid: true, pinCode: '2580' });
-    api.changePincode.mockResolvedValue({ pinCodeActive: true });
-    api.validatePincode.mockClear();
+    gateway.on('POST /user/pinCode/change', { pinCodeActive: true });
     const change = passcode.createPasscodeChange();
     expect(change.$step.get()).toBe('new');
     await change.submit('1357');
     await change.submit('1357');
-    expect(api.validatePincode).not.toHaveBeenCalled();
-    expect(api.changePincode).toHaveBeenCalledWith('2580', '1357');
+    expect(sent('POST /user/pinCode/validate')).toEqual([]);
+    expect(sent('POST /user/pinCode/change')).toEqual([{ pincode: '2580', body: { pinCode: '1357' } }]);
     expect(passcode.$pinState.get()).toEqual({ valid: true, pinCode: '1357' });
     expect($router.get()?.route).toBe('passcodeSuccess');
   });
@@ -151,8 +144,8 @@ describe('passcode flows', () => {
   it('change without the passcode entered in this visit: the current code is checked first, then new and confirmation', async () => {
     profile(true);
     passcode.resetPinState();
-    api.validatePincode.mockRejectedValueOnce(new WalletError('B2C_USM0031', 'Incorrect pin code', { fromServer: true })).mockResolvedValue({ valid: true });
-    api.changePincode.mockResolvedValue({ pinCodeActive: true });
+    gateway.once('POST /user/pinCode/validate', refusal(403, 'B2C_USM0031', 'Incorrect pin code')).on('POST /user/pinCode/validate', { valid: true });
+    gateway.on('POST /user/pinCode/change', { pinCodeActive: true });
     const change = passcode.createPasscodeChange();
     await expect(change.submit('0000')).rejects.toMatchObject({ code: 'B2C_USM0031' });
     expect(change.$step.get()).toBe('current');
@@ -162,15 +155,16 @@ describe('passcode flows', () => {
     expect(change.$step.get()).toBe('new');
     await change.submit('1357');
     await change.submit('1357');
-    expect(api.changePincode).toHaveBeenCalledWith('2580', '1357');
+    expect(sent('POST /user/pinCode/validate').map((call) => call.pincode)).toEqual(['0000', '2580']);
+    expect(sent('POST /user/pinCode/change')).toEqual([{ pincode: '2580', body: { pinCode: '1357' } }]);
   });
 
   it('disable turns biometrics off, forgets the pin state and says so', async () => {
     profile(true);
     $faceIdEnabled.set(true);
-    api.disablePincode.mockResolvedValue({ pinCodeActive: false });
+    gateway.on('POST /user/pinCode/disable', { pinCodeActive: false });
     await passcode.disablePasscode('2580');
-    expect(api.disablePincode).toHaveBeenCalledWith('2580');
+    expect(sent('POST /user/pinCode/disable')).toEqual([{ pincode: '2580', body: undefined }]);
     expect($profile.get().data?.pinCodeActive).toBe(false);
     expect($faceIdEnabled.get()).toBe(false);
     expect($activeToast.get()?.text).toBe('Passcode turned off');
@@ -179,7 +173,7 @@ describe('passcode flows', () => {
 
   it('the pin state resets when the path leaves the passcode routes, not inside them', async () => {
     profile(true);
-    api.validatePincode.mockResolvedValue({ valid: true });
+    gateway.on('POST /user/pinCode/validate', { valid: true });
     $router.open('/settings/wallet-protection');
     expect(passcode.$needsPasscode.get()).toBe(true);
     await passcode.unlockProtection('2580');
@@ -230,6 +224,7 @@ describe('e-mail change', () => {
     now = 1_000_000;
     setPlatform(testPlatform({ now: () => now }));
     vi.resetAllMocks();
+    gateway.reset();
     hideToast();
     email.setNewEmail('');
   });
@@ -252,38 +247,38 @@ describe('e-mail change', () => {
     email.setNewEmail('new@example');
     expect(email.$newEmailValid.get()).toBe(false);
     email.setNewEmail('new@example.com');
-    api.startEmailChange.mockResolvedValue({ stage: 'old' });
+    gateway.on('POST /user/email-change', { stage: 'old' });
     await email.submitNewEmail();
-    expect(api.startEmailChange).toHaveBeenCalledWith('new@example.com', '2580');
+    expect(sent('POST /user/email-change')).toEqual([{ pincode: '2580', body: { newEmail: 'new@example.com' } }]);
     expect($router.get()?.route).toBe('emailVerifyOld');
 
-    api.confirmEmailChange.mockResolvedValueOnce({ stage: 'new' }).mockResolvedValueOnce({ stage: 'done', email: 'new@example.com' });
+    gateway.once('POST /user/email-change/confirm', { stage: 'new' }).once('POST /user/email-change/confirm', { stage: 'done', email: 'new@example.com' });
     email.typeCode('a-b');
     expect(email.$emailChange.get().code).toBe('AB');
-    expect(api.confirmEmailChange).not.toHaveBeenCalled();
+    expect(sent('POST /user/email-change/confirm')).toEqual([]);
     email.typeCode('ab7k9');
-    expect(api.confirmEmailChange).toHaveBeenCalledWith('AB7K');
     await vi.waitFor(() => expect($router.get()?.route).toBe('emailVerifyNew'));
     email.typeCode('ZX12');
     await vi.waitFor(() => expect($router.get()?.route).toBe('walletProtection'));
+    expect(sent('POST /user/email-change/confirm').map((call) => call.body)).toEqual([{ confirmationCode: 'AB7K' }, { confirmationCode: 'ZX12' }]);
     expect($profile.get().data?.email).toBe('new@example.com');
     expect($activeToast.get()?.text).toBe('E-mail set');
   });
 
   it('resend is disabled for 59 s, shown as 00:ss', async () => {
-    api.resendEmailChange.mockResolvedValue({ stage: 'new' });
+    gateway.on('POST /user/email-change/resend-confirmation', { stage: 'new' });
     email.startResendCountdown();
     expect(email.countdownText(email.$emailChange.get().resendIn)).toBe('00:59');
     now += 50_500;
     await vi.advanceTimersByTimeAsync(500);
     expect(email.countdownText(email.$emailChange.get().resendIn)).toBe('00:09');
     await email.resendCode();
-    expect(api.resendEmailChange).not.toHaveBeenCalled();
+    expect(sent('POST /user/email-change/resend-confirmation')).toEqual([]);
     now += 9_000;
     await vi.advanceTimersByTimeAsync(500);
     expect(email.$emailChange.get().resendIn).toBe(0);
     await email.resendCode();
-    expect(api.resendEmailChange).toHaveBeenCalledTimes(1);
+    expect(sent('POST /user/email-change/resend-confirmation')).toHaveLength(1);
     expect(email.$emailChange.get().resendIn).toBe(59);
   });
   it('step screens opened without their step (by address, a reload) go back to their flow\'s start', () => {

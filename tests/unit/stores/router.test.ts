@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { inFlow } from '../../../src/stores/navigation.ts';
 import { ROUTES, sectionOf } from '../../../src/stores/router.ts';
 
 describe('route table', () => {
@@ -14,5 +15,11 @@ describe('route table', () => {
     expect(sectionOf('addressBookCreate')).toBe('settings');
     expect(sectionOf('swapOrder')).toBe('home');
     expect(sectionOf(undefined)).toBeUndefined();
+  });
+
+  it('knows the steps of send, swap, buy, sell and the passcode as flows, and the tabs and lists as not (issue 33 item 4)', () => {
+    for (const route of ['send', 'sendReview', 'swapOrder', 'swapOrderReview', 'buyOrderReview', 'sellOrderReview', 'passcodeEnable', 'passcodeChange', 'passcodeSuccess'] as const) expect(inFlow(route)).toBe(true);
+    for (const route of ['home', 'asset', 'receive', 'settings', 'addressBook', 'passcode', 'transaction'] as const) expect(inFlow(route)).toBe(false);
+    expect(inFlow(undefined)).toBe(false);
   });
 });

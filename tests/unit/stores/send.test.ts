@@ -1,23 +1,25 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type * as WalletApi from '../../../src/api/wallet.ts';
-import type * as SendApi from '../../../src/api/send.ts';
-import { WalletError } from '../../../src/api/errors.ts';
 import { setPlatform } from '../../../src/platform/platform.ts';
 import { testPlatform } from '../../../src/platform/test.ts';
+import { mockRequest, offline, refusal } from '../../support/request-mock.ts';
 import { balance, CATALOGUE, RATES } from './wallet-fixtures.ts';
 
-const wallet = vi.hoisted(() => ({ getAssets: vi.fn(), getCoinCatalogue: vi.fn(), getRatesMap: vi.fn(), getTransactions: vi.fn() }));
-const send = vi.hoisted(() => ({
-  checkAddress: vi.fn(),
-  getPreliminaryFee: vi.fn(),
-  createWithdrawal: vi.fn(),
-  getWithdrawal: vi.fn(),
-  getOpenWithdrawals: vi.fn(),
-  listAddressBook: vi.fn(),
-  addAddressBookEntry: vi.fn(),
-}));
-vi.mock('../../../src/api/wallet.ts', async (original) => ({ ...(await original<typeof WalletApi>()), ...wallet }));
-vi.mock('../../../src/api/send.ts', async (original) => ({ ...(await original<typeof SendApi>()), ...send }));
+const gateway = mockRequest();
+const CHECK = 'POST /acc-1/withdrawal/check-address';
+const CAUTION = 'POST /acc-1/address-book/caution';
+const FEE_QUOTE = 'POST /acc-1/withdrawal/preliminary/fee';
+const WITHDRAW = 'POST /acc-1/withdrawal';
+/** The wallet and send calls the form makes around the ones a test looks at. */
+function answerTheWallet() {
+  gateway.on('GET /b2c-wallet/meta-info/coin', CATALOGUE);
+  gateway.on('POST /rate', { ratesMap: RATES });
+  gateway.on('GET /acc-1/asset', [balance('BTC', '0.05')]);
+  gateway.on('POST /acc-1/asset/transactions', { result: [] });
+  gateway.on(CHECK, VALID);
+  gateway.on(CAUTION, { caution: null });
+  gateway.on('POST /acc-1/address-book/all', { result: [] });
+  gateway.on('GET /acc-1/withdrawal', { result: [] });
+}
 
 const { $profile } = await import('../../../src/stores/user.ts');
 const { balancesQuery } = await import('../../../src/stores/balances.ts');
@@ -75,17 +77,11 @@ describe('send rules', () => {
 describe('the send form', () => {
   beforeEach(() => {
     setPlatform(testPlatform({ now: () => Date.now() }));
-    vi.resetAllMocks();
+    gateway.reset();
     for (const query of [balancesQuery, catalogueQuery]) query.clear();
     hideToast();
-    wallet.getCoinCatalogue.mockResolvedValue(CATALOGUE);
-    wallet.getRatesMap.mockResolvedValue({ ratesMap: RATES });
-    wallet.getAssets.mockResolvedValue([balance('BTC', '0.05')]);
-    wallet.getTransactions.mockResolvedValue({ result: [] });
-    send.checkAddress.mockResolvedValue(VALID);
-    send.getPreliminaryFee.mockResolvedValue(FEE);
-    send.listAddressBook.mockResolvedValue({ result: [] });
-    send.getOpenWithdrawals.mockResolvedValue({ result: [] });
+    answerTheWallet();
+    gateway.on(FEE_QUOTE, FEE);
     $profile.set({
       data: { email: 'a@b.io', pinCodeActive: false, tgAuth: false, accounts: [{ id: 'acc-1', language: 'ENG', defaultFiatCurrency: 'USD', email: 'a@b.io' }] },
       loading: false,
@@ -119,21 +115,40 @@ describe('the send form', () => {
     store.typeAddress(OUTSIDE);
     expect(store.$canContinueSend.get()).toBe(false);
     await vi.waitFor(() => expect(store.$canContinueSend.get()).toBe(true));
-    expect(send.checkAddress).toHaveBeenCalledWith('acc-1', 'BTC', OUTSIDE, expect.anything());
-    expect(send.getPreliminaryFee).toHaveBeenLastCalledWith('acc-1', 'BTC', OUTSIDE, expect.anything());
+    expect(gateway.expectRequest(CHECK).body).toEqual({ account: 'acc-1', currency: 'BTC', address: OUTSIDE });
+    expect(gateway.expectRequest(CAUTION).body).toEqual({ account: 'acc-1', blockchain: 'BITCOIN', address: OUTSIDE });
+    expect(gateway.expectRequest(FEE_QUOTE).body).toEqual({ account: 'acc-1', currency: 'BTC', amount: '100', depositAddress: OUTSIDE });
+
+    // Issue 36 item 3: an address the gateway warns of waits for the tick, and a new address asks again.
+    gateway.once(CAUTION, { caution: { kind: 'DUST_ONLY' } });
+    store.typeAddress(` ${OUTSIDE}`);
+    await vi.waitFor(() => expect(store.$sendForm.get().caution).toEqual({ kind: 'DUST_ONLY' }));
+    await vi.waitFor(() => expect(store.$sendForm.get().checking).toBe(false));
+    expect(store.$canContinueSend.get()).toBe(false);
+    store.continueToReview();
+    expect($router.get()?.route).toBe('send');
+    store.acknowledgeCaution(true);
+    expect(store.$canContinueSend.get()).toBe(true);
+    store.typeAddress(OUTSIDE);
+    expect(store.$sendForm.get()).toMatchObject({ caution: null, cautionAcknowledged: false });
+    await vi.waitFor(() => expect(store.$canContinueSend.get()).toBe(true));
 
     store.continueToReview();
     expect($router.get()?.route).toBe('sendReview');
     expect(store.$sendReview.get()).toMatchObject({ amount: '0.01', receiveAmount: '0.0099', fee: '0.0001', address: OUTSIDE, network: 'Bitcoin' });
     const key = store.$sendReview.get()?.idempotencyKey;
 
-    send.createWithdrawal.mockRejectedValueOnce(new WalletError('WITHDRAWAL_NOT_ENOUGH_FUNDS', 'Not enough funds', { status: 400, fromServer: true }));
+    gateway.once(WITHDRAW, refusal(400, 'WITHDRAWAL_NOT_ENOUGH_FUNDS', 'Not enough funds'));
     await expect(store.confirmSend()).rejects.toThrow();
     expect($activeToast.get()).toMatchObject({ kind: 'error', text: 'Not enough funds' });
-    send.createWithdrawal.mockResolvedValueOnce({ id: 'w-1', account: 'acc-1', currency: 'BTC', amount: '0.01', fee: '0.0001', receiveAmount: '0.0099', depositAddress: OUTSIDE, state: 'IN_PROGRESS', internal: false });
+    gateway.once(WITHDRAW, { id: 'w-1', account: 'acc-1', currency: 'BTC', amount: '0.01', fee: '0.0001', receiveAmount: '0.0099', depositAddress: OUTSIDE, state: 'IN_PROGRESS', internal: false });
     await store.confirmSend();
     // The retry used the review's key, and no pincode header.
-    expect(send.createWithdrawal).toHaveBeenLastCalledWith('acc-1', { currency: 'BTC', amount: '0.01', depositAddress: OUTSIDE, idempotencyKey: key }, undefined);
+    const withdrawals = gateway.to(WITHDRAW);
+    expect(withdrawals).toHaveLength(2);
+    expect(withdrawals[1]?.body).toEqual({ account: 'acc-1', pinCode: null, currency: 'BTC', amount: '0.01', depositAddress: OUTSIDE, idempotencyKey: key });
+    expect(withdrawals[1]?.body).toEqual(withdrawals[0]?.body);
+    expect(withdrawals[1]?.headers).not.toHaveProperty('pincode');
     expect($router.get()?.route).toBe('sendProgress');
     expect(store.$sendProgress.get()?.state).toBe('IN_PROGRESS');
     for (const stop of off) stop();
@@ -144,12 +159,14 @@ describe('the send form', () => {
     store.$sendReview.set({ currency: 'BTC', amount: '0.01', receiveAmount: '0.0099', fee: '0.0001', internal: false, address: OUTSIDE, network: 'Bitcoin', recipientName: null, accountType: 'B2C', saved: false, idempotencyKey: 'key-12345', askingPasscode: false, busy: false });
     store.confirmReview();
     expect(store.$sendReview.get()?.askingPasscode).toBe(true);
-    expect(send.createWithdrawal).not.toHaveBeenCalled();
-    send.createWithdrawal.mockRejectedValueOnce(new WalletError('B2C_USM0031', 'Incorrect pin code', { status: 403, fromServer: true }));
-    const refusal = await store.confirmSend('1234').catch((error: unknown) => error);
+    expect(gateway.to(WITHDRAW)).toEqual([]);
+    gateway.once(WITHDRAW, refusal(403, 'B2C_USM0031', 'Incorrect pin code'));
+    const refused = await store.confirmSend('1234').catch((error: unknown) => error);
     // The prompt shows the gateway's own text for it (not the generic one).
-    expect(passcodeErrorText(refusal)).toBe('Incorrect pin code');
-    expect(send.createWithdrawal).toHaveBeenLastCalledWith('acc-1', expect.objectContaining({ idempotencyKey: 'key-12345' }), '1234');
+    expect(passcodeErrorText(refused)).toBe('Incorrect pin code');
+    const sent = gateway.expectRequest(WITHDRAW);
+    expect(sent.body).toMatchObject({ idempotencyKey: 'key-12345' });
+    expect(sent.headers.pincode).toBe('1234');
     expect(store.$sendReview.get()?.askingPasscode).toBe(true);
   });
 
@@ -173,20 +190,15 @@ describe('the fee quote of a send', () => {
   const REVIEW = { currency: 'BTC', amount: '0.01', receiveAmount: '0.0099', fee: '0.0001', internal: false, address: OUTSIDE, network: 'Bitcoin', recipientName: null, accountType: 'B2C' as const, saved: false, idempotencyKey: 'key-quote-1', askingPasscode: false, busy: false };
   const SENT = { id: 'w-2', account: 'acc-1', currency: 'BTC', amount: '0.01', fee: '0.0001', receiveAmount: '0.0099', depositAddress: OUTSIDE, state: 'IN_PROGRESS', internal: false };
   const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
-  const sentWith = () => send.createWithdrawal.mock.lastCall?.[1] as Record<string, unknown> | undefined;
+  const sentWith = () => gateway.to(WITHDRAW).at(-1)?.body as Record<string, unknown> | undefined;
 
   beforeEach(() => {
     setPlatform(testPlatform({ now: () => Date.now() }));
-    vi.resetAllMocks();
+    gateway.reset();
     for (const query of [balancesQuery, catalogueQuery]) query.clear();
     hideToast();
-    wallet.getCoinCatalogue.mockResolvedValue(CATALOGUE);
-    wallet.getRatesMap.mockResolvedValue({ ratesMap: RATES });
-    wallet.getAssets.mockResolvedValue([balance('BTC', '0.05')]);
-    send.checkAddress.mockResolvedValue(VALID);
-    send.listAddressBook.mockResolvedValue({ result: [] });
-    send.getOpenWithdrawals.mockResolvedValue({ result: [] });
-    send.createWithdrawal.mockResolvedValue(SENT);
+    answerTheWallet();
+    gateway.on(WITHDRAW, SENT);
     $profile.set({
       data: { email: 'a@b.io', pinCodeActive: false, tgAuth: false, accounts: [{ id: 'acc-1', language: 'ENG', defaultFiatCurrency: 'USD', email: 'a@b.io' }] },
       loading: false,
@@ -199,7 +211,7 @@ describe('the fee quote of a send', () => {
   });
 
   it('reviews the fee the form showed and sends the quote that fixed it', async () => {
-    send.getPreliminaryFee.mockResolvedValue({ ...FEE, feeQuoteId: 'q-1', expiresAt: inSeconds(300) });
+    gateway.on(FEE_QUOTE, { ...FEE, feeQuoteId: 'q-1', expiresAt: inSeconds(300) });
     const off = store.$canContinueSend.listen(() => {});
     store.startSend('BTC');
     store.typeSendAmount('0.01');
@@ -209,22 +221,22 @@ describe('the fee quote of a send', () => {
     expect(store.$sendReview.get()).toMatchObject({ fee: '0.0001', feeQuoteId: 'q-1' });
     await store.confirmSend();
     expect(sentWith()).toMatchObject({ feeQuoteId: 'q-1', amount: '0.01', depositAddress: OUTSIDE });
-    expect(send.getPreliminaryFee).toHaveBeenCalledTimes(1);
+    expect(gateway.to(FEE_QUOTE)).toHaveLength(1);
     off();
   });
 
   it('asks again for a lapsed quote: the same fee is sent with the new quote, a changed one is shown before anything is sent', async () => {
     store.$sendReview.set({ ...REVIEW, feeQuoteId: 'q-old', feeQuoteExpiresAt: inSeconds(5), requested: false });
-    send.getPreliminaryFee.mockResolvedValueOnce({ ...FEE, feeQuoteId: 'q-same', expiresAt: inSeconds(300) });
+    gateway.once(FEE_QUOTE, { ...FEE, feeQuoteId: 'q-same', expiresAt: inSeconds(300) });
     await store.confirmSend();
-    expect(send.getPreliminaryFee).toHaveBeenLastCalledWith('acc-1', 'BTC', OUTSIDE);
+    expect(gateway.expectRequest(FEE_QUOTE).body).toEqual({ account: 'acc-1', currency: 'BTC', amount: '100', depositAddress: OUTSIDE });
     expect(sentWith()).toMatchObject({ feeQuoteId: 'q-same', idempotencyKey: 'key-quote-1' });
 
-    send.createWithdrawal.mockClear();
+    gateway.clearCalls();
     store.$sendReview.set({ ...REVIEW, idempotencyKey: 'key-quote-2', feeQuoteId: 'q-old', feeQuoteExpiresAt: inSeconds(-60), requested: false });
-    send.getPreliminaryFee.mockResolvedValueOnce({ ...FEE, fee: '0.0002', receiveAmount: '99.9998', feeQuoteId: 'q-new', expiresAt: inSeconds(300) });
+    gateway.once(FEE_QUOTE, { ...FEE, fee: '0.0002', receiveAmount: '99.9998', feeQuoteId: 'q-new', expiresAt: inSeconds(300) });
     await store.confirmSend();
-    expect(send.createWithdrawal).not.toHaveBeenCalled();
+    expect(gateway.to(WITHDRAW)).toEqual([]);
     expect(store.$sendReview.get()).toMatchObject({ fee: '0.0002', receiveAmount: '0.0098', feeQuoteId: 'q-new', busy: false, askingPasscode: false });
     expect($activeToast.get()).toMatchObject({ kind: 'error', text: 'The network fee has changed. Check the new fee and confirm again.' });
     // Confirmed again, knowing the fee: sent with the quote behind it.
@@ -236,14 +248,14 @@ describe('the fee quote of a send', () => {
     // The answer was lost: the retry must be the same request, quote included, or the key would be refused.
     store.$sendReview.set({ ...REVIEW, feeQuoteId: 'q-kept', feeQuoteExpiresAt: inSeconds(-60), requested: true });
     await store.confirmSend();
-    expect(send.getPreliminaryFee).not.toHaveBeenCalled();
+    expect(gateway.to(FEE_QUOTE)).toEqual([]);
     expect(sentWith()).toMatchObject({ feeQuoteId: 'q-kept' });
 
     store.$sendReview.set({ ...REVIEW, idempotencyKey: 'key-quote-3', feeQuoteId: 'q-a', feeQuoteExpiresAt: inSeconds(300), requested: false });
-    send.createWithdrawal.mockRejectedValueOnce(new WalletError('WITHDRAWAL_NOT_ENOUGH_FUNDS', 'Not enough funds', { status: 400, fromServer: true }));
+    gateway.once(WITHDRAW, refusal(400, 'WITHDRAWAL_NOT_ENOUGH_FUNDS', 'Not enough funds'));
     await expect(store.confirmSend()).rejects.toThrow();
     expect(store.$sendReview.get()?.requested).toBe(false);
-    send.createWithdrawal.mockRejectedValueOnce(new WalletError('FETCH_ERROR', 'offline'));
+    gateway.once(WITHDRAW, offline());
     await expect(store.confirmSend()).rejects.toThrow();
     expect(store.$sendReview.get()?.requested).toBe(true);
   });
@@ -252,6 +264,6 @@ describe('the fee quote of a send', () => {
     store.$sendReview.set({ ...REVIEW, fee: '0', receiveAmount: '0.01', internal: true });
     await store.confirmSend();
     expect(sentWith()).not.toHaveProperty('feeQuoteId');
-    expect(send.getPreliminaryFee).not.toHaveBeenCalled();
+    expect(gateway.to(FEE_QUOTE)).toEqual([]);
   });
 });

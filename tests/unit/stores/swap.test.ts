@@ -1,19 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type * as SwapApi from '../../../src/api/swap.ts';
-import type * as WalletApi from '../../../src/api/wallet.ts';
+import { mockRequest, refusal, reply, type SentRequest } from '../../support/request-mock.ts';
 import { balance, CATALOGUE } from './wallet-fixtures.ts';
 
-const api = vi.hoisted(() => ({
-  getCurrencyPairs: vi.fn(),
-  getSwapLimit: vi.fn(),
-  preCalculateSwap: vi.fn(),
-  createSwapOrder: vi.fn(),
-  confirmSwapOrder: vi.fn(),
-  cancelSwapOrder: vi.fn(),
-}));
-const wallet = vi.hoisted(() => ({ getAssets: vi.fn(), getCoinCatalogue: vi.fn(), getRatesMap: vi.fn() }));
-vi.mock('../../../src/api/swap.ts', async (original) => ({ ...(await original<typeof SwapApi>()), ...api }));
-vi.mock('../../../src/api/wallet.ts', async (original) => ({ ...(await original<typeof WalletApi>()), ...wallet }));
+const gateway = mockRequest();
+const QUOTE = 'POST /acc-1/exchange/pre-calculate';
+const quotesAsked = () => gateway.to(QUOTE).map((call) => call.body);
 
 const { $profile } = await import('../../../src/stores/user.ts');
 const { $router } = await import('../../../src/stores/router.ts');
@@ -52,20 +43,23 @@ function signIn(pinCodeActive = false) {
 let unbind: (() => void)[] = [];
 beforeEach(() => {
   vi.useFakeTimers();
-  api.getCurrencyPairs.mockResolvedValue(PAIRS);
-  api.getSwapLimit.mockResolvedValue(LIMIT);
-  api.preCalculateSwap.mockImplementation(async (_account: string, request: Record<string, string>) =>
-    request.sourceAmount ? quote({ sourceAmount: request.sourceAmount }) : quote({ destinationAmount: request.destinationAmount }),
-  );
-  wallet.getAssets.mockResolvedValue([balance('BTC', '0.01'), balance('USDT_TRX', '5')]);
-  wallet.getCoinCatalogue.mockResolvedValue(CATALOGUE);
+  gateway.on('GET /acc-1/currency-pair', PAIRS);
+  for (const pair of PAIRS) gateway.on(`GET /acc-1/limit/${pair.sourceCurrency}/${pair.destinationCurrency}`, LIMIT);
+  gateway.on(QUOTE, ({ body }: SentRequest) => {
+    const request = body as Record<string, string>;
+    return request.sourceAmount ? quote({ sourceAmount: request.sourceAmount }) : quote({ destinationAmount: request.destinationAmount });
+  });
+  gateway.on('GET /acc-1/asset', [balance('BTC', '0.01'), balance('USDT_TRX', '5')]);
+  gateway.on('GET /b2c-wallet/meta-info/coin', CATALOGUE);
+  gateway.on('POST /rate', { ratesMap: {} });
   signIn();
   unbind = [swap.$swapProblem.listen(() => {}), swap.$canReverse.listen(() => {}), swap.$canContinue.listen(() => {}), swap.$sourceChoices.listen(() => {})];
 });
 afterEach(() => {
   for (const u of unbind) u();
   vi.useRealTimers();
-  vi.clearAllMocks();
+  // The answers stay: the visit open for the whole file reads its queries again as soon as they are cleared.
+  gateway.clearCalls();
   balancesQuery.clear();
   catalogueQuery.clear();
   swap.pairsQuery.clear();
@@ -106,10 +100,9 @@ describe('the order form', () => {
     swap.typeAmount('source', '0.00');
     swap.typeAmount('source', '0.001');
     await vi.advanceTimersByTimeAsync(299);
-    expect(api.preCalculateSwap).not.toHaveBeenCalled();
+    expect(quotesAsked()).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
-    expect(api.preCalculateSwap).toHaveBeenCalledTimes(1);
-    expect(api.preCalculateSwap.mock.calls[0]?.[1]).toEqual({ sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.001' });
+    expect(quotesAsked()).toEqual([{ sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.001' }]);
     await vi.advanceTimersByTimeAsync(0);
     // What the user gets shows by USDT's round (2), rounded down (issue 19 item 8).
     expect(swap.$swapForm.get()).toMatchObject({ sourceAmount: '0.001', destinationAmount: '64.67', typed: 'source', quoting: false });
@@ -117,7 +110,7 @@ describe('the order form', () => {
 
     swap.typeAmount('destination', '100,5');
     await vi.advanceTimersByTimeAsync(300);
-    expect(api.preCalculateSwap.mock.calls[1]?.[1]).toEqual({ sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', destinationAmount: '100.5' });
+    expect(quotesAsked()[1]).toEqual({ sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', destinationAmount: '100.5' });
     // Not a number a user may type: not taken.
     swap.typeAmount('source', '1.123456789');
     expect(swap.$swapForm.get().sourceAmount).toBe('0.001');
@@ -135,7 +128,7 @@ describe('the order form', () => {
     swap.typeAmount('source', '0.5');
     await vi.advanceTimersByTimeAsync(300);
     expect(swap.$swapProblem.get()?.key).toBe('swap_not_enough');
-    api.preCalculateSwap.mockRejectedValueOnce(new Error('down'));
+    gateway.once(QUOTE, reply(502));
     swap.typeAmount('source', '0.002');
     await vi.advanceTimersByTimeAsync(300);
     expect(swap.$swapForm.get().quoteFailed).toBe(true);
@@ -160,8 +153,8 @@ describe('the order form', () => {
 describe('review: 300 s, then Update rate', () => {
   it('counts down, expires, and a fresh quote restarts the countdown', async () => {
     const order = (id: string) => ({ ...quote(), id, state: 'PENDING', createdDate: new Date().toISOString(), transactionId: null });
-    api.createSwapOrder.mockResolvedValueOnce(order('o-1')).mockResolvedValueOnce(order('o-2'));
-    api.cancelSwapOrder.mockResolvedValue({});
+    gateway.once('POST /acc-1/exchange', order('o-1')).once('POST /acc-1/exchange', order('o-2'));
+    gateway.on('POST /acc-1/exchange/cancel/o-1', {});
     $swapSelection.set({ from: 'BTC', to: 'USDT_TRX', fresh: true });
     swap.typeAmount('source', '0.001');
     await vi.advanceTimersByTimeAsync(300);
@@ -174,22 +167,28 @@ describe('review: 300 s, then Update rate', () => {
     await vi.advanceTimersByTimeAsync(299_000);
     expect(swap.$swapSecondsLeft.get()).toBe(0);
     await swap.updateSwapRate();
-    expect(api.cancelSwapOrder).toHaveBeenCalledWith('acc-1', 'o-1');
+    expect(gateway.to('POST /acc-1/exchange/cancel/o-1')).toHaveLength(1);
+    // Both orders were asked for on the quote for the reviewed amount, each under a key of its own.
+    const orders = gateway.to('POST /acc-1/exchange').map((call) => call.body as Record<string, string>);
+    expect(orders).toEqual([
+      { quoteId: 'q-1', sourceAmount: '0.001', idempotencyKey: expect.any(String) },
+      { quoteId: 'q-1', sourceAmount: '0.001', idempotencyKey: expect.any(String) },
+    ]);
+    expect(orders[0]?.idempotencyKey).not.toBe(orders[1]?.idempotencyKey);
     expect(swap.$swapReview.get()?.order.id).toBe('o-2');
     expect(swap.$swapSecondsLeft.get()).toBe(300);
     seconds();
   });
 
   it('sends the pincode only when given and hands a wrong one back to the prompt', async () => {
-    const { WalletError } = await import('../../../src/api/errors.ts');
     signIn(true);
     const pending = { ...quote(), id: 'o-9', state: 'PENDING', createdDate: '', transactionId: null };
     swap.$swapReview.set({ order: pending as never, deadline: Date.now() + 300_000, request: { sourceCurrency: 'BTC', destinationCurrency: 'USDT_TRX', sourceAmount: '0.001' }, busy: false, expired: false });
-    api.confirmSwapOrder.mockRejectedValueOnce(new WalletError('B2C_USM0031', 'Incorrect pin code', { status: 403, fromServer: true }));
+    gateway.once('POST /acc-1/exchange/confirm/o-9', refusal(403, 'B2C_USM0031', 'Incorrect pin code'));
     await expect(swap.confirmSwap('1111')).rejects.toThrow('Incorrect pin code');
-    api.confirmSwapOrder.mockResolvedValueOnce({ ...pending, state: 'COMPLETED' });
+    gateway.once('POST /acc-1/exchange/confirm/o-9', { ...pending, state: 'COMPLETED' });
     await swap.confirmSwap('2580');
-    expect(api.confirmSwapOrder).toHaveBeenLastCalledWith('acc-1', 'o-9', '2580');
+    expect(gateway.to('POST /acc-1/exchange/confirm/o-9').map((call) => call.headers.pincode)).toEqual(['1111', '2580']);
     expect($router.get()?.route).toBe('swapOrderSuccess');
     expect(swap.$swapResult.get()?.state).toBe('COMPLETED');
   });

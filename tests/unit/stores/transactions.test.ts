@@ -58,6 +58,8 @@ describe('transaction details (SPEC §3)', () => {
     expect(rows[2]?.value).toBe('0.01\u00a0BTC');
     expect(rows.at(-2)?.value).toBe('Bitcoin');
     expect(rows.at(-1)?.href).toBe('https://mempool.space/tx/abc123');
+    // The sender and the receiver are addresses, set as every address is (issue 33 item 4); the hash is not one.
+    expect(rows.filter((row) => row.address).map((row) => row.label)).toEqual(['tx_detail_sender', 'tx_detail_receiver']);
   });
 
   it('shows a pending one as Pending with its confirmations, a failed one in error style with its reason', () => {
@@ -152,6 +154,19 @@ describe('transaction details (SPEC §3)', () => {
     expect(detailRows(transaction({ explorerUrl: '//evil.example/tx' }), coins, 'en', t).at(-1)?.href).toBeUndefined();
     expect(detailRows(transaction({ explorerUrl: '/sandbox/devnet/tx/abc123' }), coins, 'en', t).at(-1)?.href).toBe('/sandbox/devnet/tx/abc123');
     expect(detailRows(transaction({ explorerUrl: 'http://127.0.0.1:4321/sandbox/devnet/tx/abc123' }), coins, 'en', t).at(-1)?.href).toBe('http://127.0.0.1:4321/sandbox/devnet/tx/abc123');
+  });
+
+  it('says why a withdrawal is still pending (waiting for the hot wallet, under review) and nothing once it is not', () => {
+    const ru = (key: MessageKey, params?: Record<string, string | number>) => format((RU as Record<string, string>)[key] ?? english[key], params);
+    const waiting = transaction({ direction: 'WITHDRAWAL', transactionType: 'WITHDRAWAL', state: 'IN_PROGRESS', pendingReason: 'WAITING_FOR_FUNDS' });
+    const reason = (tx: Transaction, translate: typeof t = t) => detailRows(tx, coins, 'en', translate).find((row) => row.label === 'tx_detail_pending_reason')?.value;
+    expect(detailRows(waiting, coins, 'en', t).find((row) => row.label === 'tx_detail_status')?.value).toBe('Pending');
+    expect(reason(waiting)).toBe('Waiting for our sending wallet to be topped up: usually sent within a few hours. The amount stays on hold until then.');
+    expect(reason(waiting, ru)).toBe(RU.tx_pending_reason_funds);
+    expect(reason({ ...waiting, underReview: true, pendingReason: 'UNDER_REVIEW' })).toMatch(/^We check large transfers/);
+    expect(reason({ ...waiting, pendingReason: null })).toBeUndefined();
+    // A reason left on one that completed (an older answer) is not shown.
+    expect(reason({ ...waiting, state: 'COMPLETED' })).toBeUndefined();
   });
 
   it('writes the date in Russian for a Russian user', () => {

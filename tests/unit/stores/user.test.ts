@@ -1,15 +1,9 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { setPlatform } from '../../../src/platform/platform.ts';
 import { testPlatform } from '../../../src/platform/test.ts';
-import { WalletError } from '../../../src/api/errors.ts';
-import type * as UserApi from '../../../src/api/user.ts';
+import { mockRequest, offline, refusal, reply } from '../../support/request-mock.ts';
 
-const api = vi.hoisted(() => ({
-  getProfile: vi.fn(),
-  setAccountCurrency: vi.fn(),
-  setAccountLanguage: vi.fn(),
-}));
-vi.mock('../../../src/api/user.ts', async (original) => ({ ...(await original<typeof UserApi>()), ...api }));
+const gateway = mockRequest();
 
 const { $authState } = await import('../../../src/stores/auth.ts');
 const { $account, $profile, chooseCurrency, chooseLanguage, followSession, loadProfile } = await import('../../../src/stores/user.ts');
@@ -31,7 +25,7 @@ describe('user store', () => {
   beforeEach(() => {
     platform = testPlatform();
     setPlatform(platform);
-    vi.resetAllMocks();
+    gateway.reset();
     hideToast();
     $authState.set('loading');
     $profile.set({ data: null, loading: false, error: null });
@@ -41,7 +35,7 @@ describe('user store', () => {
   });
 
   it('loads the profile when someone signs in; the device follows the account', async () => {
-    api.getProfile.mockResolvedValue(PROFILE);
+    gateway.on('GET /user', PROFILE);
     $authState.set('authenticated');
     await vi.waitFor(() => expect($profile.get().data).toEqual(PROFILE));
     expect($activeAccount.get()).toBe('acc-1');
@@ -50,13 +44,13 @@ describe('user store', () => {
   });
 
   it('a failed load keeps the error and stops loading', async () => {
-    api.getProfile.mockRejectedValue(new WalletError('FETCH_ERROR', 'offline'));
+    gateway.on('GET /user', offline());
     await loadProfile();
     expect($profile.get()).toMatchObject({ data: null, loading: false, error: { code: 'FETCH_ERROR' } });
   });
 
   it('signing out forgets the profile and the active account', async () => {
-    api.getProfile.mockResolvedValue(PROFILE);
+    gateway.on('GET /user', PROFILE);
     await loadProfile();
     $authState.set('anonymous');
     expect($profile.get().data).toBeNull();
@@ -64,19 +58,19 @@ describe('user store', () => {
   });
 
   it('a currency choice is saved to the account and the device, then settings open', async () => {
-    api.getProfile.mockResolvedValue(PROFILE);
-    api.setAccountCurrency.mockResolvedValue(undefined);
+    gateway.on('GET /user', PROFILE);
+    gateway.on('POST /user/default-fiat-currency/update/KZT', reply(204));
     await loadProfile();
     await chooseCurrency('KZT');
-    expect(api.setAccountCurrency).toHaveBeenCalledWith('KZT');
+    expect(gateway.to('POST /user/default-fiat-currency/update/KZT')).toHaveLength(1);
     expect($selectedCurrency.get()).toBe('KZT');
     expect($account.get()?.defaultFiatCurrency).toBe('KZT');
     expect($router.get()?.route).toBe('settings');
   });
 
   it('a refused currency choice puts the old one back and says so', async () => {
-    api.getProfile.mockResolvedValue(PROFILE);
-    api.setAccountCurrency.mockRejectedValue(new WalletError('VALIDATION', 'bad', { status: 400, fromServer: true }));
+    gateway.on('GET /user', PROFILE);
+    gateway.on('POST /user/default-fiat-currency/update/CAD', refusal(400, 'VALIDATION', 'bad'));
     await loadProfile();
     await chooseCurrency('CAD');
     expect($selectedCurrency.get()).toBe('EUR');
@@ -84,11 +78,11 @@ describe('user store', () => {
   });
 
   it('a language choice switches the device at once, mirrors the cookie and is saved to the account', async () => {
-    api.getProfile.mockResolvedValue(PROFILE);
-    api.setAccountLanguage.mockResolvedValue(undefined);
+    gateway.on('GET /user', PROFILE);
+    gateway.on('POST /user/language/RUS', reply(204));
     await loadProfile();
     await chooseLanguage('RUS');
-    expect(api.setAccountLanguage).toHaveBeenCalledWith('RUS');
+    expect(gateway.to('POST /user/language/RUS')).toHaveLength(1);
     expect($selectedLanguage.get()).toBe('RUS');
     expect(platform.cookies.get('lang')).toBe('RUS');
     expect($account.get()?.language).toBe('RUS');

@@ -9,9 +9,10 @@
  * its seqno), signs it with the same key, and its hash is that chain's transaction id. Either way the signed bytes
  * are deterministic per withdrawal and their hash is known before broadcasting, which is what exactly-once needs.
  */
-import { HDKey } from '@scure/bip32';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { deriveEd25519Path, keyPairFromSeed, sign, signVerify } from '@ton/crypto';
+import { sign, signVerify } from '@ton/crypto';
+import type { WalletKeys } from '../keys/port.ts';
+import { seedKeys } from '../keys/wallet-keys.ts';
 import type { Network } from '../../../lib/currencies.ts';
 import type { ChainAddressing, SignedWithdrawal, WithdrawalOrder } from './port.ts';
 
@@ -36,13 +37,17 @@ export function devnetTxHash(network: Network, rawTx: string): string {
   return network === 'ETHEREUM' ? `0x${hex}` : hex;
 }
 
-/** `addresses` are the custody's derivation rules: the hot wallet's key comes from the same seed and paths as deposit addresses. */
-export function createDevnetSigner(seed: Uint8Array, addresses: ChainAddressing): DevnetSigner {
+/**
+ * `addresses` are the custody's derivation rules: the hot wallet's key comes from the same keys and paths as deposit
+ * addresses. With public keys only (outside the signer) it verifies but cannot sign.
+ */
+export function createDevnetSigner(source: WalletKeys | Uint8Array, addresses: ChainAddressing): DevnetSigner {
+  const custodyKeys = source instanceof Uint8Array ? seedKeys(source) : source;
   const keys = new Map<Network, Promise<HotKey>>();
   const keyOf = (network: Network): Promise<HotKey> => {
     let key = keys.get(network);
     if (!key) {
-      key = derive(seed, network, addresses);
+      key = derive(custodyKeys, network, addresses);
       keys.set(network, key);
     }
     return key;
@@ -82,17 +87,17 @@ export function createDevnetSigner(seed: Uint8Array, addresses: ChainAddressing)
   };
 }
 
-async function derive(seed: Uint8Array, network: Network, addresses: ChainAddressing): Promise<HotKey> {
-  const address = await addresses.derive(seed, network, HOT_WALLET_INDEX);
+async function derive(keys: WalletKeys, network: Network, addresses: ChainAddressing): Promise<HotKey> {
+  const address = await addresses.derive(keys, network, HOT_WALLET_INDEX);
   if (network === 'TON') {
-    const pair = keyPairFromSeed(await deriveEd25519Path(Buffer.from(seed), [44, 607, HOT_WALLET_INDEX]));
+    const pair = await keys.ed25519(HOT_WALLET_INDEX);
     return {
       address,
       sign: (digest) => sign(Buffer.from(digest), pair.secretKey),
       verify: (digest, signature) => signVerify(Buffer.from(digest), Buffer.from(signature), pair.publicKey),
     };
   }
-  const key = HDKey.fromMasterSeed(seed).derive(addresses.path(network, HOT_WALLET_INDEX));
+  const key = keys.derive(addresses.path(network, HOT_WALLET_INDEX));
   return {
     address,
     sign: (digest) => key.sign(digest),

@@ -14,6 +14,8 @@ import { createDevnetNode, DevnetError, devnetTarget } from './devnet-node.ts';
 import { createDevnetReader } from './devnet-reader.ts';
 import { createDevnetSigner, type DevnetSigner } from './devnet-signer.ts';
 import { ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type DevnetControls } from './port.ts';
+import type { WalletKeys } from '../keys/port.ts';
+import { seedKeys } from '../keys/wallet-keys.ts';
 
 export { DevnetError } from './devnet-node.ts';
 
@@ -24,10 +26,11 @@ export const DEVNET_DEFAULT_CONFIRMATIONS: Record<Network, number> = { BITCOIN: 
 const FAUCET_MNEMONIC = 'legal winner thank year wave sausage worth useful legal winner thank yellow';
 
 /**
- * `seed` (the custody's HD seed) gives the hot wallet its keys; without it the devnet only takes deposits.
+ * `keys` (the custody's, or every key of a bare `seed`) give the hot wallet its keys: with public ones only it
+ * verifies and takes deposits but signs nothing; without any it only takes deposits.
  * `addresses` are the custody's address rules (composition passes the domain's).
  */
-export type DevnetOptions = { blockMs: number; confirmations?: Partial<Record<Network, number>>; publicUrl: string; seed?: Uint8Array; addresses: ChainAddressing };
+export type DevnetOptions = { blockMs: number; confirmations?: Partial<Record<Network, number>>; publicUrl: string; keys?: WalletKeys | undefined; seed?: Uint8Array | undefined; addresses: ChainAddressing };
 
 export type DevnetChain = ChainAdapter &
   DevnetControls & {
@@ -39,7 +42,8 @@ export function createDevnet(pool: pg.Pool, options: DevnetOptions): DevnetChain
   const confirmations = { ...DEVNET_DEFAULT_CONFIRMATIONS, ...options.confirmations };
   const explorer = `${options.publicUrl}/sandbox/devnet/tx/{tx}`;
   const init = ({ rebase = false }: { rebase?: boolean } = {}) => initDevnetChains(pool, options.blockMs, rebase);
-  const signer: DevnetSigner | undefined = options.seed ? createDevnetSigner(options.seed, options.addresses) : undefined;
+  const keys = options.keys ?? (options.seed ? seedKeys(options.seed) : undefined);
+  const signer: DevnetSigner | undefined = keys ? createDevnetSigner(keys, options.addresses) : undefined;
   const hotWallet = () => {
     if (!signer) throw new Error('this devnet has no hot wallet: it was created without the custody seed');
     return signer;

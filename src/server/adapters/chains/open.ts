@@ -1,13 +1,13 @@
 /**
  * The chain adapters' registry and router. Each network is either on one adapter or off. `CHAIN_ADAPTERS` lists
  * the adapters in order of preference: each network goes to the first entry that offers it with these options, so
- * a real node configured for a network wins over the devnet. Today the only entry is the devnet (all networks at
- * once, never in production); the UTXO, EVM, TON and TRON adapters plug in by adding one entry each, e.g.
- *   { name: 'bitcoin-core', networks: (o) => o.nodes.BITCOIN ? ['BITCOIN'] : [], open: (pool, o) => createUtxoAdapter(...) }
- * The port the custody gets routes each call to its network's adapter and lists only the networks that are on.
+ * a real node configured for a network (`utxo-node`, `ethereum-rpc`, `tron`, `toncenter`) wins over the devnet (all
+ * networks at once, never in production). The port the custody gets routes each call to its network's adapter, lists
+ * only the networks that are on, and turns a node that does not answer into `ChainUnavailableError`.
  */
 import type pg from 'pg';
 import { NETWORKS, type Network } from '../../../lib/currencies.ts';
+import type { WalletKeys } from '../keys/port.ts';
 import { createDevnet, isDevnet, type DevnetChain } from './devnet.ts';
 import { createTronAdapter } from './tron/adapter.ts';
 import { createTonAdapter } from './ton/adapter.ts';
@@ -23,7 +23,9 @@ import { ChainOffError, ChainUnavailableError, ChainUnsupportedError, type Chain
 /** What the chain adapters need: the chains' settings (config-chains.ts), the custody's seed and address rules. */
 export type ChainsOptions = ChainSettings & {
   publicUrl: string;
-  seed: Uint8Array;
+  /** The custody keys: every key in the signer, public ones in the gateway and the worker. `seed`: a bare seed's (tests). */
+  keys?: WalletKeys | undefined;
+  seed?: Uint8Array | undefined;
   /** The custody's address rules (derivation paths, formats), owned by the domain. */
   addresses: ChainAddressing;
   /** A span around every call the router makes (tracing on), else the calls go straight through. */
@@ -50,6 +52,7 @@ export const CHAIN_ADAPTERS: readonly ChainAdapterEntry[] = [
         confirmations: options.confirmations.ETHEREUM,
         replaceAfterBlocks: options.evm.replaceAfterBlocks,
         callTimeoutMs: options.callTimeoutMs,
+        keys: options.keys,
         seed: options.seed,
         addresses: options.addresses,
       }),
@@ -59,24 +62,24 @@ export const CHAIN_ADAPTERS: readonly ChainAdapterEntry[] = [
     name: 'utxo-node',
     networks: (options) => UTXO_NETWORKS.filter((network) => options.utxo.nodes[network] !== undefined),
     open: (pool, options) =>
-      createUtxoAdapter(pool, { env: options.env, seed: options.seed, addresses: options.addresses, confirmations: options.confirmations, callTimeoutMs: options.callTimeoutMs, ...options.utxo }),
+      createUtxoAdapter(pool, { env: options.env, keys: options.keys, seed: options.seed, addresses: options.addresses, confirmations: options.confirmations, callTimeoutMs: options.callTimeoutMs, ...options.utxo }),
   },
   {
     name: 'tron',
     networks: (options) => (options.tron.apiUrl ? ['TRON'] : []),
     open: (pool, options) =>
-      createTronAdapter(pool, { ...options.tron, apiUrl: options.tron.apiUrl ?? '', callTimeoutMs: options.callTimeoutMs, confirmations: options.confirmations.TRON, env: options.env, seed: options.seed, addresses: options.addresses }),
+      createTronAdapter(pool, { ...options.tron, apiUrl: options.tron.apiUrl ?? '', callTimeoutMs: options.callTimeoutMs, confirmations: options.confirmations.TRON, env: options.env, keys: options.keys, seed: options.seed, addresses: options.addresses }),
   },
   {
     name: 'toncenter',
     networks: (options) => (options.ton.apiUrl ? ['TON'] : []),
     open: (pool, options) =>
-      createTonAdapter(pool, { apiUrl: options.ton.apiUrl ?? '', apiKey: options.ton.apiKey, callTimeoutMs: options.callTimeoutMs, env: options.env, seed: options.seed, addresses: options.addresses, confirmations: options.confirmations.TON }),
+      createTonAdapter(pool, { apiUrl: options.ton.apiUrl ?? '', apiKey: options.ton.apiKey, callTimeoutMs: options.callTimeoutMs, env: options.env, keys: options.keys, seed: options.seed, addresses: options.addresses, confirmations: options.confirmations.TON }),
   },
   {
     name: 'devnet',
     networks: (options) => (options.mode === 'devnet' ? NETWORKS : []),
-    open: (pool, options) => createDevnet(pool, { blockMs: options.blockMs, confirmations: options.confirmations, publicUrl: options.publicUrl, seed: options.seed, addresses: options.addresses }),
+    open: (pool, options) => createDevnet(pool, { blockMs: options.blockMs, confirmations: options.confirmations, publicUrl: options.publicUrl, keys: options.keys, seed: options.seed, addresses: options.addresses }),
   },
 ];
 
@@ -172,6 +175,13 @@ export function routeChains(byNetwork: Partial<Record<Network, ChainAdapter>>, t
         if (!found.signBatch) throw new ChainUnsupportedError(`${batch.network}'s adapter does not pay withdrawals in batches`);
         return found.signBatch(batch);
       }),
+    hotWalletFunds: (network, currency) =>
+      call(network, 'hotWalletFunds', async () => {
+        const found = adapter(network);
+        if (!found.hotWalletFunds) throw new ChainUnsupportedError(`${network}'s adapter does not tell what its hot wallet can pay`);
+        return found.hotWalletFunds(network, currency);
+      }),
+    consolidate: (order) => call(order.network, 'consolidate', async () => (await adapter(order.network).consolidate?.(order)) ?? undefined),
     replaceAfterBlocks: (network) => byNetwork[network]?.replaceAfterBlocks?.(network),
     tipHeight: (network) =>
       call(network, 'tipHeight', async () => {
@@ -180,6 +190,12 @@ export function routeChains(byNetwork: Partial<Record<Network, ChainAdapter>>, t
         return found.tipHeight(network);
       }),
     holdings: (network) => call(network, 'holdings', () => adapter(network).holdings(network)),
+    addressHoldings: (network) =>
+      call(network, 'addressHoldings', async () => {
+        const found = adapter(network);
+        if (!found.addressHoldings) throw new ChainUnsupportedError(`${network}'s adapter does not list its holdings by address`);
+        return found.addressHoldings(network);
+      }),
     collection: {
       // An off network sweeps nothing: there is nobody to ask.
       sweeps: (network) => byNetwork[network]?.collection.sweeps(network) ?? false,

@@ -9,6 +9,7 @@
  * and TRON adapters on real nodes) and what open.ts registers per network. The domain uses the narrower ports.
  */
 import type { ChainEnv as SharedChainEnv, Network } from '../../../lib/currencies.ts';
+import type { WalletKeys } from '../keys/port.ts';
 
 /** A transfer of one currency to one address, as one output of one transaction. */
 export type ChainTransfer = {
@@ -108,10 +109,21 @@ export type SignedWithdrawal = { rawTx: string; txHash: string; fromAddress: str
 export class BroadcastRejectedError extends Error {}
 
 /**
+ * The hot wallet cannot pay this order now (too few confirmed outputs, too little balance for the amount and its fee):
+ * nothing was signed. A withdrawal then waits for the hot wallet to be refilled (withdrawals/worker.ts).
+ */
+export class HotWalletShortError extends Error {
+  // Named, as the errors below: the signer's answer carries the name, and the worker's side rebuilds the class from it.
+  override name = 'HotWalletShortError';
+}
+
+/**
  * A stuck transaction needs a fee bump above the network's MAX_FEE_RATE (or has nothing to pay one from): nothing
  * was signed or sent. Thrown once per withdrawal (later calls answer the stuck transaction), so the caller alerts once.
  */
-export class FeeBumpBlockedError extends Error {}
+export class FeeBumpBlockedError extends Error {
+  override name = 'FeeBumpBlockedError';
+}
 
 /**
  * What withdrawals need from a chain besides reading it. `broadcast` is idempotent: the same raw transaction sent
@@ -135,6 +147,22 @@ export type WithdrawalChainPort = ChainPort & {
   batching?(network: Network): { seconds: number; maxOutputs: number; minOutput: bigint } | undefined;
   /** One transaction paying each of `orders` an output, in this order: the same reference always yields the same one. */
   signBatch?(batch: WithdrawalBatch): Promise<SignedWithdrawal>;
+  /**
+   * The signer signs only withdrawals with an approval seal (signer/remote.ts): one without (from before the seal) is
+   * kept out of batches and not asked for until an operator re-approves it (withdrawals/review.ts resealWithdrawal).
+   */
+  signsSealedOnly?: boolean;
+  /**
+   * What the hot wallet can pay out of `currency` now, fee aside (UTXO: its confirmed outputs not reserved; EVM: the
+   * hot address's balance): a withdrawal waiting for funds is signed again only once this covers it. Absent: unknown.
+   */
+  hotWalletFunds?(network: Network, currency: string): Promise<bigint>;
+  /**
+   * UTXO_CONSOLIDATE_BELOW: one transaction moving deposit outputs into the hot wallet's own address, signed only
+   * while the network's fee rate is at most `maxRate` (units per vB); undefined when it is above or there is nothing to
+   * move. The same reference always yields the same transaction (a stored one is handed back whatever the rate).
+   */
+  consolidate?(order: { reference: string; network: Network; maxRate: bigint }): Promise<(SignedWithdrawal & { toAddress: string; amount: bigint }) | undefined>;
 };
 
 /** Withdrawals of one network paid together: `reference` is the batch's id. */
@@ -184,6 +212,8 @@ export type ChainSettings = Readonly<{
     batchSeconds: number;
     /** UTXO_BATCH_MAX_OUTPUTS: the most withdrawals one batch pays. */
     batchMaxOutputs: number;
+    /** UTXO_CONSOLIDATE_BELOW: sat/vB (DOGECOIN: koinu/vB) at or under which deposit outputs are consolidated into the hot wallet. */
+    consolidateBelow?: Partial<Record<'BITCOIN' | 'LITECOIN' | 'DOGECOIN', bigint>>;
   }>;
   /** An Ethereum JSON-RPC node (http or ws) and the ERC-20 contracts per currency. */
   evm: Readonly<{ rpcUrl: string | undefined; tokens: Readonly<Record<string, string>>; replaceAfterBlocks: number }>;
@@ -195,6 +225,20 @@ export type ChainSettings = Readonly<{
 
 export function transferKey(ref: TransferRef): string {
   return `${ref.txHash}:${ref.outputIndex}`;
+}
+
+/** Each row with its transfer's status, asked once per network; a row its chain said nothing about is left out. */
+export async function* withStatuses<T extends TransferRef & { network: Network }>(chain: Pick<ChainPort, 'status'>, rows: readonly T[]): AsyncGenerator<[T, TransferStatus]> {
+  for (const [network, group] of Map.groupBy(rows, (row) => row.network)) {
+    const statuses = await chain.status(
+      network,
+      group.map((r) => ({ txHash: r.txHash, outputIndex: r.outputIndex })),
+    );
+    for (const row of group) {
+      const status = statuses.get(transferKey(row));
+      if (status) yield [row, status];
+    }
+  }
 }
 
 /** A call for a network that has no adapter in this environment (it is off): nothing was done. */
@@ -221,7 +265,9 @@ export class ChainUnavailableError extends Error {
 export type ChainCallTrace = <T>(network: Network, operation: string, call: () => Promise<T>) => Promise<T>;
 
 /** The network's adapter cannot do this at all (replace-by-fee on a network without it): nothing was done. */
-export class ChainUnsupportedError extends Error {}
+export class ChainUnsupportedError extends Error {
+  override name = 'ChainUnsupportedError';
+}
 
 /** `height:hash`, the cursor a block-based adapter returns (see `ScanBatch`). */
 export function blockCursor(block: BlockRef): string {
@@ -251,7 +297,16 @@ export type FeeEstimate = {
 export type FeeQuery = Omit<WithdrawalOrder, 'reference'>;
 
 /** A broadcast withdrawal that has waited too long unconfirmed, and the fee it was built with. */
-export type StuckWithdrawal = { order: WithdrawalOrder; signed: SignedWithdrawal; fee: FeeEstimate };
+export type StuckWithdrawal = {
+  order: WithdrawalOrder;
+  signed: SignedWithdrawal;
+  fee: FeeEstimate;
+  /**
+   * Every payment the stuck transaction makes as sealed (the signer's: the order's alone, or each member of its
+   * batch): a replacement that would pay anything else is refused. Absent: the order's payment must be among them.
+   */
+  payments?: readonly { address: string; amount: bigint }[];
+};
 
 /** The hot wallet beyond signing and sending: what a transfer costs, and bidding again for a stuck one. */
 export type HotWalletFees = {
@@ -312,8 +367,8 @@ export type CollectionPort = {
  * (domain/addresses.ts) and handed by composition to adapters that derive keys or check addresses.
  */
 export type ChainAddressing = {
-  /** The address of derivation `index` on `network` under the custody's BIP39 seed. */
-  derive(seed: Uint8Array, network: Network, index: number): Promise<string>;
+  /** The address of derivation `index` on `network` under the custody's keys (public ones are enough). */
+  derive(keys: WalletKeys | Uint8Array, network: Network, index: number): Promise<string>;
   isValid(network: Network, address: string): boolean;
   /** The BIP32 path of derivation `index` (secp256k1 networks; TON derives SLIP-10 ed25519 on m/44'/607'/index'). */
   path(network: Network, index: number): string;
@@ -332,7 +387,16 @@ export type CustodyHoldings = {
    * the hot wallet). Throws ChainUnsupportedError where the adapter keeps no balances (the devnet).
    */
   holdings(network: Network): Promise<Record<string, bigint>>;
+  /**
+   * The same holdings address by address, each with the key path that controls it (BIP32, or TON's SLIP-10
+   * m/44'/607'/i'), for the proof of reserves' signatures; only addresses holding something. Absent where the adapter
+   * cannot tell (the devnet): ChainUnsupportedError through the router.
+   */
+  addressHoldings?(network: Network): Promise<AddressHolding[]>;
 };
+
+/** What one custody address holds (confirmed atomic units per currency) and the key path that controls it. */
+export type AddressHolding = { address: string; path: string; balances: Record<string, bigint> };
 
 /** Everything one adapter implements for the networks it runs; open.ts registers adapters and routes by network. */
 export type ChainAdapter = WithdrawalChainPort & HotWalletFees & CustodyHoldings & { collection: CollectionPort };

@@ -1,6 +1,7 @@
 /**
  * The wallet's HD seed: WALLET_SEED (a BIP39 mnemonic) where given, else, outside production, a development
- * mnemonic generated once into DATA_DIR (mode 0600) and reused by every process on that directory.
+ * mnemonic generated once into DATA_DIR (mode 0600) and reused by every process on that directory. The sealed file
+ * and the command hook are in sealed-seed.ts, whose `openWalletSeed` picks the configured source.
  */
 import { generateMnemonic, mnemonicToSeedSync, validateMnemonic } from '@scure/bip39';
 import { wordlist } from '@scure/bip39/wordlists/english.js';
@@ -23,14 +24,19 @@ export function isValidMnemonic(mnemonic: string): boolean {
   return validateMnemonic(normalise(mnemonic), wordlist);
 }
 
+/** Lower case, single spaces, no surrounding space: the one form a mnemonic is sealed and checked in. */
+export function normaliseMnemonic(mnemonic: string): string {
+  return normalise(mnemonic);
+}
+
 /** Loads the seed; generates the development one on first start, loudly. */
 export async function loadWalletSeed(options: { mnemonic: string | undefined; dataDir: string; production: boolean }, log: Logger): Promise<WalletSeed> {
   if (options.mnemonic) {
     const mnemonic = normalise(options.mnemonic);
     if (!validateMnemonic(mnemonic, wordlist)) throw new SeedError('WALLET_SEED is not a valid BIP39 English mnemonic');
-    return fromMnemonic(mnemonic, 'env');
+    return seedFromMnemonic(mnemonic, 'env');
   }
-  if (options.production) throw new SeedError('WALLET_SEED must be set in production (a BIP39 mnemonic from your key store)');
+  if (options.production) throw new SeedError('WALLET_SEED must be set in production (a BIP39 mnemonic from your key store), or WALLET_SEED_FILE or WALLET_SEED_COMMAND');
   const file = join(options.dataDir, SEED_FILE);
   let mnemonic = await readFile(file, 'utf8').then(normalise, () => undefined);
   if (mnemonic === undefined) {
@@ -43,7 +49,7 @@ export async function loadWalletSeed(options: { mnemonic: string | undefined; da
     log.warn({ file }, 'using the development wallet seed from DATA_DIR: not for real money');
   }
   if (!validateMnemonic(mnemonic, wordlist)) throw new SeedError(`${file} does not hold a valid BIP39 mnemonic`);
-  return fromMnemonic(mnemonic, 'file');
+  return seedFromMnemonic(mnemonic, 'file');
 }
 
 /**
@@ -65,7 +71,10 @@ export async function createFileOnce(dataDir: string, file: string, content: str
   return readFile(file, 'utf8');
 }
 
-function fromMnemonic(mnemonic: string, source: WalletSeed['source']): WalletSeed {
+/** The seed of a valid mnemonic (anything else is a SeedError that does not repeat it). */
+export function seedFromMnemonic(text: string, source: WalletSeed['source']): WalletSeed {
+  const mnemonic = normalise(text);
+  if (!validateMnemonic(mnemonic, wordlist)) throw new SeedError('the wallet seed is not a valid BIP39 English mnemonic');
   const bytes = mnemonicToSeedSync(mnemonic);
   const master = HDKey.fromMasterSeed(bytes).publicKey;
   if (!master) throw new SeedError('the seed gave no master key');

@@ -21,3 +21,15 @@ export type WalletBot = {
   /** Registers the webhook with Telegram (TELEGRAM_SET_WEBHOOK=on). */
   setWebhook: (url: string) => Promise<void>;
 };
+
+/** What the user is told about: SPEC issue 36's events of their money. */
+export type NoticeEvent = 'deposit.pending' | 'deposit.credited' | 'withdrawal.sent' | 'withdrawal.completed' | 'withdrawal.failed' | 'buy.completed';
+
+/** One message about the user's money, in their language; `amount` is an exact decimal with a point. */
+export type Notice = { event: NoticeEvent; language: 'en' | 'ru'; currency: string; amount: string };
+
+/** Telegram took the message, or did not: `permanent` when trying again cannot help (the user blocked the bot, no such chat). */
+export type NoticeOutcome = { ok: true } | { ok: false; permanent: boolean; error: string };
+
+/** The bot's side of notifications: sends one message to a private chat (the user's Telegram id). */
+export type NoticeSender = { send: (chatId: number, notice: Notice) => Promise<NoticeOutcome> };

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { pgTable, text, timestamp, uuid, uniqueIndex, index, integer, varchar, bigint } from 'drizzle-orm/pg-core';
+import { boolean, pgTable, text, timestamp, uuid, uniqueIndex, index, integer, varchar, bigint } from 'drizzle-orm/pg-core';
 
 /** A person who signs in (SPEC §3 User/profile); e-mail is stored lower-cased, unique when present. */
 export const users = pgTable(
@@ -11,6 +11,8 @@ export const users = pgTable(
     emailConfirmedAt: timestamp('email_confirmed_at', { withTimezone: true }),
     language: text('language', { enum: ['ENG', 'RUS'] }).notNull().default('ENG'),
     defaultFiatCurrency: text('default_fiat_currency').notNull().default('USD'),
+    /** Settings' switch: the bot's messages about the user's money (deposits, withdrawals, purchases) while Telegram is linked. */
+    telegramNotifications: boolean('telegram_notifications').notNull().default(true),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     /** The `sub` of an external OpenID issuer (OIDC_ISSUER), when one replaces the embedded provider. */
     externalSubject: text('external_subject'),

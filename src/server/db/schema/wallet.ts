@@ -28,6 +28,43 @@ export const walletAccountKeys = pgTable('wallet_account_keys', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
+/**
+ * Public keys the signer derived ahead of need where no extended public key derives them (TON: SLIP-10 ed25519,
+ * hardened at every level): the gateway and the worker read a derivation's key here, and ask the signer to top the
+ * pool up (a batch past the highest index in use) when one is missing. Public, never a private key.
+ */
+export const custodyPublicKeys = pgTable(
+  'custody_public_keys',
+  {
+    network: text('network').notNull(),
+    derivationIndex: integer('derivation_index').notNull(),
+    /** Hex of the raw public key (ed25519: 32 bytes). */
+    publicKey: text('public_key').notNull(),
+    seedFingerprint: text('seed_fingerprint').notNull(),
+    /** The signer's HMAC over the row (signer/keys.ts), checked before an address is derived; null on rows from before it. */
+    mac: text('mac'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.derivationIndex] })],
+);
+
+/**
+ * What the signer signed out, per payment (a withdrawal's id), for its daily cap (SIGNER_DAILY_MAX,
+ * domain/signing-cap.ts): recorded before the signature, once per reference, so the same order asked again is not
+ * counted twice and a signature that failed after it still counts (the cap errs towards signing less).
+ */
+export const signerSignedPayments = pgTable(
+  'signer_signed_payments',
+  {
+    reference: text('reference').primaryKey(),
+    network: text('network').notNull(),
+    currency: text('currency').notNull(),
+    amount: numeric('amount', { precision: 78, scale: 0 }).notNull(),
+    signedAt: timestamp('signed_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('signer_signed_payments_currency_time').on(t.currency, t.signedAt)],
+);
+
 /** A deposit address of an account on a network (tokens share it); deposits are matched through it. */
 export const depositAddresses = pgTable(
   'deposit_addresses',
@@ -39,8 +76,15 @@ export const depositAddresses = pgTable(
       .references(() => walletAccounts.id, { onDelete: 'restrict' }),
     derivationIndex: integer('derivation_index').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    /** SECRETS_KEY's keyed hash over network, address, account and index (domain/deposit-address-guard.ts); null on rows made before it. */
+    mac: text('mac'),
   },
-  (t) => [primaryKey({ columns: [t.network, t.address] }), unique('deposit_addresses_account_network').on(t.walletAccountId, t.network)],
+  (t) => [
+    primaryKey({ columns: [t.network, t.address] }),
+    unique('deposit_addresses_account_network').on(t.walletAccountId, t.network),
+    // The block scans' in-memory address sets read only the rows added since their last read (evm/context.ts, ton/reader.ts).
+    index('deposit_addresses_network_created_at').on(t.network, t.createdAt),
+  ],
 );
 
 /**

@@ -60,6 +60,16 @@ export const withdrawals = pgTable(
      */
     batchId: uuid('batch_id').references((): AnyPgColumn => withdrawalBatches.id, { onDelete: 'restrict' }),
     failureReason: text('failure_reason'),
+    /**
+     * Since when a PENDING one waits for the hot wallet (its signing found too little to pay it): shown "Pending" with
+     * that reason, signed again only once the hot wallet holds enough (worker.ts); NULL otherwise.
+     */
+    waitingForFundsSince: timestamp('waiting_for_funds_since', { withTimezone: true }),
+    /**
+     * The approval seal (domain/signing.ts): an HMAC over id, network, currency, destination, amount and fee, made as it
+     * became PENDING with a key the database does not hold; the signer signs nothing whose figures no longer match it.
+     */
+    approvalSeal: text('approval_seal'),
     /** The amount's USD value at the request (PRICE_SCALE decimals), for the daily limit; NULL without a current price. */
     usdValue: numeric('usd_value', { precision: 38, scale: 8 }),
     /** Why it waited for review (ABOVE_THRESHOLD, NEW_ADDRESS, NO_PRICE); empty when it did not. */

@@ -3,6 +3,7 @@
  * buying on, is the coin sold, is the fiat offered, what does a coin cost with the fee now).
  */
 import type pg from 'pg';
+import type { DepositAddressGuard } from '../deposit-address-guard.ts';
 import type { CoinMeta } from '../../../lib/currencies.ts';
 import type { Logger } from '../../log.ts';
 import type { PriceTable, RatesPort } from '../../adapters/rates/port.ts';
@@ -29,6 +30,8 @@ export type BuyDeps = {
   settings: BuySettings;
   publicUrl: string;
   log: Logger;
+  /** Checks the stored deposit address an on-ramp is told to send the coins to. */
+  addressGuard: DepositAddressGuard;
 };
 
 /** Buying is on (an acquirer or an on-ramp), or the refusal. */

@@ -8,7 +8,9 @@
  * of the webhook and the deposit came first. Called inside the deposit's own transaction (deposits.ts).
  */
 import { notifyAccountChanged } from '../account-changes.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 import type { Queryable } from '../ledger.ts';
+import { showHistoryState } from '../orders/history.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import { ON_RAMP_AMOUNT_TOLERANCE_BPS } from './rules.ts';
@@ -96,7 +98,7 @@ const DEPOSIT = `SELECT id, wallet_account_id AS "walletAccountId", network, cur
                    FROM chain_deposits`;
 
 function depositOf(row: Omit<DepositRow, 'amount'> & { amount: string }): DepositRow {
-  return { ...row, amount: BigInt(row.amount) };
+  return { ...row, amount: unitsFromRow(row.amount, 'amount') };
 }
 
 /**
@@ -106,10 +108,7 @@ function depositOf(row: Omit<DepositRow, 'amount'> & { amount: string }): Deposi
 async function linkRecorded(db: Queryable, order: AwaitingOrder, walletAccountId: string, deposit: DepositRow): Promise<void> {
   await attach(db, order, deposit);
   const credited = deposit.state === 'CREDITED';
-  await db.query(
-    `UPDATE wallet_transactions SET state = $2, completed_at = CASE WHEN $2 = 'COMPLETED' THEN coalesce(completed_at, now()) END, updated_at = now() WHERE id = $1`,
-    [order.walletTransactionId, credited ? 'COMPLETED' : 'IN_PROGRESS'],
-  );
+  await showHistoryState(db, order.walletTransactionId, credited ? 'COMPLETED' : 'IN_PROGRESS');
   await db.query('UPDATE chain_deposits SET wallet_transaction_id = $2 WHERE id = $1', [deposit.id, order.walletTransactionId]);
   if (deposit.walletTransactionId && deposit.walletTransactionId !== order.walletTransactionId) await db.query('DELETE FROM wallet_transactions WHERE id = $1', [deposit.walletTransactionId]);
   if (credited) await completeOrder(db, order.id, walletAccountId);

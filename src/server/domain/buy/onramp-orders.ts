@@ -65,9 +65,15 @@ export async function confirmOnRampOrder(deps: BuyDeps, order: BuyOrderRow, paye
   if (order.state !== 'NEW' || order.expiresAt.getTime() <= Date.now()) throw orderExpired();
   const coin = coinOf(deps, order.currency);
   const { code } = await onRampCoinOf(deps, onRamp, order.currency);
-  const address = await deps.pool.query<{ address: string }>('SELECT address FROM deposit_addresses WHERE wallet_account_id = $1 AND network = $2', [order.walletAccountId, coin.network]);
-  const walletAddress = address.rows[0]?.address;
-  if (!walletAddress) throw new BuyError('B2C_NO_ADDRESS', `Add ${order.currency} to your assets first: the coins are sent to its deposit address`);
+  const stored = await deps.pool.query<{ address: string; derivationIndex: number; mac: string | null }>(
+    'SELECT address, derivation_index AS "derivationIndex", mac FROM deposit_addresses WHERE wallet_account_id = $1 AND network = $2',
+    [order.walletAccountId, coin.network],
+  );
+  const row = stored.rows[0];
+  if (!row) throw new BuyError('B2C_NO_ADDRESS', `Add ${order.currency} to your assets first: the coins are sent to its deposit address`);
+  // The coins go where the on-ramp is told: only to the address the custody's keys give this account.
+  const walletAddress = await deps.addressGuard.check(deps.pool, { network: coin.network, walletAccountId: order.walletAccountId, ...row });
+  if (!walletAddress) throw new Error(`the stored ${coin.network} deposit address of account ${order.walletAccountId} is not the custody's`);
   const confirmed = await inTransaction(deps.pool, async (client) => {
     const locked = await lockBuyOrder(client, order.id);
     if (!locked) throw new BuyError('B2C_ORDER_NOT_FOUND', 'No such order in this account');

@@ -13,7 +13,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
 import { orderReference } from '../orders/entry-keys.ts';
 import { recordHistory } from '../orders/history.ts';
-import { fieldOrderHash, oncePerKey } from '../orders/idempotency.ts';
+import { oncePerKey, requestHash } from '../orders/idempotency.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import { BuyError, orderExpired } from './errors.ts';
@@ -79,10 +79,8 @@ async function openOrder(deps: BuyDeps, db: pg.PoolClient, input: OrderInput, ce
 export async function createOrder(deps: BuyDeps, input: OrderInput): Promise<BuyOrderView> {
   buyingOn(deps);
   const cents = parseFiat(input.fiatAmount);
-  // The fields and their order are those of the request_hash stored since buying began, so old rows still replay.
-  const hash = fieldOrderHash({ rateId: input.rateId, itemId: input.itemId, description: input.description, returnUrl: input.returnUrl, fiatCents: cents.toString() });
-  // Retries of one purchase at once (a double tap, a flaky network) all get the first answer.
-  const request = { scope: 'buy', account: input.account, key: input.idempotencyKey, hash, whileRunning: 'wait' } as const;
+  const hash = requestHash({ rateId: input.rateId, itemId: input.itemId, description: input.description, returnUrl: input.returnUrl, fiatCents: cents.toString() });
+  const request = { scope: 'buy', account: input.account, key: input.idempotencyKey, hash } as const;
   return oncePerKey(deps.pool, request, {
     find: (db) => buyOrderByKey(db, input.account, input.idempotencyKey),
     replay: (row) => buyOrderView(row),

@@ -1,5 +1,6 @@
 /** A buy order as the gateway shows it (SPEC §3 buy order), and how it is read from its row. */
 import { formatUnits } from '../../../lib/amount.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 import { formatMoney, money } from '../../../lib/money.ts';
 import type { BuyOrderRow } from './store.ts';
 import { FIAT_DECIMALS } from './rules.ts';
@@ -8,7 +9,7 @@ export type { BuyOrderState, BuyOrderView };
 
 
 export function buyOrderView(row: BuyOrderRow): BuyOrderView {
-  const crypto = money(row.currency, BigInt(row.amount));
+  const crypto = money(row.currency, unitsFromRow(row.amount, 'amount'));
   return {
     id: row.id,
     state: row.state,
@@ -16,7 +17,7 @@ export function buyOrderView(row: BuyOrderRow): BuyOrderView {
     currency: row.currency,
     cryptoAmount: formatMoney(crypto),
     fiatCurrency: row.fiatCurrency,
-    fiatAmount: formatUnits(BigInt(row.fiatAmount), FIAT_DECIMALS),
+    fiatAmount: formatUnits(unitsFromRow(row.fiatAmount, 'fiatAmount'), FIAT_DECIMALS),
     rate: row.rate,
     paymentMethodCode: row.methodCode,
     // The provider's page exists only once the order is confirmed.

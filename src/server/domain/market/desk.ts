@@ -6,12 +6,16 @@
  * operator sent to the custody (the chain shows them; no user's deposit credits them).
  */
 import { parseDecimal, pow10 } from '../../../lib/amount.ts';
+import type { Units } from '../../../lib/money.ts';
+import { unitsFromRowOrZero } from '../../db/amounts.ts';
 import { findCoin } from '../../../lib/currencies.ts';
 import { DomainError } from '../errors.ts';
-import { post, SYSTEM_ACCOUNTS, systemAccountId, type PostedEntry, type Queryable } from '../ledger.ts';
+import { SYSTEM_ACCOUNTS, systemAccountId, type PostedEntry, type Queryable } from '../ledger.ts';
+import { transferEntry } from '../orders/entries.ts';
+import { deskFundingEntry } from '../orders/entry-keys.ts';
 
 export const DESK_ACCOUNT = systemAccountId(SYSTEM_ACCOUNTS.swapDesk());
-export const DESK_FUNDING_KIND = 'DESK_FUNDING';
+export { DESK_FUNDING_KIND } from '../orders/entry-keys.ts';
 
 /** The desk cannot sell that much of a currency now: nothing was quoted or moved. */
 export class DeskInventoryError extends DomainError<'SWAP_DESK_INVENTORY'> {}
@@ -27,9 +31,9 @@ export function inventoryFloor(limits: Readonly<Record<string, string>>, currenc
 }
 
 /** The desk's inventory of a currency (available), read without a lock: for a quote's early answer. */
-export async function inventoryOf(db: Queryable, currency: string): Promise<bigint> {
+export async function inventoryOf(db: Queryable, currency: string): Promise<Units> {
   const row = await db.query<{ available: string }>('SELECT available::text AS available FROM ledger_balances WHERE ledger_account_id = $1 AND currency = $2', [DESK_ACCOUNT, currency]);
-  return BigInt(row.rows[0]?.available ?? '0');
+  return unitsFromRowOrZero(row.rows[0]?.available, 'available');
 }
 
 /** Refuses selling `units` when it would take `available` below the currency's floor. */
@@ -58,7 +62,7 @@ export async function reserveInventory(db: Queryable, currency: string, units: b
     [DESK_ACCOUNT, currency],
   );
   const row = await db.query<{ available: string }>('SELECT available::text AS available FROM ledger_balances WHERE ledger_account_id = $1 AND currency = $2 FOR UPDATE', [DESK_ACCOUNT, currency]);
-  refuseBelowFloor(BigInt(row.rows[0]?.available ?? '0'), currency, units, limits);
+  refuseBelowFloor(unitsFromRowOrZero(row.rows[0]?.available, 'available'), currency, units, limits);
 }
 
 /** Coins from outside that become the desk's inventory: WORLD:<network> → desk, once per key. */
@@ -66,13 +70,9 @@ export async function fundDesk(db: Queryable, input: { currency: string; units: 
   const coin = findCoin(input.currency);
   if (!coin) throw new Error(`unknown currency ${input.currency}`);
   if (input.units <= 0n) throw new RangeError('desk funding must be above zero');
-  return post(db, {
-    key: `desk-funding:${input.key}`,
-    kind: DESK_FUNDING_KIND,
-    reference: `desk:${coin.currency}`,
-    postings: [
-      { account: systemAccountId(SYSTEM_ACCOUNTS.world(coin.network)), currency: coin.currency, bucket: 'AVAILABLE', amount: -input.units },
-      { account: DESK_ACCOUNT, currency: coin.currency, bucket: 'AVAILABLE', amount: input.units },
-    ],
+  return transferEntry(db, deskFundingEntry(coin.currency, input.key), {
+    from: systemAccountId(SYSTEM_ACCOUNTS.world(coin.network)),
+    to: DESK_ACCOUNT,
+    money: { currency: coin.currency, units: input.units },
   });
 }

@@ -4,6 +4,7 @@
  * the fees users paid for them, per currency (issue 28 items 5 to 7). The hedge job (hedge.ts) reads the same figures.
  */
 import type pg from 'pg';
+import { unitsFromRow } from '../../db/amounts.ts';
 import { formatUnits, parseDecimal, pow10 } from '../../../lib/amount.ts';
 import { COINS, findCoin } from '../../../lib/currencies.ts';
 import { PRICE_SCALE, type PriceTable } from '../../adapters/rates/port.ts';
@@ -55,11 +56,11 @@ export async function deskExposure(pool: pg.Pool, table: PriceTable): Promise<As
   };
   for (const row of inventory.rows) {
     const coin = findCoin(row.currency);
-    if (coin) entry(coin.baseCurrency).inventory += toAsset(BigInt(row.available), coin.decimals);
+    if (coin) entry(coin.baseCurrency).inventory += toAsset(unitsFromRow(row.available, 'available'), coin.decimals);
   }
   for (const row of funded.rows) {
     const coin = findCoin(row.currency);
-    if (coin) entry(coin.baseCurrency).funded += toAsset(BigInt(row.total), coin.decimals);
+    if (coin) entry(coin.baseCurrency).funded += toAsset(unitsFromRow(row.total, 'total'), coin.decimals);
   }
   for (const row of hedges.rows) {
     const units = parseDecimal(row.filled, ASSET_DECIMALS);
@@ -96,8 +97,8 @@ export async function feeCoverage(pool: pg.Pool): Promise<FeeCoverage[]> {
     [[...networks.map((network) => systemAccountId(SYSTEM_ACCOUNTS.networkFees(network))), ...networks.map((network) => systemAccountId(SYSTEM_ACCOUNTS.gasFloat(network)))], GAS_FUNDING_KIND],
   );
   const rows = new Map<string, FeeCoverage>();
-  for (const row of paid.rows) rows.set(row.currency, { currency: row.currency, paid: BigInt(row.total), cost: 0n });
-  for (const row of cost.rows) rows.set(row.currency, { ...(rows.get(row.currency) ?? { currency: row.currency, paid: 0n }), cost: BigInt(row.total) });
+  for (const row of paid.rows) rows.set(row.currency, { currency: row.currency, paid: unitsFromRow(row.total, 'total'), cost: 0n });
+  for (const row of cost.rows) rows.set(row.currency, { ...(rows.get(row.currency) ?? { currency: row.currency, paid: 0n }), cost: unitsFromRow(row.total, 'total') });
   return [...rows.values()].sort((a, b) => a.currency.localeCompare(b.currency));
 }
 

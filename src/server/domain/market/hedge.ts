@@ -11,6 +11,8 @@ import { formatUnits, parseDecimal } from '../../../lib/amount.ts';
 import type { HedgePort, RatesPort } from '../../adapters/rates/port.ts';
 import type { Logger } from '../../log.ts';
 import { ASSET_DECIMALS, deskExposure } from './exposure.ts';
+import { NOW } from '../orders/sql-set.ts';
+import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 
 /** The quote side of every hedge: never hedged itself. */
 const QUOTE_ASSETS = new Set(['USDT', 'USDC']);
@@ -74,17 +76,20 @@ async function hedgeRound(pool: pg.Pool, deps: { rates: RatesPort; exchange: Hed
     if (id === undefined) continue;
     try {
       const order = await deps.exchange.marketOrder({ asset: exposure.asset, side, amount, clientOrderId });
-      await pool.query(
-        `UPDATE desk_hedges SET state = 'FILLED', order_id = $2, price = $3, filled = $4, fee = $5, fee_currency = $6, closed_at = now() WHERE id = $1`,
-        [id, order.orderId, order.price, order.filled, order.fee, order.feeCurrency],
-      );
+      await moveOrder(pool, ORDER_TABLES.hedge, id, {
+        from: 'SENT',
+        to: 'FILLED',
+        set: { order_id: order.orderId, price: order.price, filled: order.filled, fee: order.fee, fee_currency: order.feeCurrency, closed_at: NOW },
+        // An operator who settled it meanwhile decided: theirs stands.
+        ifMoved: 'skip',
+      });
       deps.log.info({ asset: exposure.asset, side, amount, orderId: order.orderId, price: order.price }, 'hedged the desk');
       sent += 1;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if ((error as { refused?: unknown }).refused === true) {
         // Refused by the exchange (keys, balance, lot size): nothing was bought or sold; the next round tries again.
-        await pool.query(`UPDATE desk_hedges SET state = 'FAILED', error = $2, closed_at = now() WHERE id = $1`, [id, message]);
+        await moveOrder(pool, ORDER_TABLES.hedge, id, { from: 'SENT', to: 'FAILED', set: { error: message, closed_at: NOW }, ifMoved: 'skip' });
         deps.log.error({ err: error, asset: exposure.asset, side, amount }, 'a hedge was refused');
       } else {
         // No answer: the order may have been placed. It stays SENT (see above) for an operator to settle.

@@ -7,6 +7,7 @@
  * one against its entry (ADJUSTMENT_CHECKS).
  */
 import type pg from 'pg';
+import { unitsFromRow } from '../../db/amounts.ts';
 import { AmountError, formatUnits, parseDecimal } from '../../../lib/amount.ts';
 import { findCoin } from '../../../lib/currencies.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -17,6 +18,8 @@ import { notifyAccountChanged } from '../account-changes.ts';
 import { transferForOrder } from '../orders/entries.ts';
 import { recordHistory } from '../orders/history.ts';
 import { orderEntryKeySql } from '../orders/entry-keys.ts';
+import { NOW } from '../orders/sql-set.ts';
+import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { OperatorError } from './errors.ts';
@@ -53,7 +56,7 @@ const SELECT = `SELECT j.id, j.wallet_account_id AS "accountId", a.user_id AS "u
 
 function shown(row: Adjustment): Adjustment {
   const decimals = findCoin(row.currency)?.decimals ?? 0;
-  return { ...row, amount: formatUnits(BigInt(row.amount), decimals) };
+  return { ...row, amount: formatUnits(unitsFromRow(row.amount, 'amount'), decimals) };
 }
 
 /** The amount as units of the currency: a positive decimal string with no more decimals than the coin has. */
@@ -150,7 +153,7 @@ export async function approveAdjustment(pool: pg.Pool, actor: Actor, decision: D
       return 'already';
     }
     const { row } = open;
-    const units = BigInt(row.amount);
+    const units = unitsFromRow(row.amount, 'amount');
     const user = await ensureUserLedgerAccount(db, row.wallet_account_id);
     // Made at every start too; here as well, so a command run before the first start of this version finds it.
     await ensureSystemAccounts(db, [SYSTEM_ACCOUNTS.operatorAdjustments()]);
@@ -163,11 +166,7 @@ export async function approveAdjustment(pool: pg.Pool, actor: Actor, decision: D
       { from: credit ? custodian : user, to: credit ? user : custodian, money: { currency: row.currency, units } },
       (cause) => new OperatorError('ADJUSTMENT_INSUFFICIENT_FUNDS', 'The available balance does not cover this debit', { cause }),
     );
-    await db.query(`UPDATE operator_adjustments SET state = 'APPLIED', decided_by = $2, decided_at = now(), decision_reason = $3 WHERE id = $1 AND state = 'PROPOSED'`, [
-      decision.id,
-      actor.id,
-      decision.reason ?? null,
-    ]);
+    await moveOrder(db, ORDER_TABLES.adjustment, decision.id, { from: 'PROPOSED', to: 'APPLIED', set: { decided_by: actor.id, decided_at: NOW, decision_reason: decision.reason ?? null } });
     // The user sees it in their history as a completed deposit or withdrawal of the custodian's, and every process
     // drops its cached balances of the account when this commits.
     await recordHistory(db, {
@@ -205,11 +204,7 @@ export async function rejectAdjustment(pool: pg.Pool, actor: Actor, decision: De
   return inTransaction(pool, async (db) => {
     const open = await decidable(db, actor, decision);
     if (open === 'already') return 'already';
-    await db.query(`UPDATE operator_adjustments SET state = 'REJECTED', decided_by = $2, decided_at = now(), decision_reason = $3 WHERE id = $1 AND state = 'PROPOSED'`, [
-      decision.id,
-      actor.id,
-      decision.reason,
-    ]);
+    await moveOrder(db, ORDER_TABLES.adjustment, decision.id, { from: 'PROPOSED', to: 'REJECTED', set: { decided_by: actor.id, decided_at: NOW, decision_reason: decision.reason } });
     await recordAudit(db, actor, { action: 'adjustment.reject', subject: `adjustment:${decision.id}`, reason: decision.reason, details: { account: open.row.wallet_account_id } });
     return 'rejected';
   });

@@ -2,9 +2,10 @@
  * An order's ledger entries: open with a hold, settle to one or more legs, release, or post a step's own entry;
  * each one entry under the step's key (entry-keys.ts), through ledger.ts, so a retried step applies once.
  */
-import { hold, LedgerError, post, release, settle, transfer, type Posting, type PostedEntry, type Queryable } from '../ledger.ts';
+import { LedgerError, type Posting, type PostedEntry, type Queryable } from '../ledger.ts';
+import { hold, post, release, settle, transfer } from '../ledger-writes.ts';
 import type { Money } from '../../../lib/money.ts';
-import { orderEntryKey, orderEntryKind, orderReference, type OrderFlow, type OrderRef, type OrderStep } from './entry-keys.ts';
+import { orderEntryKey, orderEntryKind, orderReference, type EntryRef, type OrderFlow, type OrderRef, type OrderStep } from './entry-keys.ts';
 
 /** Flows whose orders have a given step. */
 type FlowsWith<S extends string> = { [F in OrderFlow]: S extends OrderStep<F> ? F : never }[OrderFlow];
@@ -75,15 +76,18 @@ export function reopenOrder(
   return post(db, { ...entryOf(order, 'reopen', move.round), postings: [...postings.values()].filter((p) => p.amount !== 0n) });
 }
 
-/** Moves available money between two accounts as one of the order's steps (a transfer to another user). */
+/**
+ * Moves available money between two accounts as one of the order's steps (a transfer to another user, a withdrawal's
+ * network fee); `round` as in settleOrder.
+ */
 export function transferForOrder<F extends OrderFlow>(
   db: Queryable,
   order: OrderRef<F>,
   step: OrderStep<F>,
-  move: { from: string; to: string; money: Money },
+  move: { from: string; to: string; money: Money; round?: number },
   whenShort?: WhenShort,
 ): Promise<PostedEntry> {
-  return refusingShort(transfer(db, { ...entryOf(order, step), from: move.from, to: move.to, ...amountOf(move.money) }), whenShort);
+  return refusingShort(transfer(db, { ...entryOf(order, step, move.round), from: move.from, to: move.to, ...amountOf(move.money) }), whenShort);
 }
 
 /** A step's own entry when it is none of the above (a swap's two-currency exchange, a purchase's credit). */
@@ -96,3 +100,31 @@ export async function hasOrderEntry<F extends OrderFlow>(db: Queryable, order: O
   const found = await db.query('SELECT 1 FROM ledger_entries WHERE idempotency_key = $1', [orderEntryKey(order.flow, order.id, step)]);
   return (found.rowCount ?? 0) > 0;
 }
+
+/*
+ * The entries of flows that hold no user's order (deposits and their reversals, sweeps, cold sweeps, fundings):
+ * each one a step under an EntryRef from entry-keys.ts (depositEntry, sweepEntry, coldSweepEntry...), the only
+ * way such an entry is written.
+ */
+
+/** Moves available money between two accounts as the entry `ref`. */
+export function transferEntry(db: Queryable, ref: EntryRef, move: { from: string; to: string; money: Money }, whenShort?: WhenShort): Promise<PostedEntry> {
+  return refusingShort(transfer(db, { ...refOf(ref), from: move.from, to: move.to, ...amountOf(move.money) }), whenShort);
+}
+
+/** Available → on hold on one account as the entry `ref`. */
+export function holdEntry(db: Queryable, ref: EntryRef, move: { account: string; money: Money }, whenShort?: WhenShort): Promise<PostedEntry> {
+  return refusingShort(hold(db, { ...refOf(ref), account: move.account, ...amountOf(move.money) }), whenShort);
+}
+
+/** On hold → available on one account as the entry `ref`. */
+export function releaseEntry(db: Queryable, ref: EntryRef, move: { account: string; money: Money }): Promise<PostedEntry> {
+  return release(db, { ...refOf(ref), account: move.account, ...amountOf(move.money) });
+}
+
+/** The entry `ref` with postings of its own (a reopening that takes several bookings back, a funding). */
+export function postEntry(db: Queryable, ref: EntryRef, postings: readonly Posting[], whenShort?: WhenShort): Promise<PostedEntry> {
+  return refusingShort(post(db, { ...refOf(ref), postings }), whenShort);
+}
+
+const refOf = (ref: EntryRef) => ({ key: ref.key, kind: ref.kind, reference: ref.reference });

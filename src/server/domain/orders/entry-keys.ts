@@ -98,3 +98,109 @@ export function depositReleaseKey(network: string, txHash: string, outputIndex: 
 export function depositHoldKeySql(step: 'hold' | 'release', alias: string, hold: string): string {
   return `'deposit-${step}:' || ${alias}.network || ':' || ${alias}.tx_hash || ':' || ${alias}.output_index || ':' || ${hold}`;
 }
+
+declare const built: unique symbol;
+
+/**
+ * One ledger entry's key, kind and reference, made only by the builders below (the brand keeps a hand-spelled key
+ * out of orders/entries.ts): every write of the ledger goes through one of them.
+ */
+export type EntryRef = { readonly key: string; readonly kind: string; readonly reference: string; readonly [built]: true };
+
+const entryRef = (key: string, kind: string, reference: string) => ({ key, kind, reference }) as EntryRef;
+
+/** An order step's entry (orderEntryKey, orderEntryKind, orderReference); `round` as in orderEntryKey. */
+export function orderEntry<F extends OrderFlow>(flow: F, id: string, step: OrderStep<F>, round = 0): EntryRef {
+  return entryRef(orderEntryKey(flow, id, step, round), orderEntryKind(flow, step), orderReference(flow, id));
+}
+
+/** A chain deposit as its entries know it: the row and the output it credits. */
+export type DepositOutput = { id: string; network: string; txHash: string; outputIndex: number };
+
+/**
+ * A deposit's entries, all referring to `deposit:<id>`: its credit (world → user) and reversal (user → world) of the
+ * n-th revival, the n-th hold of a credit whose transaction lost its confirmations and its release, and the fee the
+ * custodian paid to receive it (an account-based network's activation).
+ */
+export function depositEntry(step: 'credit' | 'reversal' | 'hold' | 'release' | 'receiveFee', d: DepositOutput, n = 0): EntryRef {
+  const reference = `deposit:${d.id}`;
+  switch (step) {
+    case 'credit':
+      return entryRef(depositEntryKey(d.network, d.txHash, d.outputIndex, n), 'DEPOSIT', reference);
+    case 'reversal':
+      return entryRef(depositReversalKey(d.network, d.txHash, d.outputIndex, n), 'DEPOSIT_REVERSAL', reference);
+    case 'hold':
+      return entryRef(depositHoldKey(d.network, d.txHash, d.outputIndex, n), 'DEPOSIT_HOLD', reference);
+    case 'release':
+      return entryRef(depositReleaseKey(d.network, d.txHash, d.outputIndex, n), 'DEPOSIT_RELEASE', reference);
+    case 'receiveFee':
+      return entryRef(`deposit-receive-fee:${d.id}`, 'DEPOSIT_RECEIVE_FEE', reference);
+  }
+}
+
+/**
+ * A sweep's network fees (domain/sweeps.ts), all referring to `sweep:<id>`: the sweep's own fee of round n (after
+ * its n-th reopening), the fee of its n-th gas top-up, and the entries that take either back when a reorganisation
+ * took the transaction (a top-up's is keyed under the top-ups' prefix, so the audit's sum of top-up fees nets it out).
+ */
+export function sweepEntry(step: 'fee' | 'topUpFee' | 'feeReopen' | 'topUpFeeReopen', sweepId: string, n = 0): EntryRef {
+  const reference = `sweep:${sweepId}`;
+  switch (step) {
+    case 'fee':
+      return entryRef(`sweep:fee:${sweepId}${revivalSuffix(n)}`, 'SWEEP_FEE', reference);
+    case 'topUpFee':
+      return entryRef(`sweep:top-up-fee:${sweepId}:${n}`, 'SWEEP_FEE', reference);
+    case 'feeReopen':
+      return entryRef(`sweep:fee-reopen:${sweepId}#${n}`, 'SWEEP_FEE_REOPEN', reference);
+    case 'topUpFeeReopen':
+      return entryRef(`sweep:top-up-fee:${sweepId}:${n}:reopen`, 'SWEEP_FEE_REOPEN', reference);
+  }
+}
+
+/**
+ * A custody movement's entries (domain/custody-movements.ts; the audit in custody-audit.ts spells the same keys), all
+ * referring to `custody-movement:<id>`: a cold sweep's amount (cold storage → world) and the network fee of round n
+ * (after its n-th reopening; the first round's keys have no suffix), and the entry of the n-th reopening that takes
+ * the previous round's booking back.
+ */
+export function coldSweepEntry(step: 'sweep' | 'networkFee' | 'reopen', movementId: string, round = 0): EntryRef {
+  const reference = `custody-movement:${movementId}`;
+  switch (step) {
+    case 'sweep':
+      return entryRef(`cold-sweep:${movementId}${revivalSuffix(round)}`, 'COLD_SWEEP', reference);
+    case 'networkFee':
+      return entryRef(`cold-sweep:network-fee:${movementId}${revivalSuffix(round)}`, 'NETWORK_FEE', reference);
+    case 'reopen':
+      return entryRef(`cold-sweep:reopen:${movementId}${revivalSuffix(round)}`, 'COLD_SWEEP_REOPEN', reference);
+  }
+}
+
+/** The entry kinds of the custodian's fundings from outside, which the exposure report (market/exposure.ts) reads. */
+export const GAS_FUNDING_KIND = 'GAS_FUNDING';
+export const DESK_FUNDING_KIND = 'DESK_FUNDING';
+
+/** The network's coin from outside becoming its gas float (gas-float.ts), once per operator's key. */
+export function gasFundingEntry(network: string, key: string): EntryRef {
+  return entryRef(`gas-funding:${network}:${key}`, GAS_FUNDING_KIND, `gas-float:${network}`);
+}
+
+/** Coins from outside becoming the swap desk's inventory (market/desk.ts), once per operator's key. */
+export function deskFundingEntry(currency: string, key: string): EntryRef {
+  return entryRef(`desk-funding:${key}`, DESK_FUNDING_KIND, `desk:${currency}`);
+}
+
+/**
+ * sweepEntry's keys as SQL over a sweeps id column, for the audit (sweep-audit.ts): the fee of round `n` or the
+ * reopening `n` (SQL expressions); `topUpFees` a LIKE pattern matching every top-up fee of the sweep.
+ */
+export const sweepEntryKeySql = {
+  fee: (idColumn: string, round: string) => `'sweep:fee:' || ${idColumn} || ${revivalSuffixSql(round)}`,
+  feeReopen: (idColumn: string, round: string) => `'sweep:fee-reopen:' || ${idColumn} || '#' || ${round}`,
+  topUpFees: (idColumn: string) => `'sweep:top-up-fee:' || ${idColumn} || ':%'`,
+};
+
+/** coldSweepEntry's key as SQL over a custody_movements id column and a round (an SQL expression), for custody-audit.ts. */
+export function coldSweepEntryKeySql(step: 'sweep' | 'networkFee' | 'reopen', idColumn: string, round: string): string {
+  const prefix = { sweep: 'cold-sweep:', networkFee: 'cold-sweep:network-fee:', reopen: 'cold-sweep:reopen:' }[step];
+  return `'${prefix}' || ${idColumn} || ${revivalSuffixSql(round)}`;
+}

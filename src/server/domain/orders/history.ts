@@ -29,3 +29,16 @@ export async function recordHistory(db: Queryable, item: HistoryItem): Promise<s
   if (!id) throw new Error('the history item was not saved');
   return id;
 }
+
+/**
+ * Shows a history item in `state` when the order it stands for did not move (moveOrder moves the two together): an
+ * item that takes over from another, as a purchase's takes its deposit's state (buy/onramp-deposits.ts). Completed
+ * keeps its first completion time; any other state has none.
+ */
+export async function showHistoryState(db: Queryable, itemId: string | null, state: HistoryState): Promise<void> {
+  if (itemId === null) return;
+  await db.query(
+    `UPDATE wallet_transactions SET state = $2, completed_at = CASE WHEN $2 = 'COMPLETED' THEN coalesce(completed_at, now()) END, updated_at = now() WHERE id = $1`,
+    [itemId, state],
+  );
+}

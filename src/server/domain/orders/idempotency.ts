@@ -1,9 +1,11 @@
 /**
  * The one idempotency rule of every call that moves money or creates an order (ARCHITECTURE.md "The gateway's
- * contract"): a key plus a hash of the normalised input. The same key and input give the first result; the same key
- * with another input is IDEMPOTENCY_KEY_REUSED (422); a request arriving while the first with its key still runs is
- * IDEMPOTENCY_KEY_IN_USE (409). The key is taken with a transaction-scoped advisory lock, so the first request's
- * transaction owns it until it commits, and a request after that commit finds its row.
+ * contract"): a key plus a hash of the normalised input (`requestHash`, one spelling for every flow). The same key and
+ * input give the first result; the same key with another input is IDEMPOTENCY_KEY_REUSED (422). A request arriving
+ * while the first with its key still runs waits for it, up to KEY_WAIT_MS, and then answers as it did (a double tap or
+ * a flaky network's resend gets the one answer); one still running after that is IDEMPOTENCY_KEY_IN_USE (409). The
+ * key is taken with a transaction-scoped advisory lock, so the first request's transaction owns it until it commits,
+ * and a request after that commit finds its row.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
@@ -36,33 +38,30 @@ export function requestHash(fields: { readonly [key: string]: CanonicalValue | u
   return createHash('sha256').update(canonicalJson(fields)).digest('hex');
 }
 
-/**
- * sha256 (hex) of plain JSON with the fields in the order given: how buy and sell hashed their requests before
- * requestHash existed. Their stored request_hash values only match this spelling, so those flows keep it.
- */
-export function fieldOrderHash(fields: { readonly [key: string]: string | boolean }): string {
-  return createHash('sha256').update(JSON.stringify(fields)).digest('hex');
-}
+/** How long a request waits for the first with its key to finish before it is refused IDEMPOTENCY_KEY_IN_USE. */
+export const KEY_WAIT_MS = 5_000;
+
+/** One request under a key: `scope` names the flow (keys of different flows never meet), `hash` is its requestHash. */
+export type IdempotentRequest = { scope: string; account: string; key: string; hash: string; waitMs?: number };
 
 /**
- * One request under a key: `scope` names the flow (keys of different flows never meet), `hash` is its requestHash.
- * `whileRunning` 'wait' queues a request behind the first with its key and answers as it did, instead of 409: for
- * flows whose clients already count on every same-key retry getting the first answer (buy, sell).
+ * Takes the request's key for the rest of the transaction: at once when it is free (one round trip), else after the
+ * first request with it ends, waiting at most `waitMs` (the transaction's lock_timeout for that one wait, then put
+ * back), or refuses it as still running.
  */
-export type IdempotentRequest = { scope: string; account: string; key: string; hash: string; whileRunning?: 'refuse' | 'wait' };
-
-/** Takes the request's key for the rest of the transaction, or refuses it: another request with it is still running. */
 export async function claimIdempotencyKey(db: Queryable, request: IdempotentRequest): Promise<void> {
-  if (request.whileRunning === 'wait') {
-    await db.query({ name: 'idempotency_wait', text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', values: [`${request.scope}:${request.account}:${request.key}`] });
-    return;
+  const lock = `${request.scope}:${request.account}:${request.key}`;
+  const taken = await db.query<{ locked: boolean }>({ name: 'idempotency_claim', text: 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked', values: [lock] });
+  if (taken.rows[0]?.locked) return;
+  const before = await db.query<{ previous: string }>({ name: 'idempotency_wait_limit', text: "SELECT current_setting('lock_timeout') AS previous, set_config('lock_timeout', $1, true)", values: [`${request.waitMs ?? KEY_WAIT_MS}ms`] });
+  try {
+    await db.query({ name: 'idempotency_wait', text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', values: [lock] });
+  } catch (error) {
+    // 55P03 lock_not_available: the first request is still running after the wait.
+    if ((error as { code?: string }).code === '55P03') throw new IdempotencyError('IDEMPOTENCY_KEY_IN_USE', 'A request with this idempotency key is still running; try again', { cause: error });
+    throw error;
   }
-  const taken = await db.query<{ locked: boolean }>({
-    name: 'idempotency_claim',
-    text: 'SELECT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS locked',
-    values: [`${request.scope}:${request.account}:${request.key}`],
-  });
-  if (!taken.rows[0]?.locked) throw new IdempotencyError('IDEMPOTENCY_KEY_IN_USE', 'A request with this idempotency key is still running; try again');
+  await db.query({ name: 'idempotency_wait_reset', text: "SELECT set_config('lock_timeout', $1, true)", values: [before.rows[0]?.previous ?? '0'] });
 }
 
 /**

@@ -12,7 +12,7 @@ import { holdOrder, type WhenShort } from '../orders/entries.ts';
 import { money } from '../../../lib/money.ts';
 import { orderReference } from '../orders/entry-keys.ts';
 import { recordHistory } from '../orders/history.ts';
-import { fieldOrderHash, oncePerKey } from '../orders/idempotency.ts';
+import { oncePerKey, requestHash } from '../orders/idempotency.ts';
 import { honoursFixedRate } from '../slippage.ts';
 import { newCard, savedCard, type PayoutCard } from './cards.ts';
 import { coinOf, currentRate, type SellDeps } from './context.ts';
@@ -101,10 +101,8 @@ async function openOrder(deps: SellDeps, db: pg.PoolClient, account: string, inp
 
 async function place(deps: SellDeps, account: string, input: OrderBase, card: PayoutCard, cardParts: Record<string, string | boolean>): Promise<SellOrderView> {
   checkFiat(input.fiatCurrency);
-  // The fields and their order are those of the request_hash stored since selling began, so old rows still replay.
-  const hash = fieldOrderHash({ ...cardParts, currency: input.currency, fiatCurrency: input.fiatCurrency, rateId: input.fixedRateId, fiatAmount: input.fiatAmount });
-  // Retries of one sale at once (a double tap, a flaky network) all get the first answer.
-  const request = { scope: 'sell', account, key: input.idempotencyKey, hash, whileRunning: 'wait' } as const;
+  const hash = requestHash({ ...cardParts, currency: input.currency, fiatCurrency: input.fiatCurrency, rateId: input.fixedRateId, fiatAmount: input.fiatAmount });
+  const request = { scope: 'sell', account, key: input.idempotencyKey, hash } as const;
   const placed = await oncePerKey<SellOrderRow, Placed>(deps.pool, request, {
     find: (db) => sellOrderByKey(db, account, input.idempotencyKey),
     replay: (order) => ({ order, created: false }),

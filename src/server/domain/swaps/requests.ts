@@ -5,6 +5,7 @@
  * the database's (now()), so any number of processes agree on what has expired.
  */
 import type pg from 'pg';
+import { unitsFromRow } from '../../db/amounts.ts';
 import { formatUnits, parseDecimal } from '../../../lib/amount.ts';
 import type { CoinMeta } from '../../../lib/currencies.ts';
 import type { RatesPort } from '../../adapters/rates/port.ts';
@@ -81,7 +82,7 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
     const to = coins.get(row.destinationCurrency);
     if (!from || !to) return false;
     return quoteHolds(
-      { source: BigInt(row.sourceAmount), destination: BigInt(row.destinationAmount), fee: BigInt(row.feeAmount) },
+      { source: unitsFromRow(row.sourceAmount, 'sourceAmount'), destination: unitsFromRow(row.destinationAmount, 'destinationAmount'), fee: unitsFromRow(row.feeAmount, 'feeAmount') },
       { price: usd[from.baseCurrency] ?? 0n, decimals: from.decimals },
       { price: usd[to.baseCurrency] ?? 0n, decimals: to.decimals },
       settings.maxSlippageBps,

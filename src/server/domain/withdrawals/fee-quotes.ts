@@ -6,6 +6,8 @@
  * network asks now. Expiry is judged by the database's clock, so every process agrees.
  */
 import type { FeeEstimate } from '../../adapters/chains/port.ts';
+import type { Units } from '../../../lib/money.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 import type { Queryable } from '../ledger.ts';
 
 /** SPEC §9: a review is valid 300 s (as swap and buy quotes are). */
@@ -31,7 +33,7 @@ export async function saveFeeQuote(db: Queryable, quote: { account: string; curr
  * The quote a withdrawal may pay, locked for the caller's transaction, or undefined when it does not apply. Two
  * withdrawals naming one quote queue on its row: the second finds it used and pays the current fee.
  */
-export async function takeFeeQuote(db: Queryable, wanted: { id: string; account: string; currency: string; toAddress: string }): Promise<{ id: string; fee: bigint } | undefined> {
+export async function takeFeeQuote(db: Queryable, wanted: { id: string; account: string; currency: string; toAddress: string }): Promise<{ id: string; fee: Units } | undefined> {
   // Not an id of ours at all: no quote (the database would refuse to compare it).
   if (!QUOTE_ID.test(wanted.id)) return undefined;
   const found = await db.query<{ id: string; fee: string }>(
@@ -41,7 +43,7 @@ export async function takeFeeQuote(db: Queryable, wanted: { id: string; account:
     [wanted.id, wanted.account, wanted.currency, wanted.toAddress],
   );
   const row = found.rows[0];
-  return row ? { id: row.id, fee: BigInt(row.fee) } : undefined;
+  return row ? { id: row.id, fee: unitsFromRow(row.fee, 'fee') } : undefined;
 }
 
 /** Marks a quote taken by `takeFeeQuote` as used by the withdrawal, in the same transaction. */

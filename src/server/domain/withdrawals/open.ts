@@ -4,6 +4,7 @@
  * held and the withdrawal waits PENDING for the worker (worker.ts). One the limits send to review (limits.ts), of
  * either kind, is held and waits UNDER_REVIEW, which the worker never picks up, until review.ts decides.
  */
+import { sealApproval, type ApprovalSeal } from '../signing.ts';
 import type { CoinMeta } from '../../../lib/currencies.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
 import { ensureUserLedgerAccount, type Queryable } from '../ledger.ts';
@@ -26,6 +27,8 @@ export type OpenWithdrawal = {
   requestHash: string;
   /** What the limits said (limits.ts): its USD value, and why it waits for review (none: it does not). */
   limits?: LimitCheck;
+  /** Seals an approved (PENDING) outside withdrawal's figures for the signer (domain/signing.ts). */
+  seal?: ApprovalSeal | undefined;
 };
 
 const notEnough: WhenShort = (cause) => new WithdrawalError('WITHDRAWAL_NOT_ENOUGH_FUNDS', 'Not enough funds', { cause });
@@ -85,6 +88,7 @@ export async function openWithdrawal(db: Queryable, w: OpenWithdrawal): Promise<
     await holdOrder(db, order, { account, money: money(coin.currency, units) }, notEnough);
     const sent = await recordHistory(db, item({ walletAccountId: account, transactionType: 'WITHDRAWAL', state: 'IN_PROGRESS', reference: orderReference('withdrawal', id), fromAddress: null, accountToType: null, recipientName: check.recipientName }));
     await db.query('UPDATE withdrawals SET wallet_transaction_id = $2 WHERE id = $1', [id, sent]);
+    if (state === 'PENDING') await sealApproval(db, id, w.seal);
   }
   await notifyAccountChanged(db, account);
   return id;

@@ -12,6 +12,7 @@
  * Its reserved inputs stay reserved throughout: the same transaction may still be mined.
  */
 import type pg from 'pg';
+import { unitsFromRow } from '../../db/amounts.ts';
 import { NETWORK_INFO } from '../../../lib/currencies.ts';
 import { money } from '../../../lib/money.ts';
 import { transferKey, type HotWalletFees, type TransferStatus, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
@@ -78,7 +79,7 @@ async function reopen(pool: pg.Pool, row: Completed, status: TransferStatus, tip
     if (claimed.rowCount === 0) return false;
     const round = row.reopened + 1;
     const coin = NETWORK_INFO[row.network].coin;
-    const networkFee = row.networkFee === null ? 0n : BigInt(row.networkFee);
+    const networkFee = row.networkFee === null ? 0n : unitsFromRow(row.networkFee, 'networkFee');
     const undo: Posting[] =
       networkFee > 0n
         ? [
@@ -86,7 +87,7 @@ async function reopen(pool: pg.Pool, row: Completed, status: TransferStatus, tip
             { account: await feePayerOf(client, orderEntryKey('withdrawal', row.id, 'networkFee', row.reopened), row.network), currency: coin, bucket: 'AVAILABLE', amount: networkFee },
           ]
         : [];
-    await reopenOrder(client, { flow: 'withdrawal', id: row.id }, { account: row.walletAccountId, money: money(row.currency, BigInt(row.amount)), from: settleLegs(row), undo, round });
+    await reopenOrder(client, { flow: 'withdrawal', id: row.id }, { account: row.walletAccountId, money: money(row.currency, unitsFromRow(row.amount, 'amount')), from: settleLegs(row), undo, round });
     await moveOrder(client, ORDER_TABLES.withdrawal, row.id, {
       from: 'COMPLETED',
       to: 'BROADCAST',

@@ -3,6 +3,8 @@
  * it for the review: fee-quotes.ts), create a withdrawal once per idempotency key, read one or the open ones. The
  * fee follows the network (fees.ts). The worker carries a withdrawal on (worker.ts).
  */
+import type { ApprovalSeal } from '../signing.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 import type pg from 'pg';
 import { formatUnits } from '../../../lib/amount.ts';
 import type { CoinMeta } from '../../../lib/currencies.ts';
@@ -44,6 +46,8 @@ export function createWithdrawalService(deps: {
   feeCacheMs?: number;
   /** Counts each fee asked for against the user's quote allowance and refuses one over it (domain/limits.ts quotesPerUser). */
   quoteLimit?: (account: string) => Promise<void>;
+  /** Seals each approved withdrawal's figures for the signer (domain/signing.ts); absent where this process signs itself. */
+  approvalSeal?: ApprovalSeal | undefined;
 }) {
   const { pool, catalogue, settings } = deps;
   const coins = new Map(catalogue.coins.map((coin) => [coin.currency, coin]));
@@ -112,7 +116,7 @@ export function createWithdrawalService(deps: {
     const id = await oncePerKey(pool, request, {
       find: (db) => findWithdrawalByKey(db, account, input.idempotencyKey),
       // Rows from before request hashes: the same coin, units and address (as typed or as stored).
-      sameAsLegacy: (row: WithdrawalRow) => row.currency === coin.currency && BigInt(row.amount) === units && (row.toAddress === typed || row.toAddress === canonicalAddress(coin.network, typed)),
+      sameAsLegacy: (row: WithdrawalRow) => row.currency === coin.currency && unitsFromRow(row.amount, 'amount') === units && (row.toAddress === typed || row.toAddress === canonicalAddress(coin.network, typed)),
       replay: (row) => row.id,
       create: async (db) => {
         await refuseFrozenWithdrawals(db, account);
@@ -131,7 +135,7 @@ export function createWithdrawalService(deps: {
         // Over the daily limit: refused; over a review threshold (or without a price): held for an operator.
         const limits = await checkWithdrawalLimits(db, { account, coin, units, address: checked.address, limits: settings.limits ?? NO_WITHDRAWAL_LIMITS, rates: deps.rates });
         opened = { recipient: limits.reasons.length > 0 ? null : checked.recipientAccountId };
-        const id = await openWithdrawal(db, { account, coin, units, fee, check: checked, idempotencyKey: input.idempotencyKey, requestHash: request.hash, limits });
+        const id = await openWithdrawal(db, { account, coin, units, fee, check: checked, idempotencyKey: input.idempotencyKey, requestHash: request.hash, limits, seal: deps.approvalSeal });
         if (quote) await useFeeQuote(db, quote.id, id);
         return id;
       },

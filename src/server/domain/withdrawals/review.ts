@@ -6,6 +6,8 @@
  * order's row lock, so two operators deciding at the same moment cannot both act; the one who decided, when and why
  * are kept on the order, and `onDecided` lets the caller write its own record (an audit row) in the same transaction.
  */
+import { sealApproval, type ApprovalSeal } from '../signing.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 import type pg from 'pg';
 import { refuseFrozenWithdrawals } from '../withdrawal-freeze.ts';
 import { formatMoney, money } from '../../../lib/money.ts';
@@ -50,7 +52,7 @@ export async function listWithdrawalsUnderReview(pool: pg.Pool): Promise<ReviewI
        FROM withdrawals w JOIN wallet_accounts wa ON wa.id = w.wallet_account_id JOIN users u ON u.id = wa.user_id
       WHERE w.state = 'UNDER_REVIEW' ORDER BY w.created_at, w.id`,
   );
-  return rows.rows.map((row) => ({ ...row, amount: formatMoney(money(row.currency, BigInt(row.amount))), createdAt: row.createdAt.toISOString() }));
+  return rows.rows.map((row) => ({ ...row, amount: formatMoney(money(row.currency, unitsFromRow(row.amount, 'amount'))), createdAt: row.createdAt.toISOString() }));
 }
 
 const FIELDS = ['id', 'walletAccountId', 'kind', 'state', 'currency', 'amount', 'recipientAccountId', 'walletTransactionId', 'reviewDecision'] as const;
@@ -103,6 +105,7 @@ export async function approveWithdrawal(
   pool: pg.Pool,
   input: { orderId: string; operatorId: string; reason?: string },
   onDecided?: (tx: pg.ClientBase) => Promise<void>,
+  seal?: ApprovalSeal,
 ): Promise<'approved' | 'already'> {
   const outcome = await decideOnce(
     pool,
@@ -114,6 +117,7 @@ export async function approveWithdrawal(
       await refuseFrozenWithdrawals(client, w.walletAccountId);
       if (w.kind === 'EXTERNAL' || !w.recipientAccountId || !w.walletTransactionId) {
         await moveOrder(client, ORDER_TABLES.withdrawal, w.id, { from: 'UNDER_REVIEW', to: 'PENDING' });
+        await sealApproval(client, w.id, seal);
         return;
       }
       const order = { flow: 'withdrawal', id: w.id } as const;
@@ -152,4 +156,55 @@ export async function rejectWithdrawal(
     onDecided,
   );
   return outcome === 'decided' ? 'rejected' : 'already';
+}
+
+/**
+ * Withdrawals from before the approval seal existed (issue 31 review): outside ones PENDING, SIGNED or BROADCAST with
+ * no seal. The signer refuses to sign them (or to replace their transaction by fee), and never seals one itself
+ * (whoever writes the database could insert unsealed rows); the worker leaves them out of batches and does not ask
+ * for them. An operator who checks the figures against the user's request re-approves one (`resealWithdrawal`).
+ */
+export type UnsealedItem = Omit<ReviewItem, 'usd' | 'reasons'> & { state: string; fee: string };
+
+export async function listUnsealedWithdrawals(pool: pg.Pool): Promise<UnsealedItem[]> {
+  const rows = await pool.query<Omit<UnsealedItem, 'createdAt'> & { createdAt: Date }>(
+    `SELECT w.id AS "orderId", wa.user_id AS "userId", u.email, w.state, w.currency, w.network, w.amount::text AS amount, w.fee::text AS fee,
+            w.to_address AS address, w.created_at AS "createdAt"
+       FROM withdrawals w JOIN wallet_accounts wa ON wa.id = w.wallet_account_id JOIN users u ON u.id = wa.user_id
+      WHERE w.kind = 'EXTERNAL' AND w.state IN ('PENDING', 'SIGNED', 'BROADCAST') AND w.approval_seal IS NULL ORDER BY w.created_at, w.id`,
+  );
+  return rows.rows.map((row) => ({
+    ...row,
+    amount: formatMoney(money(row.currency, unitsFromRow(row.amount, 'amount'))),
+    fee: formatMoney(money(row.currency, unitsFromRow(row.fee, 'fee'))),
+    createdAt: row.createdAt.toISOString(),
+  }));
+}
+
+/**
+ * An operator re-approves an unsealed withdrawal (see above): its figures as they stand are sealed for the signer, once,
+ * and `onDecided` writes the operator's record in the same transaction. One that has a seal (right or wrong) is not
+ * touched: a seal that does not match means its figures changed, which no re-approval covers.
+ */
+export async function resealWithdrawal(
+  pool: pg.Pool,
+  input: { orderId: string; operatorId: string; reason?: string | undefined },
+  seal: ApprovalSeal,
+  onDecided?: (tx: pg.ClientBase) => Promise<void>,
+): Promise<'sealed'> {
+  if (!UUID.test(input.orderId)) throw new WithdrawalError('WITHDRAWAL_NOT_FOUND', 'No such withdrawal');
+  return inTransaction(pool, async (client) => {
+    const w = (
+      await client.query<{ kind: string; state: string; sealed: boolean }>('SELECT kind, state, approval_seal IS NOT NULL AS sealed FROM withdrawals WHERE id = $1 FOR UPDATE', [input.orderId])
+    ).rows[0];
+    if (!w) throw new WithdrawalError('WITHDRAWAL_NOT_FOUND', 'No such withdrawal');
+    if (w.kind !== 'EXTERNAL' || !['PENDING', 'SIGNED', 'BROADCAST'].includes(w.state) || w.sealed) {
+      throw new WithdrawalError('WITHDRAWAL_NOT_UNSEALED', `The withdrawal is ${w.kind === 'EXTERNAL' ? '' : 'internal and '}${w.state}${w.sealed ? ', already sealed' : ''}: only an unsealed outside one on its way is re-approved`, {
+        details: { state: w.state },
+      });
+    }
+    await sealApproval(client, input.orderId, seal);
+    await onDecided?.(client);
+    return 'sealed' as const;
+  });
 }

@@ -32,6 +32,7 @@ export type WithdrawalCode =
   | 'WITHDRAWAL_DAILY_LIMIT'
   /** An operator decided on a withdrawal that is not waiting for review (review.ts, 409). */
   | 'WITHDRAWAL_NOT_UNDER_REVIEW'
+  | 'WITHDRAWAL_NOT_UNSEALED'
   /** The deciding operator is no user of this wallet (review.ts, 404). */
   | 'OPERATOR_NOT_FOUND'
   /** A rejection in review must say why (review.ts, 400). */

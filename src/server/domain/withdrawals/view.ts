@@ -1,13 +1,14 @@
 /** A withdrawal as the gateway shows it (SPEC §7 withdrawal), and the reads that give one. */
 import { formatMoney, money } from '../../../lib/money.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 import { explorerLink, type CoinMeta } from '../../../lib/currencies.ts';
 import { selectColumns } from '../../db/columns.ts';
 import { walletTransactions } from '../../db/schema/wallet.ts';
 import { withdrawals } from '../../db/schema/withdrawals.ts';
 import type { Queryable } from '../ledger.ts';
-import type { WithdrawalView } from '../../../lib/wire/withdrawals.ts';
+import type { PendingReason, WithdrawalView } from '../../../lib/wire/withdrawals.ts';
 import { WITHDRAWAL_FAILURES, type WithdrawalFailure } from './rules.ts';
-export type { WithdrawalView };
+export type { PendingReason, WithdrawalView };
 
 export type WithdrawalState = (typeof withdrawals.$inferSelect)['state'];
 
@@ -27,6 +28,7 @@ const FIELDS = [
   'confirmations',
   'confirmationsRequired',
   'failureReason',
+  'waitingForFundsSince',
   'createdAt',
   'closedAt',
 ] as const;
@@ -63,9 +65,20 @@ export function withdrawalFailureCode(reason: string | null): WithdrawalFailure 
   return reason.trim() === '' ? 'UNKNOWN' : 'REJECTED';
 }
 
+/**
+ * Why a withdrawal still on its way is not sent yet, as the user is told it (history item, details, the send's
+ * progress): held for an operator's review, or PENDING while the hot wallet cannot pay it (the worker set
+ * waiting_for_funds_since and waits for a refill instead of retrying). Anything else has no reason to show.
+ */
+export function pendingReasonOf(withdrawal: { state: WithdrawalState; waitingForFunds: boolean }): PendingReason | null {
+  if (withdrawal.state === 'UNDER_REVIEW') return 'UNDER_REVIEW';
+  if (withdrawal.state === 'PENDING' && withdrawal.waitingForFunds) return 'WAITING_FOR_FUNDS';
+  return null;
+}
+
 export function withdrawalView(row: WithdrawalRow, coin: CoinMeta | undefined): WithdrawalView {
-  const amount = BigInt(row.amount);
-  const fee = BigInt(row.fee);
+  const amount = unitsFromRow(row.amount, 'amount');
+  const fee = unitsFromRow(row.fee, 'fee');
   const shown = (units: bigint) => formatMoney(money(row.currency, units));
   const shownHash = row.state === 'PENDING' || row.state === 'SIGNED' ? null : row.txHash;
   return {
@@ -81,6 +94,7 @@ export function withdrawalView(row: WithdrawalRow, coin: CoinMeta | undefined): 
     internal: row.kind === 'INTERNAL',
     state: row.state === 'COMPLETED' ? 'COMPLETED' : row.state === 'FAILED' ? 'FAILED' : 'IN_PROGRESS',
     underReview: row.state === 'UNDER_REVIEW',
+    pendingReason: pendingReasonOf({ state: row.state, waitingForFunds: row.waitingForFundsSince !== null }),
     hash: shownHash,
     explorerUrl: (coin && explorerLink(coin.urlScan, shownHash)) ?? null,
     transactionId: row.walletTransactionId,

@@ -14,16 +14,15 @@
  * replacement moves all of them, and the network fee is booked in parts, one per member.
  */
 import type pg from 'pg';
-import { BroadcastRejectedError, FeeBumpBlockedError, transferKey, type HotWalletFees, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
+import { BroadcastRejectedError, FeeBumpBlockedError, HotWalletShortError, transferKey, type HotWalletFees, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
 import { selectColumns } from '../../db/columns.ts';
 import { withdrawals } from '../../db/schema/withdrawals.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { ALERT_AFTER_ATTEMPTS, type Logger } from '../../log.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
-import { networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, transfer, type Queryable } from '../ledger.ts';
+import { networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, type Queryable } from '../ledger.ts';
 import { NETWORK_INFO, type Network } from '../../../lib/currencies.ts';
-import { orderEntryKey, orderEntryKind, orderReference } from '../orders/entry-keys.ts';
-import { releaseOrder, settleOrder } from '../orders/entries.ts';
+import { releaseOrder, settleOrder, transferForOrder } from '../orders/entries.ts';
 import { recheckCompletedWithdrawals, settleLegs } from './reopen.ts';
 import { money } from '../../../lib/money.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
@@ -35,7 +34,7 @@ const CONFIRM_BATCH = 200;
 
 const SIGN_BATCHES = 5;
 
-const CLAIM_FIELDS = ['id', 'walletAccountId', 'currency', 'network', 'amount', 'fee', 'toAddress', 'rawTx', 'txHash', 'broadcastAttempts', 'replacedTxHashes', 'broadcastHeight', 'reopened', 'batchId'] as const;
+const CLAIM_FIELDS = ['id', 'walletAccountId', 'currency', 'network', 'amount', 'fee', 'toAddress', 'rawTx', 'txHash', 'broadcastAttempts', 'replacedTxHashes', 'broadcastHeight', 'reopened', 'batchId', 'waitingForFundsSince'] as const;
 type Claimed = Pick<typeof withdrawals.$inferSelect, (typeof CLAIM_FIELDS)[number]>;
 const CLAIM = `SELECT ${selectColumns(withdrawals, 'w', CLAIM_FIELDS)} FROM withdrawals w`;
 
@@ -59,20 +58,31 @@ export async function signWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort,
     const due = await client.query<Claimed>(
       `${CLAIM} WHERE w.state = 'PENDING' AND w.batch_id IS NULL AND w.network = ANY($2::text[])
          AND NOT EXISTS (SELECT 1 FROM unnest($3::text[], $4::numeric[]) b(network, min_output) WHERE b.network = w.network AND w.amount - w.fee >= b.min_output)
+         AND (NOT $5::boolean OR w.approval_seal IS NOT NULL)
        ORDER BY w.created_at LIMIT $1 FOR UPDATE SKIP LOCKED`,
-      [batch, chain.networks, batching.map((b) => b.network), batching.map((b) => b.minOutput.toString())],
+      // Where the signer signs only sealed ones, one from before the seal waits for an operator's re-approval (review.ts).
+      [batch, chain.networks, batching.map((b) => b.network), batching.map((b) => b.minOutput.toString()), chain.signsSealedOnly === true],
     );
     let signedCount = 0;
+    const funds = hotFunds(chain);
     for (const w of due.rows) {
+      const amount = BigInt(w.amount) - BigInt(w.fee);
+      // One waiting for the hot wallet is signed again only once the hot wallet holds what it pays.
+      if (w.waitingForFundsSince !== null && ((await funds(w.network, w.currency)) ?? amount) < amount) continue;
       let signed: Awaited<ReturnType<WithdrawalChainPort['signWithdrawal']>>;
       try {
-        signed = await chain.signWithdrawal({ reference: w.id, network: w.network, currency: w.currency, toAddress: w.toAddress, amount: BigInt(w.amount) - BigInt(w.fee) });
+        signed = await chain.signWithdrawal({ reference: w.id, network: w.network, currency: w.currency, toAddress: w.toAddress, amount });
       } catch (error) {
+        if (error instanceof HotWalletShortError) {
+          await waitForFunds(client, [w], log, error);
+          continue;
+        }
         // One the signer refuses stays PENDING with its hold; the rest of the batch is signed and kept.
         log.warn({ err: error, withdrawal: w.id }, 'signing failed; it will be tried again');
         continue;
       }
-      await moveOrder(client, ORDER_TABLES.withdrawal, w.id, { from: 'PENDING', to: 'SIGNED', set: { raw_tx: signed.rawTx, tx_hash: signed.txHash, from_address: signed.fromAddress, signed_at: NOW } });
+      await moveOrder(client, ORDER_TABLES.withdrawal, w.id, { from: 'PENDING', to: 'SIGNED', set: { raw_tx: signed.rawTx, tx_hash: signed.txHash, from_address: signed.fromAddress, signed_at: NOW, waiting_for_funds_since: null } });
+      if (w.waitingForFundsSince !== null) await notifyAccountChanged(client, w.walletAccountId);
       signedCount += 1;
     }
     return signedCount;
@@ -91,7 +101,7 @@ export async function formBatches(pool: pg.Pool, chain: WithdrawalChainPort, log
     if (!batching) continue;
     // Several batches a round when more are due than one pays.
     for (let round = 0; round < SIGN_BATCHES; round += 1) {
-      if ((await formBatch(pool, network, batching, log)) === 0) break;
+      if ((await formBatch(pool, network, { ...batching, sealedOnly: chain.signsSealedOnly === true }, log)) === 0) break;
       formed += 1;
     }
   }
@@ -99,13 +109,15 @@ export async function formBatches(pool: pg.Pool, chain: WithdrawalChainPort, log
 }
 
 /** One batch of `network`'s due withdrawals; how many it claimed (0: none due). */
-async function formBatch(pool: pg.Pool, network: Network, batching: { seconds: number; maxOutputs: number; minOutput: bigint }, log: Logger): Promise<number> {
+async function formBatch(pool: pg.Pool, network: Network, batching: { seconds: number; maxOutputs: number; minOutput: bigint; sealedOnly: boolean }, log: Logger): Promise<number> {
   return inTransaction(pool, async (client) => {
+    // `sealedOnly`: one unsealed member would have the signer refuse the whole batch; it waits for re-approval instead.
     const due = await client.query<{ id: string; ripe: boolean }>(
       `SELECT w.id, w.created_at <= now() - make_interval(secs => $3) AS ripe FROM withdrawals w
         WHERE w.state = 'PENDING' AND w.batch_id IS NULL AND w.network = $1 AND w.amount - w.fee >= $4::numeric
+          AND (NOT $5::boolean OR w.approval_seal IS NOT NULL)
         ORDER BY w.created_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
-      [network, batching.maxOutputs, batching.seconds, batching.minOutput.toString()],
+      [network, batching.maxOutputs, batching.seconds, batching.minOutput.toString(), batching.sealedOnly],
     );
     if (due.rows.length === 0 || (!due.rows[0]?.ripe && due.rows.length < batching.maxOutputs)) return 0;
     const ids = due.rows.map((r) => r.id);
@@ -124,6 +136,17 @@ async function formBatch(pool: pg.Pool, network: Network, batching: { seconds: n
  */
 export async function signBatches(pool: pg.Pool, chain: WithdrawalChainPort, log: Logger, batches = SIGN_BATCHES): Promise<number> {
   if (!chain.signBatch) return 0;
+  if (chain.signsSealedOnly) {
+    // A batch gathered before the seal existed: its unsealed members leave it (and wait for an operator's re-approval,
+    // review.ts), committed before the signer reads the batch, so it signs the rest instead of refusing them all.
+    const left = await pool.query<{ id: string; batch: string }>(
+      `UPDATE withdrawals w SET batch_id = NULL FROM withdrawal_batches b
+        WHERE b.id = w.batch_id AND b.signed_at IS NULL AND b.network = ANY($1::text[]) AND w.state = 'PENDING' AND w.approval_seal IS NULL
+        RETURNING w.id, b.id AS batch`,
+      [chain.networks],
+    );
+    for (const row of left.rows) log.warn({ batch: row.batch, withdrawal: row.id }, 'an unsealed withdrawal (from before the approval seal) left its batch: an operator re-approves it (npm run operator -- unsealed)');
+  }
   const tried: string[] = [];
   let signedCount = 0;
   for (let i = 0; i < batches; i += 1) {
@@ -141,16 +164,22 @@ export async function signBatches(pool: pg.Pool, chain: WithdrawalChainPort, log
         await client.query('UPDATE withdrawal_batches SET signed_at = now() WHERE id = $1', [batch.id]);
         return 'skip' as const;
       }
+      const orders = members.map((w) => ({ toAddress: w.toAddress, amount: BigInt(w.amount) - BigInt(w.fee) }));
+      const total = orders.reduce((sum, o) => sum + o.amount, 0n);
+      const first = members[0];
+      if (first && members.every((w) => w.waitingForFundsSince !== null) && ((await hotFunds(chain)(batch.network, first.currency)) ?? total) < total) return 'skip' as const;
       let signed: Awaited<ReturnType<WithdrawalChainPort['signWithdrawal']>>;
       try {
-        signed = await chain.signBatch!({ reference: batch.id, network: batch.network, orders: members.map((w) => ({ toAddress: w.toAddress, amount: BigInt(w.amount) - BigInt(w.fee) })) });
+        signed = await chain.signBatch!({ reference: batch.id, network: batch.network, orders });
       } catch (error) {
-        // Not enough confirmed outputs yet, or the node away: the batch and its holds wait for the next round.
-        log.warn({ err: error, batch: batch.id, withdrawals: members.length }, 'signing a batch failed; it will be tried again');
+        // Not enough confirmed outputs yet (its members wait for the hot wallet), or the node away: the batch and its holds wait for the next round.
+        if (error instanceof HotWalletShortError) await waitForFunds(client, members, log, error);
+        else log.warn({ err: error, batch: batch.id, withdrawals: members.length }, 'signing a batch failed; it will be tried again');
         return 'skip' as const;
       }
       for (const w of members) {
-        await moveOrder(client, ORDER_TABLES.withdrawal, w.id, { from: 'PENDING', to: 'SIGNED', set: { raw_tx: signed.rawTx, tx_hash: signed.txHash, from_address: signed.fromAddress, signed_at: NOW } });
+        await moveOrder(client, ORDER_TABLES.withdrawal, w.id, { from: 'PENDING', to: 'SIGNED', set: { raw_tx: signed.rawTx, tx_hash: signed.txHash, from_address: signed.fromAddress, signed_at: NOW, waiting_for_funds_since: null } });
+        if (w.waitingForFundsSince !== null) await notifyAccountChanged(client, w.walletAccountId);
       }
       await client.query('UPDATE withdrawal_batches SET signed_at = now(), tx_hash = $2 WHERE id = $1', [batch.id, signed.txHash]);
       return 'done' as const;
@@ -159,6 +188,36 @@ export async function signBatches(pool: pg.Pool, chain: WithdrawalChainPort, log
     if (outcome === 'done') signedCount += 1;
   }
   return signedCount;
+}
+
+/**
+ * What the hot wallet can pay now per network and currency, asked once per round; undefined where the adapter cannot
+ * tell (or the node did not answer): signing is then tried as before.
+ */
+function hotFunds(chain: WithdrawalChainPort): (network: Network, currency: string) => Promise<bigint | undefined> {
+  const known = new Map<string, Promise<bigint | undefined>>();
+  return (network, currency) => {
+    const key = `${network}:${currency}`;
+    let found = known.get(key);
+    if (!found) {
+      found = (chain.hotWalletFunds?.(network, currency) ?? Promise.resolve(undefined)).catch(() => undefined);
+      known.set(key, found);
+    }
+    return found;
+  };
+}
+
+/**
+ * Withdrawals the hot wallet cannot pay now: they stay PENDING with their holds, shown "Pending" with that reason
+ * (waiting_for_funds_since), and are not signed again until the hot wallet holds enough (`hotFunds`). Said once per
+ * withdrawal, as an error: the hot wallet needs refilling from cold storage (README, Hot and cold).
+ */
+async function waitForFunds(client: pg.PoolClient, rows: readonly Claimed[], log: Logger, error: HotWalletShortError): Promise<void> {
+  for (const w of rows.filter((row) => row.waitingForFundsSince === null)) {
+    await client.query('UPDATE withdrawals SET waiting_for_funds_since = now() WHERE id = $1 AND waiting_for_funds_since IS NULL', [w.id]);
+    await notifyAccountChanged(client, w.walletAccountId);
+    log.error({ withdrawal: w.id, network: w.network, currency: w.currency, amount: w.amount, reason: error.message }, 'withdrawal waits for the hot wallet: it cannot pay it now; refill it from cold storage');
+  }
 }
 
 /**
@@ -378,14 +437,11 @@ async function bookNetworkFee(db: Queryable, w: Claimed, whole: bigint | undefin
   if (whole === undefined || whole <= 0n) return;
   const fee = await networkFeeShare(db, w, whole);
   if (fee <= 0n) return;
-  await transfer(db, {
-    key: orderEntryKey('withdrawal', w.id, 'networkFee', w.reopened),
-    kind: orderEntryKind('withdrawal', 'networkFee'),
-    reference: orderReference('withdrawal', w.id),
+  await transferForOrder(db, { flow: 'withdrawal', id: w.id }, 'networkFee', {
     from: networkFeePayer(w.network),
     to: systemAccountId(SYSTEM_ACCOUNTS.world(w.network)),
-    currency: NETWORK_INFO[w.network].coin,
-    amount: fee,
+    money: { currency: NETWORK_INFO[w.network].coin, units: fee },
+    round: w.reopened,
   });
   await db.query('UPDATE withdrawals SET network_fee = $2 WHERE id = $1', [w.id, fee.toString()]);
 }

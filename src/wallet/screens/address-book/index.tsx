@@ -1,14 +1,16 @@
 import { Select } from '../../ui/select.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
-import { shortenAddress } from '../../../lib/address.ts';
 import { $addressBook, $addressBookEntry, $addressNetworks, addressEntryFlow, addressFormFlow, deleteAddress, networkTitle, type AddressFormVisit } from '../../../stores/address-book.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router } from '../../../stores/router.ts';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
+import { Address } from '../../ui/address.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
+import { ListSkeleton } from '../../ui/skeleton.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
+import { AddressCautionNotice } from '../../ui/address-caution.tsx';
 
 export type AddressBookRoute = 'addressBook' | 'addressBookCreate' | 'addressBookItem' | 'addressBookEdit' | 'addressBookDelete';
 
@@ -27,7 +29,7 @@ function ListScreen() {
     <div className="screen" data-testid="address-book">
       <ScreenHeader title={t('address_book_title')} back={getPagePath($router, 'settings')} backLabel={t('common_back')} />
       {!book.data ? (
-        book.error !== undefined ? <p className="card m-0 text-muted">{t('common_something_went_wrong')}</p> : <Spinner label={t('common_loading')} />
+        book.error !== undefined ? <p className="card m-0 text-muted">{t('common_something_went_wrong')}</p> : <ListSkeleton rows={3} label={t('common_loading')} testId="address-book-skeleton" />
       ) : book.data.length === 0 ? (
         <div className="card flex flex-col items-center gap-2 py-8 text-muted" data-testid="address-book-empty">
           <Glyph name="wallet" size={28} />
@@ -40,7 +42,7 @@ function ListScreen() {
               <span className="flex-1 min-w-0 flex flex-col">
                 <span className="font-600 truncate">{entry.name}</span>
                 <span className="text-sm text-muted">
-                  {networkTitle(entry.blockchain)} · <span className="font-mono">{shortenAddress(entry.address)}</span>
+                  {networkTitle(entry.blockchain)} · <Address value={entry.address} short />
                 </span>
               </span>
               <Glyph name="chevron" size={18} className="text-muted shrink-0" />
@@ -109,6 +111,7 @@ function CreateScreen({ flow }: { flow: AddressFormVisit }) {
             </span>
           )}
         </label>
+        {!error && form.caution && form.cautionFor !== null && <AddressCautionNotice caution={form.caution} acknowledged={form.cautionAcknowledged} onAcknowledge={flow.acknowledgeCaution} />}
         <MainAction label={t('send_save')} onClick={() => void flow.saveAddress()} disabled={!canSave} busy={form.busy} />
       </form>
     </div>
@@ -138,7 +141,12 @@ function DetailScreen() {
         <dl className="card m-0 flex flex-col gap-3">
           <Field label={t('address_book_name')} value={entry.data.name} />
           <Field label={t('address_book_network')} value={networkTitle(entry.data.blockchain)} />
-          <Field label={t('address_book_address')} value={entry.data.address} mono />
+          <div className="flex flex-col gap-1">
+            <dt className="text-sm text-muted">{t('address_book_address')}</dt>
+            <dd className="m-0" data-testid="address-book-address">
+              <Address value={entry.data.address} />
+            </dd>
+          </div>
         </dl>
       )}
     </div>
@@ -169,11 +177,11 @@ function DeleteScreen() {
   );
 }
 
-function Field({ label, value, mono = false }: { label: string; value: string; mono?: boolean }) {
+function Field({ label, value }: { label: string; value: string }) {
   return (
     <div className="flex flex-col gap-1">
       <dt className="text-sm text-muted">{label}</dt>
-      <dd className={`m-0 font-600 break-all ${mono ? 'font-mono text-sm' : ''}`}>{value}</dd>
+      <dd className="m-0 font-600 break-all">{value}</dd>
     </div>
   );
 }

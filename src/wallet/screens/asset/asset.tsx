@@ -10,7 +10,9 @@ import { CoinLogo } from '../../ui/coin-logo.tsx';
 import { CopyableAddress } from '../../ui/copyable-address.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { RoundAction, ScreenHeader, SectionHeader } from '../../ui/screen-header.tsx';
+import { HistoryExport } from '../common/history-export.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
+import { ListSkeleton } from '../../ui/skeleton.tsx';
 
 /** /home/asset/:currency: balance, deposit address, actions and history (SPEC §2). */
 export function AssetScreen() {
@@ -57,6 +59,7 @@ export function AssetScreen() {
       </nav>
       <SectionHeader title={t('asset_history')} />
       <History currency={currency} round={coin.round} />
+      <HistoryExport currency={currency} />
     </div>
   );
 }
@@ -78,7 +81,7 @@ function History({ currency, round }: { currency: string; round: number }) {
   const groups = useStore($historyGroups);
   if (!history.data) {
     if (history.error !== undefined) return <p className="card m-0 text-muted text-center">{t('asset_history_error')}</p>;
-    return <Spinner size={32} label={t('common_loading')} />;
+    return <ListSkeleton rows={3} label={t('common_loading')} testId="history-skeleton" />;
   }
   if (groups.length === 0)
     return (
@@ -123,10 +126,15 @@ function HistoryItem({ row, currency, round }: { row: HistoryRow; currency: stri
       <span className="flex-1 min-w-0 flex flex-col">
         <span className="font-600 break-words leading-snug">{row.title}</span>
         <span className={`text-sm ${failed ? '' : 'text-muted'}`}>
-          {row.time}
+          <time data-testid="history-time">{row.time}</time>
           {pending && <span data-testid="pending-badge"> · {t(row.underReview ? 'tx_status_under_review' : 'tx_status_pending')}</span>}
           {failed && <span> · {t('tx_status_failed')}</span>}
         </span>
+        {row.waitingForFunds && (
+          <span className="text-sm text-muted break-words" data-testid="pending-reason">
+            {t('tx_pending_reason_funds_short')}
+          </span>
+        )}
       </span>
       <span className={`font-600 whitespace-nowrap ${failed ? 'line-through' : row.sign === '+' ? 'text-success' : ''}`}>
         {row.sign}

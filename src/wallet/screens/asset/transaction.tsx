@@ -6,6 +6,7 @@ import { $coins } from '../../../stores/catalogue.ts';
 import { $t } from '../../../stores/i18n.ts';
 import { $router } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
+import { Address } from '../../ui/address.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
@@ -48,13 +49,15 @@ export function TransactionScreen() {
             {detail.rows.map((row) => (
               <div key={row.label} className="flex flex-col gap-1 px-4 py-3" data-testid={`detail-${row.label}`}>
                 <dt className="text-sm text-muted">{t(row.label)}</dt>
-                <dd className={`m-0 font-600 ${row.mono ? 'font-mono text-sm break-all' : ''} ${row.tone === 'error' ? 'text-danger' : row.tone === 'pending' ? 'text-accent' : ''}`}>
+                <dd className={`m-0 ${row.plain ? 'leading-snug' : 'font-600'} ${row.mono ? 'font-mono text-sm break-all' : ''} ${row.tone === 'error' ? 'text-danger' : row.tone === 'pending' ? 'text-accent' : ''}`}>
                   {row.href ? (
                     <a href={row.href} target="_blank" rel="noopener noreferrer" className="inline-flex items-start gap-1 text-accent" data-testid="explorer-link">
                       <span className="break-all">{row.value}</span>
                       <Glyph name="external" size={16} className="shrink-0 mt-0.5" />
                       <span className="sr-only">{t('tx_detail_explorer')}</span>
                     </a>
+                  ) : row.address ? (
+                    <Address value={row.value} />
                   ) : (
                     row.value
                   )}

@@ -303,7 +303,7 @@ function OrderScreen({ flow }: { flow: BuyVisit }) {
         )}
       </div>
       <div className="mt-auto">
-        <MainAction label={t('buy_review_button')} onClick={() => void flow.continueToBuyReview()} disabled={!canReview} busy={reviewing} />
+        <MainAction pinned label={t('buy_review_button')} onClick={() => void flow.continueToBuyReview()} disabled={!canReview} busy={reviewing} />
       </div>
     </div>
   );
@@ -360,9 +360,9 @@ function ReviewScreen({ flow }: { flow: BuyVisit }) {
       <p className="m-0 text-sm text-muted text-center">{t(method.estimate ? 'buy_redirect_hint_onramp' : 'buy_redirect_hint')}</p>
       <div className="mt-auto">
         {expired ? (
-          <MainAction label={t('buy_update_rate')} onClick={() => void flow.updateBuyRate()} busy={review.busy} />
+          <MainAction pinned label={t('buy_update_rate')} onClick={() => void flow.updateBuyRate()} busy={review.busy} />
         ) : (
-          <MainAction label={t('buy_pay_button')} onClick={() => void flow.payBuyOrder(t('buy_order_description', { currency: tickerOf(review.currency) }))} busy={review.busy} />
+          <MainAction pinned label={t('buy_pay_button')} onClick={() => void flow.payBuyOrder(t('buy_order_description', { currency: tickerOf(review.currency) }))} busy={review.busy} />
         )}
       </div>
     </div>

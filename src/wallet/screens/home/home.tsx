@@ -24,7 +24,7 @@ import { $locale } from '../../../stores/settings.ts';
 import { AmountEnd, AssetRow } from '../../ui/asset-row.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { RoundAction, SectionHeader } from '../../ui/screen-header.tsx';
-import { Spinner } from '../../ui/spinner.tsx';
+import { LineSkeleton, ListSkeleton } from '../../ui/skeleton.tsx';
 import type { ReactNode } from 'react';
 
 /** /home in its three states (SPEC §2): first-time empty, the protect-your-wallet prompt, or the wallet. */
@@ -33,13 +33,11 @@ export function HomeScreen() {
   const view = useStore($homeView);
   return (
     <div className="screen" data-testid={`home-${view}`}>
+      {/* One h1 per screen (issue 33 item 4): the prompts title themselves; the wallet, loading or not, is the wallet. */}
+      {view !== 'empty' && view !== 'protect' && <h1 className="sr-only">{t('app_name')}</h1>}
       {/* SPEC §2: the banner's own conditions decide, whichever state Home is in. */}
       {(view === 'wallet' || view === 'empty' || view === 'protect') && <LinkBanner />}
-      {view === 'loading' && (
-        <div className="flex justify-center pt-24">
-          <Spinner label={t('common_loading')} />
-        </div>
-      )}
+      {view === 'loading' && <HomeSkeleton />}
       {view === 'error' && (
         <div className="card flex flex-col items-center gap-3 text-center mt-12">
           <p className="m-0">{t('home_load_error')}</p>
@@ -52,6 +50,27 @@ export function HomeScreen() {
       {view === 'protect' && <ProtectPrompt />}
       {view === 'wallet' && <WalletHome />}
     </div>
+  );
+}
+
+/** Home while the balances load: the balance, the actions and the assets' list in outline, where they will be. */
+function HomeSkeleton() {
+  const t = useStore($t);
+  return (
+    <>
+      <section className="flex flex-col items-center gap-2 pt-4 pb-2" aria-hidden="true">
+        <LineSkeleton className="h-3.5 w-24" />
+        <LineSkeleton className="h-9 w-40" />
+      </section>
+      <div className="flex gap-2" aria-hidden="true">
+        {[0, 1, 2, 3].map((index) => (
+          <span key={index} className="flex-1 flex justify-center">
+            <span className="skeleton w-13 h-13 rounded-full" />
+          </span>
+        ))}
+      </div>
+      <ListSkeleton rows={4} label={t('common_loading')} testId="asset-list-skeleton" />
+    </>
   );
 }
 

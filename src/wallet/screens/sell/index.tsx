@@ -41,7 +41,7 @@ function RateCountdown({ flow }: { flow: SellVisit }) {
 function UpdateRate({ flow }: { flow: SellVisit }) {
   const t = useStore($t);
   const terms = useStore(flow.$sellTerms);
-  return <MainAction label={t('swap_update_rate')} onClick={() => void flow.updateSellRate()} busy={terms.loading} />;
+  return <MainAction pinned label={t('swap_update_rate')} onClick={() => void flow.updateSellRate()} busy={terms.loading} />;
 }
 
 const RUB = '₽';
@@ -159,7 +159,7 @@ function AmountStep({ flow }: { flow: SellVisit }) {
         )}
       </div>
       <RateCountdown flow={flow} />
-      <div className="mt-auto">{expired ? <UpdateRate flow={flow} /> : <MainAction label={t('sell_continue')} onClick={flow.continueToCard} disabled={!check.canContinue} />}</div>
+      <div className="mt-auto">{expired ? <UpdateRate flow={flow} /> : <MainAction pinned label={t('sell_continue')} onClick={flow.continueToCard} disabled={!check.canContinue} />}</div>
     </>
   );
 }
@@ -246,7 +246,7 @@ function CardStep({ flow }: { flow: SellVisit }) {
         </label>
       )}
       <div className="mt-auto">
-        <MainAction label={t('sell_continue')} onClick={flow.continueToReview} disabled={!canReview} />
+        <MainAction pinned label={t('sell_continue')} onClick={flow.continueToReview} disabled={!canReview} />
       </div>
     </>
   );
@@ -296,7 +296,7 @@ function ReviewScreen({ flow }: { flow: SellVisit }) {
         {card && <DetailLine label={t('sell_review_bank')} value={card.bank} testId="sell-review-bank" />}
       </div>
       <RateCountdown flow={flow} />
-      <div className="mt-auto">{expired ? <UpdateRate flow={flow} /> : <MainAction label={t('sell_confirm')} onClick={flow.confirmSellReview} busy={review.busy} />}</div>
+      <div className="mt-auto">{expired ? <UpdateRate flow={flow} /> : <MainAction pinned label={t('sell_confirm')} onClick={flow.confirmSellReview} busy={review.busy} />}</div>
     </div>
   );
 }

@@ -36,7 +36,7 @@ export function SendProgressScreen({ flow }: { flow: SendVisit }) {
         amount={failed ? amount : `−${amount}`}
         title={title}
         text={<span className="break-all">{t('send_progress_text', { amount, address: shortenAddress(withdrawal.depositAddress) })}</span>}
-        next={pending ? <span data-testid="progress-waiting">{t(review ? 'send_review_text' : 'send_waiting_time')}</span> : undefined}
+        next={pending ? <span data-testid="progress-waiting">{t(review ? 'send_review_text' : withdrawal.pendingReason === 'WAITING_FOR_FUNDS' ? 'tx_pending_reason_funds' : 'send_waiting_time')}</span> : undefined}
         testId="progress-hero"
         titleTestId="progress-title"
         level={2}

@@ -8,6 +8,7 @@ import { $t } from '../../../stores/i18n.ts';
 import { $router } from '../../../stores/router.ts';
 import { $locale } from '../../../stores/settings.ts';
 import type { SendVisit } from '../../../stores/send.ts';
+import { Address } from '../../ui/address.tsx';
 import { Glyph } from '../../ui/glyph.tsx';
 import { MainAction } from '../../ui/main-action.tsx';
 import { PasscodePrompt } from '../../ui/passcode-prompt.tsx';
@@ -32,6 +33,8 @@ export function SendReviewScreen({ flow }: { flow: SendVisit }) {
           <button type="button" className="inline-flex items-center justify-center w-10 h-10 rounded-full text-fg bg-transparent border-0 cursor-pointer" onClick={flow.cancelPasscode} aria-label={t('common_back')}>
             <Glyph name="back" />
           </button>
+          {/* One h1 per screen (issue 33 item 4): the keypad's own title is its h2. */}
+          <h1 className="sr-only">{t('send_review_title')}</h1>
         </header>
         <PasscodePrompt title={t('send_passcode_title')} onComplete={(pin) => flow.confirmSend(pin)} />
       </div>
@@ -58,14 +61,12 @@ export function SendReviewScreen({ flow }: { flow: SendVisit }) {
                 {review.accountType === 'B2B' && <B2bBadge label={t('send_b2b')} />}
               </span>
             )}
-            <span className="font-mono text-sm break-all" data-testid="review-recipient">
-              {review.address}
-            </span>
+            <Address value={review.address} testId="review-recipient" />
           </dd>
         </div>
         <Row label={t('send_fee')} value={review.internal ? t('send_fee_free') : amount(review.fee)} testId="review-fee" />
       </dl>
-      <MainAction label={t('send_confirm')} onClick={flow.confirmReview} busy={review.busy} />
+      <MainAction pinned label={t('send_confirm')} onClick={flow.confirmReview} busy={review.busy} />
     </div>
   );
 }

@@ -2,7 +2,7 @@ import { FiatEquivalent } from '../../ui/fiat-equivalent.tsx';
 import { useStore } from '@nanostores/react';
 import { getPagePath } from '@nanostores/router';
 import { lazy, Suspense } from 'react';
-import { shortenAddress } from '../../../lib/address.ts';
+import { Address } from '../../ui/address.tsx';
 import { formatCryptoWithCode } from '../../../lib/format.ts';
 import { $assetCurrency } from '../../../stores/asset.ts';
 import { $t } from '../../../stores/i18n.ts';
@@ -15,6 +15,7 @@ import { MainAction } from '../../ui/main-action.tsx';
 import { ScreenHeader } from '../../ui/screen-header.tsx';
 import { typedAmountFor } from '../../../lib/typed-amount.ts';
 import { Spinner } from '../../ui/spinner.tsx';
+import { AddressCautionNotice } from '../../ui/address-caution.tsx';
 
 // The camera and its decoder load only when the scanner opens.
 const QrScannerView = lazy(() => import('../../ui/qr-scanner.tsx').then((module) => ({ default: module.QrScannerView })));
@@ -137,6 +138,9 @@ export function SendScreen({ flow }: { flow: SendVisit }) {
             {t('send_warning_bounceable_uninitialised')}
           </p>
         )}
+        {!problems.address && check?.checkResult === 'VALID' && form.caution && (
+          <AddressCautionNotice caution={form.caution} acknowledged={form.cautionAcknowledged} onAcknowledge={flow.acknowledgeCaution} />
+        )}
         {form.pickerOpen && <AddressPicker flow={flow} />}
       </section>
 
@@ -152,7 +156,7 @@ export function SendScreen({ flow }: { flow: SendVisit }) {
         </p>
       )}
 
-      {canContinue && <MainAction label={t('common_continue')} onClick={flow.continueToReview} />}
+      {canContinue && <MainAction pinned label={t('common_continue')} onClick={flow.continueToReview} />}
 
       {form.scannerOpen && (
         <Suspense fallback={<div className="fixed inset-0 z-40 bg-black/80 flex items-center justify-center"><Spinner label={t('common_loading')} /></div>}>
@@ -185,7 +189,7 @@ function AddressPicker({ flow }: { flow: SendVisit }) {
             <button key={entry.id} type="button" className="asset-row min-h-12" onClick={() => flow.pickAddress(entry.address)} data-testid="send-picker-item">
               <span className="flex-1 min-w-0 flex flex-col">
                 <span className="font-600 truncate">{entry.name}</span>
-                <span className="text-sm text-muted font-mono">{shortenAddress(entry.address)}</span>
+                <Address value={entry.address} short className="text-sm" />
               </span>
             </button>
           ))}

@@ -9,6 +9,7 @@ import {
   confirmMessengerPasscode,
   loadMessengerLink,
   openBotLink,
+  switchMessengerNotifications,
   unlinkMessengerAccount,
 } from '../../../stores/messenger-link.ts';
 import { $profile } from '../../../stores/user.ts';
@@ -46,6 +47,26 @@ export function MessengerLinkRow() {
         {linked && name && <span className="text-sm text-muted truncate">{t('settings_messenger_linked_as', { name })}</span>}
       </span>
       <Switch checked={linked} disabled={link.busy} onChange={(on) => void (on ? openBotLink() : unlinkMessengerAccount())} testId="messenger-link-toggle" />
+    </label>
+  );
+}
+
+/** Settings' switch of the bot's messages about the user's money: shown while Telegram is linked, here or inside it. */
+export function MessengerNotificationsRow() {
+  const t = useStore($t);
+  const link = useStore($messengerLink);
+  const loaded = link.state !== undefined;
+  useEffect(() => {
+    if (!loaded) void loadMessengerLink();
+  }, [loaded]);
+  if (!link.state?.linked) return null;
+  return (
+    <label className="card flex items-center justify-between gap-3 cursor-pointer" data-testid="settings-notifications">
+      <span className="flex flex-col min-w-0">
+        <span>{t('settings_notifications')}</span>
+        <span className="text-sm text-muted">{t('settings_notifications_hint')}</span>
+      </span>
+      <Switch checked={link.state.notifications} disabled={link.busy} onChange={(on) => void switchMessengerNotifications(on)} testId="notifications-toggle" />
     </label>
   );
 }

@@ -6,7 +6,8 @@ import { $t } from '../../../stores/i18n.ts';
 import { $darkTheme, $selectedCurrency, $selectedLanguage, isDark, setDarkTheme } from '../../../stores/settings.ts';
 import { $profile } from '../../../stores/user.ts';
 import { Icon } from '../../ui/icon.tsx';
-import { MessengerLinkRow } from './messenger-link.tsx';
+import { MessengerLinkRow, MessengerNotificationsRow } from './messenger-link.tsx';
+import { HistoryExport } from '../common/history-export.tsx';
 import { $supportChat } from '../../../stores/feedback.ts';
 import { getPagePath } from '@nanostores/router';
 import { $router } from '../../../stores/router.ts';
@@ -125,10 +126,15 @@ export function SettingsScreen() {
         <LinkRow href={getPagePath($router, 'addressBook')} label={t('settings_address_book')} testId="settings-address-book" />
       </nav>
       <MessengerLinkRow />
+      <MessengerNotificationsRow />
+      <HistoryExport />
       <label className="card flex items-center justify-between cursor-pointer">
         <span>{t('settings_dark_theme')}</span>
         <Switch checked={dark} onChange={setDarkTheme} testId="dark-theme-toggle" />
       </label>
+      <nav className="card flex flex-col p-0 overflow-hidden" aria-label={t('reserves_title')}>
+        <LinkRow href={getPagePath($router, 'reserves')} label={t('reserves_title')} testId="settings-reserves" />
+      </nav>
       <FeedbackRow />
       <nav className="card flex flex-col p-0 overflow-hidden" aria-label={t('terms_title')}>
         <a href={PAGES.terms} rel="external" className="flex items-center justify-between px-4 min-h-14 no-underline border-b border-line border-solid">

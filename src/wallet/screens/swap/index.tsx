@@ -118,7 +118,7 @@ function OrderScreen({ flow }: { flow: SwapVisit }) {
         )}
       </div>
       <div className="mt-auto">
-        <MainAction label={t('common_continue')} onClick={() => void flow.continueToReview()} disabled={!canContinue} busy={form.submitting} />
+        <MainAction pinned label={t('common_continue')} onClick={() => void flow.continueToReview()} disabled={!canContinue} busy={form.submitting} />
       </div>
     </div>
   );
@@ -166,9 +166,9 @@ function ReviewScreen({ flow }: { flow: SwapVisit }) {
       )}
       <div className="mt-auto">
         {expired ? (
-          <MainAction label={t('swap_update_rate')} onClick={() => void flow.updateSwapRate()} busy={review.busy} />
+          <MainAction pinned label={t('swap_update_rate')} onClick={() => void flow.updateSwapRate()} busy={review.busy} />
         ) : (
-          <MainAction label={t('swap_confirm')} onClick={() => (pinActive ? flow.requestSwapConfirmation() : void flow.confirmSwap())} busy={review.busy} />
+          <MainAction pinned label={t('swap_confirm')} onClick={() => (pinActive ? flow.requestSwapConfirmation() : void flow.confirmSwap())} busy={review.busy} />
         )}
       </div>
     </div>
@@ -192,7 +192,7 @@ function SuccessScreen({ flow }: { flow: SwapVisit }) {
         next={t('swap_success_next')}
       />
       <div className="mt-auto w-full">
-        <MainAction label={t('swap_done')} onClick={() => openPage($router, 'home')} />
+        <MainAction pinned label={t('swap_done')} onClick={() => openPage($router, 'home')} />
       </div>
     </div>
   );

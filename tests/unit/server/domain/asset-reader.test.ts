@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type pg from 'pg';
 import { createAssetReader } from '../../../../src/server/domain/assets.ts';
 import { COINS } from '../../../../src/lib/currencies.ts';
+import type { DepositAddressGuard } from '../../../../src/server/domain/deposit-address-guard.ts';
 
 /** A pool whose balance query answers when the test says so, with the balance the test sets. */
 function fakePool() {
@@ -18,12 +19,14 @@ function fakePool() {
 }
 
 const offer = { coins: COINS };
+/** The stored address is taken as it is here (the guard's own checks: tests/integration/server/deposit-address-guard.test.ts). */
+const guard: DepositAddressGuard = { seal: () => '', check: (_db, row) => Promise.resolve(row.address) };
 const balanceOf = (json: string) => (JSON.parse(json) as Array<{ totalAvailable: string }>)[0]?.totalAvailable;
 
 describe('the asset reader', () => {
   it('serves repeated reads from memory while notifications are trusted', async () => {
     const { pool, state } = fakePool();
-    const reader = createAssetReader(pool, offer, { ttlMs: 60_000, trusted: () => true });
+    const reader = createAssetReader(pool, offer, { ttlMs: 60_000, trusted: () => true, guard });
     expect(balanceOf(await reader.json('a'))).toBe('1');
     await reader.json('a');
     await reader.json('a');
@@ -32,7 +35,7 @@ describe('the asset reader', () => {
 
   it('reads again after a change notification, and only for that account', async () => {
     const { pool, state } = fakePool();
-    const reader = createAssetReader(pool, offer, { ttlMs: 60_000, trusted: () => true });
+    const reader = createAssetReader(pool, offer, { ttlMs: 60_000, trusted: () => true, guard });
     await reader.json('a');
     await reader.json('b');
     state.available = '200000000';
@@ -44,7 +47,7 @@ describe('the asset reader', () => {
 
   it('does not keep a read that overlapped a change', async () => {
     const { pool, state } = fakePool();
-    const reader = createAssetReader(pool, offer, { ttlMs: 60_000, trusted: () => true });
+    const reader = createAssetReader(pool, offer, { ttlMs: 60_000, trusted: () => true, guard });
     let open: () => void = () => {};
     state.gate = new Promise((resolve) => (open = resolve));
     const slow = reader.json('a');
@@ -59,7 +62,7 @@ describe('the asset reader', () => {
   it('caches nothing while notifications are not known to arrive, and forgets all on a reset', async () => {
     const { pool, state } = fakePool();
     let trusted = false;
-    const reader = createAssetReader(pool, offer, { ttlMs: 60_000, trusted: () => trusted });
+    const reader = createAssetReader(pool, offer, { ttlMs: 60_000, trusted: () => trusted, guard });
     await reader.json('a');
     await reader.json('a');
     expect(state.queries).toBe(2);
@@ -74,7 +77,7 @@ describe('the asset reader', () => {
 
   it('expires entries after the safety TTL', async () => {
     const { pool, state } = fakePool();
-    const reader = createAssetReader(pool, offer, { ttlMs: 1, trusted: () => true });
+    const reader = createAssetReader(pool, offer, { ttlMs: 1, trusted: () => true, guard });
     await reader.json('a');
     await new Promise((resolve) => setTimeout(resolve, 5));
     await reader.json('a');

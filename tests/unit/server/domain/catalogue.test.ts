@@ -43,3 +43,14 @@ describe('explorer links per CHAIN_ENV', () => {
     expect(urlScan('regtest', 'BTC', () => 'http://wallet.test/sandbox/devnet/tx/{tx}')).toBe('http://wallet.test/sandbox/devnet/tx/{tx}');
   });
 });
+
+describe('the minimum deposit', () => {
+  it("is each coin's MIN_DEPOSIT as an exact decimal, and absent where any amount is credited", () => {
+    const coins = buildCatalogue({ production: true, networksOn: ['BITCOIN', 'ETHEREUM'], minDeposit: { BTC: 100_000n, USDT_ETH: 1n, ETH: 0n } }).coins;
+    const minimum = (currency: string) => coins.find((c) => c.currency === currency)?.minDeposit;
+    expect(minimum('BTC')).toBe('0.001');
+    expect(minimum('USDT_ETH')).toBe('0.000001');
+    expect(minimum('ETH')).toBeUndefined();
+    expect(minimum('TRX')).toBeUndefined();
+  });
+});

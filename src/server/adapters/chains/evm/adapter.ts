@@ -8,6 +8,8 @@ import type { ChainAdapter, ChainAddressing, ChainEnv } from '../port.ts';
 import { createEvmCollection, createEvmHoldings } from './collection.ts';
 import type { EvmContext } from './context.ts';
 import { evmKeys } from './keys.ts';
+import type { WalletKeys } from '../../keys/port.ts';
+import { keysOf } from '../../keys/wallet-keys.ts';
 import { createEvmReader } from './reader.ts';
 import { chainIdGuard, openClient } from './rpc.ts';
 import { createEvmSender } from './sender.ts';
@@ -23,7 +25,9 @@ export type EvmOptions = {
   confirmations?: number | undefined;
   /** REPLACE_AFTER_BLOCKS: blocks a withdrawal may wait unmined before the worker replaces it by fee. */
   replaceAfterBlocks: number;
-  seed: Uint8Array;
+  /** The custody keys (public only outside the signer); `seed`: every key of a bare seed (tests). */
+  keys?: WalletKeys | undefined;
+  seed?: Uint8Array | undefined;
   addresses: ChainAddressing;
   /** CHAIN_CALL_TIMEOUT_MS: each call's timeout outside a request; default the client's own. */
   callTimeoutMs?: number | undefined;
@@ -40,7 +44,7 @@ export function createEvmAdapter(pool: pg.Pool, options: EvmOptions): ChainAdapt
     pool,
     client,
     chainId: chainIdGuard(client, options.env),
-    keys: evmKeys(options.seed, options.addresses),
+    keys: evmKeys(keysOf(options), options.addresses),
     tokenContract,
     tokenCurrency: new Map([...tokenContract].map(([currency, contract]) => [contract.toLowerCase(), currency])),
     confirmations: options.confirmations ?? ETHEREUM_DEFAULT_CONFIRMATIONS,
@@ -57,7 +61,7 @@ export function createEvmAdapter(pool: pg.Pool, options: EvmOptions): ChainAdapt
     },
     ...createEvmReader(context),
     ...createEvmSender(context),
-    holdings: createEvmHoldings(context),
+    ...createEvmHoldings(context, (index) => options.addresses.path('ETHEREUM', index)),
     collection: createEvmCollection(context),
   };
 }

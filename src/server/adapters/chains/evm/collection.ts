@@ -4,10 +4,11 @@
  * sends the amount once it holds the gas one transfer needs; until then NEEDS_GAS says how much is missing, and
  * `topUpGas` has the hot wallet send exactly that. Each sweep and top-up is signed once per reference (nonces.ts).
  */
-import { erc20Abi, type Address, type Hex } from 'viem';
+import { erc20Abi, getAddress, type Address, type Hex } from 'viem';
 import { parseTransaction } from 'viem';
-import type { ChainAdapter, CollectionPort, FeeEstimate, SweepOutcome } from '../port.ts';
-import { contractOf, custodyAddresses, type EvmContext } from './context.ts';
+import type { AddressHolding, ChainAdapter, CollectionPort, FeeEstimate, SweepOutcome } from '../port.ts';
+import { HOT_WALLET_INDEX } from '../devnet-signer.ts';
+import { contractOf, type EvmContext } from './context.ts';
 import { feeCaps, sweepCaps } from './fees.ts';
 import { findSigned, type SignedTx } from './nonces.ts';
 import { gasOf, paymentCall, sendRaw, signCall, TRANSFER_GAS } from './sender.ts';
@@ -40,7 +41,7 @@ export function createEvmCollection(context: EvmContext): CollectionPort {
       }
       const account = context.keys.at(source.index);
       if (account.address.toLowerCase() !== source.address.toLowerCase()) throw new Error(`derivation ${source.index} is ${account.address}, not ${source.address}`);
-      const hot = context.keys.hot().address;
+      const hot = context.keys.hotAddress();
       const [market, balance] = await Promise.all([feeCaps(client), client.getBalance({ address: account.address })]);
       const caps = sweepCaps(market, market.nextBase);
       let tx: SignedTx;
@@ -76,19 +77,28 @@ export function createEvmCollection(context: EvmContext): CollectionPort {
 }
 
 /** ETH and each token held by the hot wallet and every deposit address, at the latest block. */
-export function createEvmHoldings(context: EvmContext): ChainAdapter['holdings'] {
-  return async () => {
+export function createEvmHoldings(context: EvmContext, path: (index: number) => string): Pick<ChainAdapter, 'holdings' | 'addressHoldings'> {
+  const byAddress = async (): Promise<AddressHolding[]> => {
     await context.chainId();
-    const addresses = [...(await custodyAddresses(context)).values()];
-    const totals: Record<string, bigint> = { ETH: 0n };
-    for (const currency of context.tokenContract.keys()) totals[currency] = 0n;
-    for (const address of addresses) {
-      totals.ETH = (totals.ETH ?? 0n) + (await context.client.getBalance({ address }));
+    const rows = await context.pool.query<{ address: string; derivation_index: number }>(`SELECT address, derivation_index FROM deposit_addresses WHERE network = 'ETHEREUM'`);
+    const keys = new Map(rows.rows.map((r) => [getAddress(r.address), r.derivation_index]));
+    keys.set(context.keys.hotAddress(), HOT_WALLET_INDEX);
+    const held: AddressHolding[] = [];
+    for (const [address, index] of keys) {
+      const balances: Record<string, bigint> = { ETH: await context.client.getBalance({ address }) };
       for (const [currency, contract] of context.tokenContract) {
-        const held = await context.client.readContract({ address: contract, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
-        totals[currency] = (totals[currency] ?? 0n) + held;
+        balances[currency] = await context.client.readContract({ address: contract, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
       }
+      held.push({ address, path: path(index), balances });
     }
-    return totals;
+    return held;
+  };
+  return {
+    async holdings() {
+      const totals: Record<string, bigint> = { ETH: 0n, ...Object.fromEntries([...context.tokenContract.keys()].map((currency) => [currency, 0n])) };
+      for (const { balances } of await byAddress()) for (const [currency, units] of Object.entries(balances)) totals[currency] = (totals[currency] ?? 0n) + units;
+      return totals;
+    },
+    addressHoldings: async () => (await byAddress()).filter((h) => Object.values(h.balances).some((units) => units > 0n)),
   };
 }

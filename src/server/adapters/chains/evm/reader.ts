@@ -18,7 +18,7 @@ import {
 } from 'viem';
 import { scanBlocks, type BlockSource } from '../block-scan.ts';
 import { BroadcastRejectedError, transferKey, type ChainPort, type ChainTransfer, type TransferStatus } from '../port.ts';
-import { custodyAddresses, type EvmContext } from './context.ts';
+import { createEvmAddressSet, custodyAddresses, type EvmContext } from './context.ts';
 import { findSigned } from './nonces.ts';
 import { sendRaw } from './sender.ts';
 
@@ -27,18 +27,30 @@ const TRANSFER = parseAbiItem('event Transfer(address indexed from, address inde
 const MAX_BLOCKS = 50;
 /** Recipients per `eth_getLogs` call (their topics are OR-ed; nodes limit the request's size). */
 const ADDRESSES_PER_QUERY = 200;
+/**
+ * Past this many custody addresses, a range's `Transfer` logs of the tokens are asked for all at once and matched here:
+ * a million addresses were 5,000 filtered calls per range, a mainnet token's logs over MAX_BLOCKS are one.
+ */
+const FILTERED_UP_TO = 5 * ADDRESSES_PER_QUERY;
 
 type TransferLog = Log<bigint, number, false, typeof TRANSFER, true>;
 
 export function createEvmReader(context: EvmContext): Pick<ChainPort, 'scan' | 'status'> {
   const { client } = context;
+  const deposits = createEvmAddressSet(context.pool);
   return {
     async scan(_network, cursor, limit) {
       await context.chainId();
       // The tip before the addresses: every block read was mined before this scan knew its addresses, so an address
       // handed out meanwhile is looked for in every block after it (the next scan's).
       const tip = Number(await client.getBlockNumber());
-      const addresses = await custodyAddresses(context);
+      await deposits.refresh();
+      const hot = context.keys.hotAddress();
+      const addresses = {
+        find: (lower: string) => (lower === hot.toLowerCase() ? hot : deposits.find(lower)),
+        // Few: asked by recipient (the list read again, it is short).
+        recipients: deposits.size < FILTERED_UP_TO ? [...(await custodyAddresses(context)).values()] : undefined,
+      };
       const rewindDepth = Math.max(2 * context.confirmations, 32);
       // A first scan starts a little below the tip: the custody's addresses are newer than that.
       const startHeight = cursor === null ? Math.max(0, tip - rewindDepth) : 0;
@@ -104,15 +116,16 @@ async function minedStatus(context: EvmContext, hash: Hash, tip: number): Promis
   return { state: 'SEEN', blockHeight, confirmations: Math.max(0, tip - blockHeight + 1), fee };
 }
 
-function blockSource(context: EvmContext, addresses: Map<string, Address>, tip: number): BlockSource {
+function blockSource(context: EvmContext, addresses: { find: (lower: string) => Address | undefined; recipients: Address[] | undefined }, tip: number): BlockSource {
   const { client } = context;
   const contracts = [...context.tokenContract.values()];
-  const recipients = [...addresses.values()];
-  const hot = context.keys.hot().address.toLowerCase();
+  const { recipients } = addresses;
+  const hot = context.keys.hotAddress().toLowerCase();
   let logs: { from: number; to: number; byBlock: Map<number, TransferLog[]> } | undefined;
 
   const transferLogs = async (range: { fromBlock: bigint; toBlock: bigint } | { blockHash: Hash }): Promise<TransferLog[]> => {
     if (contracts.length === 0) return [];
+    if (!recipients) return client.getLogs({ address: contracts, event: TRANSFER, strict: true, ...range });
     const found: TransferLog[] = [];
     for (let i = 0; i < recipients.length; i += ADDRESSES_PER_QUERY) {
       const to = recipients.slice(i, i + ADDRESSES_PER_QUERY);
@@ -146,7 +159,7 @@ function blockSource(context: EvmContext, addresses: Map<string, Address>, tip: 
       const block = await client.getBlock({ blockNumber: BigInt(height), includeTransactions: true });
       const transfers: ChainTransfer[] = [];
       for (const tx of block.transactions) {
-        const to = tx.to && addresses.get(tx.to.toLowerCase());
+        const to = tx.to && addresses.find(tx.to.toLowerCase());
         // The hot wallet's own transfers to deposit addresses (gas top-ups) are the custody's, not deposits.
         if (!to || tx.value === 0n || tx.from.toLowerCase() === hot) continue;
         transfers.push({ network: 'ETHEREUM', txHash: tx.hash, outputIndex: 0, currency: 'ETH', fromAddress: getAddress(tx.from), toAddress: to, amount: tx.value, blockHeight: height });
@@ -154,7 +167,7 @@ function blockSource(context: EvmContext, addresses: Map<string, Address>, tip: 
       const receipts = new Map<Hash, Promise<TransactionReceipt>>();
       for (const log of await logsAt(height, block.hash)) {
         const currency = context.tokenCurrency.get(log.address.toLowerCase());
-        const to = addresses.get(log.args.to.toLowerCase());
+        const to = addresses.find(log.args.to.toLowerCase());
         if (!currency || !to || log.args.value === 0n || log.args.from.toLowerCase() === hot) continue;
         let receipt = receipts.get(log.transactionHash);
         if (!receipt) {

@@ -5,7 +5,7 @@
  */
 import { encodeFunctionData, erc20Abi, getAddress, keccak256, parseTransaction, TransactionNotFoundError, type Address, type Hash, type Hex } from 'viem';
 import type { PrivateKeyAccount } from 'viem/accounts';
-import { BroadcastRejectedError, type FeeEstimate, type FeeQuery, type HotWalletFees, type SignedWithdrawal, type WithdrawalChainPort } from '../port.ts';
+import { BroadcastRejectedError, HotWalletShortError, type FeeEstimate, type FeeQuery, type HotWalletFees, type SignedWithdrawal, type WithdrawalChainPort } from '../port.ts';
 import { contractOf, type EvmContext } from './context.ts';
 import { bumped, feeCaps, withMargin, type FeeCaps } from './fees.ts';
 import { saveSigned, signOnce, type SignedTx } from './nonces.ts';
@@ -84,16 +84,33 @@ async function isKnown(context: EvmContext, hash: Hash): Promise<boolean> {
 
 const toSigned = (tx: SignedTx): SignedWithdrawal => ({ rawTx: tx.rawTx, txHash: tx.txHash, fromAddress: tx.fromAddress });
 
-export function createEvmSender(context: EvmContext): Pick<WithdrawalChainPort, 'hotWalletAddress' | 'signWithdrawal' | 'broadcast'> & HotWalletFees {
+export function createEvmSender(context: EvmContext): Pick<WithdrawalChainPort, 'hotWalletAddress' | 'signWithdrawal' | 'broadcast' | 'hotWalletFunds'> & HotWalletFees {
   const hot = () => context.keys.hot();
+  /** The hot address's balance of `currency` (ETH or a token's). */
+  const funds = async (currency: string) =>
+    currency === 'ETH'
+      ? context.client.getBalance({ address: context.keys.hotAddress() })
+      : context.client.readContract({ address: contractOf(context, currency), abi: erc20Abi, functionName: 'balanceOf', args: [context.keys.hotAddress()] });
   return {
-    hotWalletAddress: () => Promise.resolve(hot().address),
+    hotWalletAddress: () => Promise.resolve(context.keys.hotAddress()),
+    hotWalletFunds: async (_network, currency) => {
+      await context.chainId();
+      return funds(currency);
+    },
 
     async signWithdrawal(order) {
       await context.chainId();
       const call = paymentCall(context, order.currency, order.toAddress, order.amount);
-      // The estimate runs the transfer: one the hot wallet cannot pay now is refused here and tried again later.
-      const [gas, caps] = await Promise.all([gasOf(context, hot().address, call), feeCaps(context.client)]);
+      // The estimate runs the transfer: one the hot wallet cannot pay now is refused here (HotWalletShortError when
+      // the balance is the reason) and tried again later.
+      const short = () => new HotWalletShortError(`the hot wallet holds too little ${order.currency} to pay ${order.amount} and its gas`);
+      const [gas, caps] = await Promise.all([
+        gasOf(context, context.keys.hotAddress(), call).catch(async (error: unknown) => {
+          throw (await funds(order.currency)) < order.amount ? short() : error;
+        }),
+        feeCaps(context.client),
+      ]);
+      if (order.currency === 'ETH' && (await funds('ETH')) < order.amount + gas * caps.maxFeePerGas) throw short();
       return toSigned(await signCall(context, hot(), `withdrawal:${order.reference}`, call, gas, caps));
     },
 
@@ -106,7 +123,7 @@ export function createEvmSender(context: EvmContext): Pick<WithdrawalChainPort, 
       await context.chainId();
       // Priced without the amount: what the hot wallet holds right now does not change what a transfer costs.
       const call = paymentCall(context, query.currency, query.toAddress, query.currency === 'ETH' ? 0n : 1n);
-      const [gas, caps] = await Promise.all([gasOf(context, hot().address, call, query.currency === 'ETH' ? TRANSFER_GAS : TOKEN_TRANSFER_GAS_FALLBACK), feeCaps(context.client)]);
+      const [gas, caps] = await Promise.all([gasOf(context, context.keys.hotAddress(), call, query.currency === 'ETH' ? TRANSFER_GAS : TOKEN_TRANSFER_GAS_FALLBACK), feeCaps(context.client)]);
       return { network: 'ETHEREUM', currency: 'ETH', amount: gas * caps.maxFeePerGas, rate: caps.maxFeePerGas };
     },
 
@@ -114,9 +131,15 @@ export function createEvmSender(context: EvmContext): Pick<WithdrawalChainPort, 
       await context.chainId();
       const old = parseTransaction(stuck.signed.rawTx as Hex);
       if (old.type !== 'eip1559' || old.nonce === undefined || old.gas === undefined || old.to == null) throw new Error(`${stuck.signed.txHash} is not one of the hot wallet's EIP-1559 transactions`);
+      // Only the fee changes: the payment is the order's own (its approved destination and amount), never what the
+      // stored transaction says, so a transaction rewritten in the database cannot be signed anew with the hot key.
+      const payment = paymentCall(context, stuck.order.currency, stuck.order.toAddress, stuck.order.amount);
+      if (getAddress(old.to) !== getAddress(payment.to) || (old.value ?? 0n) !== payment.value || (old.data ?? '0x').toLowerCase() !== (payment.data ?? '0x').toLowerCase()) {
+        throw new Error(`${stuck.signed.txHash} does not pay withdrawal ${stuck.order.reference}'s order: not replaced`);
+      }
       const caps = bumped({ maxFeePerGas: old.maxFeePerGas ?? 0n, maxPriorityFeePerGas: old.maxPriorityFeePerGas ?? 0n }, await feeCaps(context.client), fee.rate ?? 0n);
       const account = hot();
-      const rawTx = await account.signTransaction({ type: 'eip1559', chainId: await context.chainId(), nonce: old.nonce, gas: old.gas, to: old.to, value: old.value ?? 0n, data: old.data, ...caps });
+      const rawTx = await account.signTransaction({ type: 'eip1559', chainId: await context.chainId(), nonce: old.nonce, gas: old.gas, ...payment, ...caps });
       const tx: SignedTx = { reference: `withdrawal:${stuck.order.reference}:fee:${caps.maxFeePerGas}`, fromAddress: account.address, nonce: BigInt(old.nonce), rawTx, txHash: keccak256(rawTx) };
       return toSigned(await saveSigned(context.pool, tx));
     },

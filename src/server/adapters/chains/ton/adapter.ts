@@ -10,6 +10,8 @@ import { createTonApi, hexHash, type TonApi, type V3Transaction } from './api.ts
 import { createTonMessages, messageHashOfBoc, type StoredMessage } from './messages.ts';
 import { createDepositAddressSet, createTonScanner, failureOf, feeOf } from './reader.ts';
 import { createTonWallets, HOT_WALLET_INDEX } from './wallets.ts';
+import type { WalletKeys } from '../../keys/port.ts';
+import { keysOf } from '../../keys/wallet-keys.ts';
 
 /** Confirmations (masterchain blocks) a deposit waits for unless CONFIRMATIONS says otherwise: the indexer serves finalised blocks. */
 export const TON_DEFAULT_CONFIRMATIONS = 1;
@@ -27,7 +29,9 @@ export type TonAdapterOptions = {
   apiUrl: string;
   apiKey?: string | undefined;
   env: ChainEnv;
-  seed: Uint8Array;
+  /** The custody keys (public only outside the signer); `seed`: every key of a bare seed (tests). */
+  keys?: WalletKeys | undefined;
+  seed?: Uint8Array | undefined;
   addresses: ChainAddressing;
   confirmations?: number | undefined;
   /** A TonApi over something else than HTTP (tests); default: the HTTP client of `apiUrl`. */
@@ -40,7 +44,8 @@ export function createTonAdapter(pool: pg.Pool, options: TonAdapterOptions): Cha
   const api = options.api ?? createTonApi({ apiUrl: options.apiUrl, apiKey: options.apiKey, ...(options.callTimeoutMs === undefined ? {} : { timeoutMs: options.callTimeoutMs }) });
   const testOnly = options.env !== 'mainnet';
   const confirmations = options.confirmations ?? TON_DEFAULT_CONFIRMATIONS;
-  const wallets = createTonWallets(options.seed);
+  const keys = keysOf(options);
+  const wallets = createTonWallets(keys);
   const messages = createTonMessages(pool, api);
   const depositAddresses = createDepositAddressSet(pool);
   // Addresses shown for senders: non-bounceable, as wallets show accounts.
@@ -56,7 +61,7 @@ export function createTonAdapter(pool: pg.Pool, options: TonAdapterOptions): Cha
 
   /** The custody's spelling of the hot wallet (domain/addresses.ts), checked against the wallet this adapter signs with. */
   const hotAddress = (async () => {
-    const [wallet, shown] = await Promise.all([hotWallet(), options.addresses.derive(options.seed, 'TON', HOT_WALLET_INDEX)]);
+    const [wallet, shown] = await Promise.all([hotWallet(), options.addresses.derive(keys, 'TON', HOT_WALLET_INDEX)]);
     if (Address.parse(shown).toRawString() !== wallet.raw) throw new Error('the custody derives another TON hot wallet than the adapter signs with');
     return shown;
   })();
@@ -199,6 +204,15 @@ export function createTonAdapter(pool: pg.Pool, options: TonAdapterOptions): Cha
       const rows = await pool.query<{ address: string }>(`SELECT address FROM deposit_addresses WHERE network = 'TON'`);
       const balances = await api.balances([(await hotWallet()).raw, ...rows.rows.map((r) => Address.parse(r.address).toRawString())]);
       return { TON: balances.reduce((sum, b) => sum + b, 0n) };
+    },
+    async addressHoldings(network) {
+      onlyTon(network);
+      await depositAddresses.refresh();
+      const rows = await pool.query<{ address: string; derivation_index: number }>(`SELECT address, derivation_index FROM deposit_addresses WHERE network = 'TON'`);
+      const hot = await options.addresses.derive(keys, 'TON', HOT_WALLET_INDEX);
+      const held = [{ address: hot, index: HOT_WALLET_INDEX }, ...rows.rows.map((r) => ({ address: r.address, index: r.derivation_index }))];
+      const balances = await api.balances(held.map((k) => Address.parse(k.address).toRawString()));
+      return held.flatMap((k, i) => ((balances[i] ?? 0n) > 0n ? [{ address: k.address, path: `m/44'/607'/${k.index}'`, balances: { TON: balances[i] ?? 0n } }] : []));
     },
     async accountState(network, address): Promise<RecipientState> {
       onlyTon(network);

@@ -12,48 +12,53 @@ import { scanBlocks, type BlockSource } from '../block-scan.ts';
 import type { ChainTransfer } from '../port.ts';
 import type { TonApi, V3Transaction } from './api.ts';
 import { hexHash } from './api.ts';
+import { createAddressSet, entryBuffers, readDepositAddresses } from '../address-set.ts';
 
 /** How far a cursor on a lost block rewinds. */
 const REWIND = 16;
 /** Masterchain blocks read per scan at most (two requests each): a scan catching up stays well inside a job's run. */
 const MAX_BLOCKS = 100;
-/** New deposit addresses are looked up with this overlap, so a row committed late is not missed. */
-const ADDRESS_OVERLAP = "interval '10 minutes'";
 
 /** `raw` (`0:…`, any case) as @ton/core prints it, the key of the address set. */
 export function rawAddress(address: string): string {
   return Address.parse(address).toRawString();
 }
 
-/**
- * The raw form of an address the custody stored itself (a checked friendly form): its bytes read directly, without
- * @ton/core's checksum, which would cost seconds over 100,000 rows.
- */
-function rawOfStored(address: string): string {
-  if (address.length !== 48) return rawAddress(address);
-  const bytes = Buffer.from(address, 'base64');
-  const workchain = bytes[1] === 0xff ? -1 : (bytes[1] ?? 0);
-  return `${workchain}:${bytes.subarray(2, 34).toString('hex')}`;
+/** The length of a friendly address as the custody stores it: 36 bytes in base64. */
+const FRIENDLY_LENGTH = 48;
+
+/** An address's key in the set: its workchain's byte and its 32-byte hash, as in the friendly form's bytes 1..33. */
+function keyOfRaw(raw: string): Buffer | undefined {
+  const [workchain, hash] = raw.split(':');
+  if (hash?.length !== 64) return undefined;
+  return Buffer.concat([Buffer.from([Number(workchain) & 0xff]), Buffer.from(hash, 'hex')]);
 }
 
-/** The custody's deposit wallets by raw address, each with the address as the custody stores it. */
+/**
+ * The custody's deposit wallets by raw address, each with the address as the custody stores it. A stored friendly
+ * form's bytes are read directly, without @ton/core's checksum, which would cost seconds over 100,000 rows; the set
+ * is compact (address-set.ts): a million wallets in about 81 MB.
+ */
 export function createDepositAddressSet(pool: pg.Pool) {
-  const byRaw = new Map<string, string>();
+  const set = createAddressSet(33, FRIENDLY_LENGTH);
+  // Stored in another form than a 48-character friendly one (none the custody writes itself), by raw address.
+  const others = new Map<string, string>();
   let since: Date | null = null;
   return {
     async refresh(): Promise<void> {
-      const rows = await pool.query<{ address: string; created_at: Date }>(
-        `SELECT address, created_at FROM deposit_addresses WHERE network = 'TON' AND ($1::timestamptz IS NULL OR created_at >= $1::timestamptz - ${ADDRESS_OVERLAP})`,
-        [since],
-      );
-      for (const row of rows.rows) {
-        byRaw.set(rawOfStored(row.address), row.address);
-        if (!since || row.created_at > since) since = row.created_at;
-      }
+      const found = entryBuffers(33, FRIENDLY_LENGTH);
+      since = await readDepositAddresses(pool, 'TON', since, (address) => {
+        if (address.length === FRIENDLY_LENGTH) found.push(Buffer.from(address, 'base64').subarray(1, 34), address);
+        else others.set(rawAddress(address), address);
+      });
+      found.addTo(set);
     },
-    lookup: (raw: string): string | undefined => byRaw.get(raw),
+    lookup: (raw: string): string | undefined => {
+      const key = keyOfRaw(raw);
+      return (key && set.get(key)) ?? others.get(raw);
+    },
     get size() {
-      return byRaw.size;
+      return set.size + others.size;
     },
   };
 }

@@ -2,7 +2,8 @@
  * The custody's TON wallets: one standard wallet v4R2 per derivation index under the custody seed (SLIP-10 ed25519
  * on m/44'/607'/index', as domain/addresses.ts derives deposit addresses), the hot wallet at HOT_WALLET_INDEX.
  */
-import { deriveEd25519Path, keyPairFromSeed, type KeyPair } from '@ton/crypto';
+import type { KeyPair } from '@ton/crypto';
+import type { WalletKeys } from '../../keys/port.ts';
 import { WalletContractV4 } from '@ton/ton';
 import { HOT_WALLET_INDEX } from '../devnet-signer.ts';
 
@@ -10,13 +11,13 @@ export { HOT_WALLET_INDEX };
 
 export type TonWallet = { index: number; contract: WalletContractV4; keys: KeyPair; raw: string };
 
-export function createTonWallets(seed: Uint8Array) {
+export function createTonWallets(source: WalletKeys) {
   const cache = new Map<number, Promise<TonWallet>>();
   return (index: number): Promise<TonWallet> => {
     let wallet = cache.get(index);
     if (!wallet) {
       wallet = (async () => {
-        const keys = keyPairFromSeed(await deriveEd25519Path(Buffer.from(seed), [44, 607, index]));
+        const keys = await source.ed25519(index);
         const contract = WalletContractV4.create({ workchain: 0, publicKey: keys.publicKey });
         return { index, contract, keys, raw: contract.address.toRawString() };
       })();

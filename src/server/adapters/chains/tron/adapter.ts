@@ -8,6 +8,8 @@ import type { ChainAdapter, ChainAddressing, ChainEnv } from '../port.ts';
 import { createTronApi } from './api.ts';
 import { toHexAddress } from './codec.ts';
 import { createTronKeys } from './keys.ts';
+import type { WalletKeys } from '../../keys/port.ts';
+import { keysOf } from '../../keys/wallet-keys.ts';
 import { createTronReader } from './reader.ts';
 import { createTronStore } from './store.ts';
 import { createTronWallet } from './wallet.ts';
@@ -28,7 +30,9 @@ export type TronOptions = {
   tokens: Readonly<Record<string, string>>;
   confirmations?: number | undefined;
   env: ChainEnv;
-  seed: Uint8Array;
+  /** The custody keys (public only outside the signer); `seed`: every key of a bare seed (tests). */
+  keys?: WalletKeys | undefined;
+  seed?: Uint8Array | undefined;
   addresses: ChainAddressing;
   /** How long a signed transaction stays valid after its reference block (tests shorten it). */
   expirationMs?: number | undefined;
@@ -42,7 +46,7 @@ export function createTronAdapter(pool: pg.Pool, options: TronOptions): ChainAda
   const contracts = new Map(Object.entries(options.tokens).filter(([currency]) => findCoin(currency)?.network === 'TRON'));
   const tokens = new Map([...contracts].map(([currency, contract]) => [toHexAddress(contract), currency]));
   const confirmations = options.confirmations ?? TRON_DEFAULT_CONFIRMATIONS;
-  const keys = createTronKeys(options.seed, options.addresses);
+  const keys = createTronKeys(keysOf(options), options.addresses);
   return {
     networks: ['TRON'],
     requiredConfirmations: () => confirmations,

@@ -3,24 +3,29 @@
  * `ChainAddressing.path`): the user's deposit addresses 0, 1, 2… and the hot wallet at HOT_WALLET_INDEX, as the
  * devnet's signer derives it, so the hot wallet keeps its address when TRON moves from the devnet to a node.
  */
-import { HDKey } from '@scure/bip32';
+import type { WalletKeys } from '../../keys/port.ts';
 import type { ChainAddressing } from '../port.ts';
 import { HOT_WALLET_INDEX } from '../devnet-signer.ts';
 
-export type TronKey = { address: string; privateKey: Uint8Array };
+/** `privateKey` throws outside the signer (public keys only). */
+export type TronKey = { address: string; readonly privateKey: Uint8Array };
 
 export type TronKeys = { hotWallet(): Promise<TronKey>; at(index: number): Promise<TronKey> };
 
-export function createTronKeys(seed: Uint8Array, addresses: ChainAddressing): TronKeys {
-  const root = HDKey.fromMasterSeed(seed);
+export function createTronKeys(keys: WalletKeys, addresses: ChainAddressing): TronKeys {
   const cache = new Map<number, Promise<TronKey>>();
   const at = (index: number): Promise<TronKey> => {
     let key = cache.get(index);
     if (!key) {
       key = (async () => {
-        const privateKey = root.derive(addresses.path('TRON', index)).privateKey;
-        if (!privateKey) throw new Error(`no private key at TRON derivation ${index}`);
-        return { address: await addresses.derive(seed, 'TRON', index), privateKey };
+        const node = keys.derive(addresses.path('TRON', index));
+        return {
+          address: await addresses.derive(keys, 'TRON', index),
+          get privateKey(): Uint8Array {
+            if (!node.privateKey) throw new Error(`no private key at TRON derivation ${index}: the signer signs`);
+            return node.privateKey;
+          },
+        };
       })();
       cache.set(index, key);
     }

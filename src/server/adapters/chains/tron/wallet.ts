@@ -5,11 +5,12 @@
  * (store.ts), and sent as it was kept.
  */
 import type pg from 'pg';
-import { BroadcastRejectedError, ChainUnsupportedError, type ChainAdapter, type FeeEstimate, type SignedWithdrawal, type SweepOutcome, type SweepSource } from '../port.ts';
+import { BroadcastRejectedError, ChainUnsupportedError, type AddressHolding, type ChainAdapter, type FeeEstimate, type SignedWithdrawal, type SweepOutcome, type SweepSource } from '../port.ts';
 import type { TronApi, TronRawData, TronTransaction } from './api.ts';
 import { referenceOf, signTransaction, toHexAddress, trc20Transfer, trc20TransferParameter, trxTransfer, word, type Tapos } from './codec.ts';
 import type { TronKey, TronKeys } from './keys.ts';
 import type { KeptTransaction, TronStore } from './store.ts';
+import { HOT_WALLET_INDEX } from '../devnet-signer.ts';
 
 /** How long after its reference block a transaction may still be included (the node allows up to 24 hours). */
 export const EXPIRATION_MS = 60 * 60 * 1000;
@@ -30,7 +31,7 @@ const PASSING = new Set(['SERVER_BUSY', 'NO_CONNECTION', 'NOT_ENOUGH_EFFECTIVE_C
 /** `contracts`: currency → its TRC-20 contract (T…). */
 type Context = { api: TronApi; store: TronStore; keys: TronKeys; contracts: ReadonlyMap<string, string>; expirationMs?: number | undefined };
 
-export type TronWallet = Pick<ChainAdapter, 'hotWalletAddress' | 'signWithdrawal' | 'broadcast' | 'estimateFee' | 'replaceByFee' | 'holdings' | 'collection'>;
+export type TronWallet = Pick<ChainAdapter, 'hotWalletAddress' | 'signWithdrawal' | 'broadcast' | 'estimateFee' | 'replaceByFee' | 'holdings' | 'addressHoldings' | 'collection'>;
 
 export function createTronWallet(pool: pg.Pool, context: Context): TronWallet {
   const { api, store, keys } = context;
@@ -185,6 +186,19 @@ export function createTronWallet(pool: pg.Pool, context: Context): TronWallet {
         for (const [currency, contract] of contracts) totals[currency] = (totals[currency] ?? 0n) + (await tokenBalance(contract, address));
       }
       return totals;
+    },
+
+    async addressHoldings() {
+      const rows = await pool.query<{ address: string; derivation_index: number }>(`SELECT address, derivation_index FROM deposit_addresses WHERE network = 'TRON'`);
+      const keyed = new Map(rows.rows.map((r) => [r.address, r.derivation_index]));
+      keyed.set((await keys.hotWallet()).address, HOT_WALLET_INDEX);
+      const held: AddressHolding[] = [];
+      for (const [address, index] of keyed) {
+        const balances: Record<string, bigint> = { TRX: (await trxBalance(address)).balance };
+        for (const [currency, contract] of contracts) balances[currency] = await tokenBalance(contract, address);
+        if (Object.values(balances).some((units) => units > 0n)) held.push({ address, path: `m/44'/195'/0'/0/${index}`, balances });
+      }
+      return held;
     },
 
     collection: {

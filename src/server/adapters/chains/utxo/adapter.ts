@@ -3,20 +3,23 @@
  * blocks into the custody's own output index, the hot wallet signing from the custody's outputs, holdings.
  */
 import type pg from 'pg';
-import { HDKey } from '@scure/bip32';
+import type { WalletKeys } from '../../keys/port.ts';
+import { keysOf } from '../../keys/wallet-keys.ts';
 import type { Network } from '../../../../lib/currencies.ts';
 import { scanBlocks } from '../block-scan.ts';
 import { ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type ChainEnv, type ChainTransfer } from '../port.ts';
 import { bumpFee } from './bump.ts';
-import { isUtxoNetwork, utxoProfile, type TestChain, type UtxoNetwork, type UtxoProfile } from './networks.ts';
-import { heldUnits } from './outputs.ts';
+import { changePath, isUtxoNetwork, utxoProfile, type TestChain, type UtxoNetwork, type UtxoProfile } from './networks.ts';
+import { heldByAddress, heldUnits } from './outputs.ts';
 import { blockSource, transferStatus } from './reader.ts';
 import { createRpc, RpcError, type Rpc } from './rpc.ts';
-import { broadcastRaw, changeAddress, estimate, signOrder, signPayments, type WalletContext } from './wallet.ts';
+import { broadcastRaw, changeAddress, estimate, signConsolidation, signOrder, signPayments, spendableUnits, type WalletContext } from './wallet.ts';
 
 export type UtxoOptions = {
   env: ChainEnv;
-  seed: Uint8Array;
+  /** The custody keys (public only outside the signer); `seed`: every key of a bare seed (tests). */
+  keys?: WalletKeys | undefined;
+  seed?: Uint8Array | undefined;
   addresses: ChainAddressing;
   nodes: Partial<Record<UtxoNetwork, string>>;
   confirmations: Partial<Record<Network, number>>;
@@ -31,6 +34,8 @@ export type UtxoOptions = {
   batchMaxOutputs?: number;
   /** CHAIN_CALL_TIMEOUT_MS: each JSON-RPC call's timeout outside a request (default 30 s). */
   callTimeoutMs?: number | undefined;
+  /** UTXO_CONSOLIDATE_BELOW per network (units per vB): withdrawals spend the hot wallet's own outputs first there. */
+  consolidateBelow?: Partial<Record<UtxoNetwork, bigint>>;
 };
 
 /** Confirmations when CONFIRMATIONS does not say. */
@@ -42,7 +47,7 @@ const BLOCKS_PER_SCAN = 50;
 
 export function createUtxoAdapter(pool: pg.Pool, options: UtxoOptions): ChainAdapter {
   const networks = (Object.keys(options.nodes) as UtxoNetwork[]).filter((n) => isUtxoNetwork(n) && options.nodes[n]);
-  const master = HDKey.fromMasterSeed(options.seed);
+  const master = keysOf(options);
   const contexts = new Map<Network, WalletContext & { ready?: Promise<void>; mempool: Map<string, ChainTransfer[]> }>();
   for (const network of networks) {
     const url = options.nodes[network];
@@ -59,6 +64,7 @@ export function createUtxoAdapter(pool: pg.Pool, options: UtxoOptions): ChainAda
       maxFeeRate: options.maxFeeRate?.[network] ?? profile.defaultMaxFeeRate,
       rbfAfterBlocks: options.rbfAfterBlocks,
       confirmations: options.confirmations[network] ?? DEFAULT_CONFIRMATIONS[network],
+      consolidateBelow: options.consolidateBelow?.[network],
       mempool: new Map(),
     });
   }
@@ -119,6 +125,12 @@ export function createUtxoAdapter(pool: pg.Pool, options: UtxoOptions): ChainAda
     async signBatch(batch) {
       return signPayments(await ready(batch.network), batch.reference, batch.orders.map((o) => ({ address: o.toAddress, amount: o.amount })));
     },
+    async hotWalletFunds(network) {
+      return spendableUnits(await ready(network));
+    },
+    async consolidate(order) {
+      return signConsolidation(await ready(order.network), order.reference, order.maxRate);
+    },
     async broadcast(network, rawTx) {
       return broadcastRaw(await ready(network), rawTx);
     },
@@ -136,6 +148,12 @@ export function createUtxoAdapter(pool: pg.Pool, options: UtxoOptions): ChainAda
       const ctx = await ready(network);
       const tip = await ctx.rpc.call<number>('getblockcount');
       return { [ctx.profile.coin]: await heldUnits(pool, network, tip, ctx.confirmations) };
+    },
+    async addressHoldings(network) {
+      const ctx = await ready(network);
+      const tip = await ctx.rpc.call<number>('getblockcount');
+      const held = await heldByAddress(pool, network, tip, ctx.confirmations);
+      return held.map((h) => ({ address: h.address, path: h.keyChain === 0 ? ctx.path(h.keyIndex) : changePath(ctx.path(0), h.keyIndex), balances: { [ctx.profile.coin]: h.amount } }));
     },
     collection: {
       // The hot wallet spends deposit outputs where they are: nothing to sweep on a UTXO network.

@@ -66,12 +66,28 @@ async function blocked(ctx: WalletContext, old: SignedRecord, reason: string): P
   return toSigned(ctx, old);
 }
 
+const paymentKey = (p: { address: string; amount: bigint }) => `${p.address}\u0000${p.amount}`;
+
+/**
+ * A replacement pays what the stored transaction pays (buildReplacement), which is read from the database: it must be
+ * the sealed order's payment (and, with `stuck.payments`, exactly the sealed payments of its batch), else nothing is
+ * built, signed or offered. The EVM adapter rebuilds from the order itself (evm/sender.ts) to the same end.
+ */
+function payingAsSealed(old: SignedRecord, stuck: StuckWithdrawal): void {
+  const paid = (old.payments ?? [{ address: old.toAddress, amount: old.amount }]).map(paymentKey).sort();
+  const order = paymentKey({ address: stuck.order.toAddress, amount: stuck.order.amount });
+  const sealed = stuck.payments?.map(paymentKey).sort();
+  const fits = sealed ? sealed.length === paid.length && sealed.every((p, i) => p === paid[i]) && sealed.includes(order) : paid.includes(order);
+  if (!fits) throw new Error(`${old.txHash} does not pay withdrawal ${stuck.order.reference}'s sealed order (destination or amount differ): not replaced`);
+}
+
 /** Refusals for the fee alone (an evicted transaction sent again): nothing conflicts with a replacement then. */
 const FEE_REFUSAL = /mempool min fee not met|min relay fee not met|insufficient fee|mempool full/i;
 
 export async function bumpFee(ctx: WalletContext, stuck: StuckWithdrawal, fee: FeeEstimate): Promise<SignedWithdrawal> {
   const old = (await signedByHash(ctx.pool, ctx.network, [stuck.signed.txHash])).get(stuck.signed.txHash);
   if (!old) throw new Error(`${stuck.signed.txHash} is not a transaction of the custody on ${ctx.network}`);
+  payingAsSealed(old, stuck);
   const same = toSigned(ctx, old);
   const where = await whereIs(ctx, old.txHash);
   if (where === 'mined') return same;

@@ -100,6 +100,17 @@ export async function heldUnits(db: Db, network: string, tip: number, confirmati
   return BigInt(sum.rows[0]?.total ?? '0');
 }
 
+/** heldUnits address by address, with the key (chain 0 deposit, 1 change, and index) of each. */
+export async function heldByAddress(db: Db, network: string, tip: number, confirmations: number): Promise<{ address: string; keyChain: number; keyIndex: number; amount: bigint }[]> {
+  const rows = await db.query<{ address: string; key_chain: number; key_index: number; total: string }>(
+    `SELECT address, key_chain, key_index, sum(amount)::text AS total FROM utxo_outputs
+      WHERE network = $1 AND block_height <= $2 AND (spent_height IS NULL OR spent_height > $2)
+      GROUP BY address, key_chain, key_index HAVING sum(amount) > 0 ORDER BY address`,
+    [network, tip - confirmations + 1],
+  );
+  return rows.rows.map((r) => ({ address: r.address, keyChain: r.key_chain, keyIndex: r.key_index, amount: BigInt(r.total) }));
+}
+
 export type SignedRecord = {
   reference: string;
   attempt: number;

@@ -4,9 +4,9 @@
  * Signing holds a per-network advisory lock in its transaction: two transactions of ours never pick one output, and
  * the inputs are reserved (utxo_outputs.reserved_by) in the same transaction that stores the signed transaction.
  */
+import type { Bip32Key, WalletKeys } from '../../keys/port.ts';
 import type pg from 'pg';
-import type { HDKey } from '@scure/bip32';
-import { BroadcastRejectedError, type FeeEstimate, type SignedWithdrawal, type WithdrawalOrder } from '../port.ts';
+import { BroadcastRejectedError, HotWalletShortError, type FeeEstimate, type SignedWithdrawal, type WithdrawalOrder } from '../port.ts';
 import { keyAddress, outputScript, selectCoins, signTransaction, virtualSize, type Coin, type Payment } from './builder.ts';
 import { feeRates, type FeePolicy } from './fees.ts';
 import { changePath, type UtxoNetwork, type UtxoProfile } from './networks.ts';
@@ -20,21 +20,23 @@ export type WalletContext = {
   profile: UtxoProfile;
   /** The BIP32 path of external (deposit) index `i` (the custody's addressing). */
   path: (index: number) => string;
-  master: HDKey;
+  master: Pick<WalletKeys, 'derive'>;
   fallbackRate: bigint;
   /** MAX_FEE_RATE (units per vB): no transaction of ours, replacement or CPFP, pays above it. */
   maxFeeRate: bigint;
   /** RBF_AFTER_BLOCKS: a CPFP child is followed by another only after this many blocks. */
   rbfAfterBlocks: number;
   confirmations: number;
+  /** UTXO_CONSOLIDATE_BELOW for this network: withdrawals spend the hot wallet's own outputs first, deposit outputs only when those fall short. */
+  consolidateBelow?: bigint | undefined;
 };
 
 export const feePolicy = (ctx: WalletContext): FeePolicy => ({ fallback: ctx.fallbackRate, ceiling: ctx.maxFeeRate, estimatesFromVersion: ctx.profile.estimatesFromVersion });
 
 /** Not enough confirmed outputs to pay it: it waits (the worker signs it again later). */
-export class InsufficientFundsError extends Error {}
+export class InsufficientFundsError extends HotWalletShortError {}
 
-export function keyOf(ctx: WalletContext, chain: number, index: number): HDKey {
+export function keyOf(ctx: WalletContext, chain: number, index: number): Bip32Key {
   const path = chain === 0 ? ctx.path(index) : changePath(ctx.path(0), index);
   return ctx.master.derive(path);
 }
@@ -97,7 +99,10 @@ export async function signPayments(ctx: WalletContext, reference: string, paymen
     const tip = await ctx.rpc.call<number>('getblockcount');
     const { rate } = await feeRates(ctx.rpc, feePolicy(ctx));
     const candidates = await spendable(client, ctx.network, tip, ctx.confirmations);
-    const selection = selectCoins(ctx.profile, candidates, total, rate, recipients, outputScript(ctx.profile, change).length);
+    const changeScript = outputScript(ctx.profile, change).length;
+    // Where deposits are consolidated, the hot wallet's own outputs pay first; deposit outputs only when they fall short.
+    const hot = ctx.consolidateBelow === undefined ? undefined : selectCoins(ctx.profile, candidates.filter((c) => c.keyChain === 1), total, rate, recipients, changeScript);
+    const selection = hot ?? selectCoins(ctx.profile, candidates, total, rate, recipients, changeScript);
     if (!selection) throw new InsufficientFundsError(`the custody's confirmed outputs on ${ctx.network} cannot pay ${total} and its fee`);
     const outputs: Payment[] = [...payments];
     if (selection.change > 0n) outputs.push({ address: change, amount: selection.change });
@@ -120,6 +125,44 @@ export async function signPayments(ctx: WalletContext, reference: string, paymen
     return record;
   });
   return toSigned(ctx, signed);
+}
+
+/** Deposit outputs one consolidation spends at most. */
+const CONSOLIDATE_INPUTS = 200;
+
+/**
+ * UTXO_CONSOLIDATE_BELOW: one transaction of `reference` moving the confirmed deposit outputs (up to 200) into a fresh
+ * address of the hot wallet's internal chain, signed only while the fee rate is at most `maxRate`; the stored one if it
+ * was signed before (whatever the rate now). Undefined when fees are above, nothing waits, or it would be dust.
+ */
+export async function signConsolidation(ctx: WalletContext, reference: string, maxRate: bigint): Promise<(SignedWithdrawal & { toAddress: string; amount: bigint }) | undefined> {
+  const signed = await inSigningLock(ctx, async (client) => {
+    const existing = await latestSigned(client, reference);
+    if (existing) return existing;
+    const { rate } = await feeRates(ctx.rpc, feePolicy(ctx));
+    if (rate > maxRate) return undefined;
+    const tip = await ctx.rpc.call<number>('getblockcount');
+    const coins = (await spendable(client, ctx.network, tip, ctx.confirmations)).filter((c) => c.keyChain === 0).slice(0, CONSOLIDATE_INPUTS);
+    if (coins.length === 0) return undefined;
+    const index = await nextChangeIndex(client, ctx.network);
+    const to = changeAddress(ctx, index);
+    const total = coins.reduce((sum, c) => sum + c.amount, 0n);
+    const fee = rate * virtualSize(ctx.profile, coins.length, [outputScript(ctx.profile, to).length]);
+    const amount = total - fee;
+    if (amount < ctx.profile.dust) return undefined;
+    const tx = sign(ctx, coins, [{ address: to, amount }]);
+    await recordChangeAddress(client, ctx.network, index, to);
+    const record: SignedRecord = { reference, attempt: 0, ...tx, toAddress: to, amount, fee, feeRate: rate, inputs: coins.map((c) => `${c.txHash}:${c.vout}`), changeIndex: null, parentTx: null, payments: null };
+    await storeSigned(client, ctx.network, record);
+    return record;
+  });
+  return signed && { ...toSigned(ctx, signed), toAddress: signed.toAddress, amount: signed.amount };
+}
+
+/** What the hot wallet can spend now: its confirmed outputs neither spent nor reserved by a transaction of ours. */
+export async function spendableUnits(ctx: WalletContext): Promise<bigint> {
+  const tip = await ctx.rpc.call<number>('getblockcount');
+  return (await spendable(ctx.pool, ctx.network, tip, ctx.confirmations)).reduce((sum, c) => sum + c.amount, 0n);
 }
 
 /** What a transfer of `amount` costs now: two inputs and change at the current rate. */

@@ -1,0 +1,2 @@
+ALTER TABLE "custody_movements" DROP CONSTRAINT "custody_movements_signed";--> statement-breakpoint
+ALTER TABLE "custody_movements" ADD CONSTRAINT "custody_movements_signed" CHECK ("custody_movements"."state" IN ('SIGNING', 'FAILED') OR ("custody_movements"."tx_hash" IS NOT NULL AND "custody_movements"."raw_tx" IS NOT NULL));

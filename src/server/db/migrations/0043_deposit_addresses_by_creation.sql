@@ -1,0 +1,1 @@
+CREATE INDEX "deposit_addresses_network_created_at" ON "deposit_addresses" USING btree ("network","created_at");

@@ -1,0 +1,1 @@
+ALTER TABLE "deposit_addresses" ADD COLUMN "mac" text;

@@ -1,0 +1,209 @@
+import autocannon from 'autocannon';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { openDatabase } from '../../src/server/db/database.ts';
+import { auditLedger } from '../../src/server/domain/ledger-audit.ts';
+import { LedgerError } from '../../src/server/domain/ledger.ts';
+import { transfer } from '../../src/server/domain/ledger-writes.ts';
+import { createLogger } from '../../src/server/log.ts';
+import { signIn } from '../support/auth.ts';
+import { TEST_MNEMONIC, TEST_SECRETS_KEY } from '../support/custody.ts';
+import { freePort, launchServer, type LaunchedServer } from '../support/server.ts';
+import { createSmallDatabase, openScaleDatabase, SEED_PASSWORD, seededItemId, seededUser, type SeededUser } from './scale-seed.ts';
+import { median } from './stats.ts';
+
+/**
+ * bench:scale (issue 35): every hot path on a database the size of a real wallet's (SCALE × 1,000,000 users, SCALE ×
+ * 10,000,000 history items and 30,000,000 postings; scale-seed.ts) beside the same seed at 2,000 users, both on one
+ * embedded PostgreSQL under DATA_DIR/bench-scale, one server each, the measures alternating between them in ROUNDS
+ * rounds (the ratios are the median round's); then the chain scans at mainnet size (chain-scan.ts, a process of its
+ * own so its memory is its own). Goals: each request path within 1.25× of its small-database figure, balances p99
+ * ≤ 10 ms, the audit usable (sampled: ledger-audit.ts), a Bitcoin-sized block in ≤ 1 s, a million addresses in ≤
+ * 200 MB. Not part of `npm test`.
+ */
+const SCALE = Number(process.env.SCALE ?? 1);
+const DATA_DIR = process.env.DATA_DIR ?? './data';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SMALL_USERS = 2_000;
+const RATIO_GOAL = 1.25;
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+type Target = { name: string; server: LaunchedServer; token: string; lightToken: string; heavy: SeededUser; light: SeededUser; url: string; users: number };
+type Figures = Record<string, { value: number; unit: string; higherIsBetter: boolean }>;
+
+const log = createLogger('warn');
+const scaleDb = await openScaleDatabase(DATA_DIR, SCALE);
+const small = await createSmallDatabase(scaleDb.adminUrl, SMALL_USERS);
+const servers: LaunchedServer[] = [];
+let failed = false;
+try {
+  const start = async (name: string, url: string, users: number): Promise<Target> => {
+    const port = await freePort();
+    const server = await launchServer(
+      { DATABASE_URL: url, PUBLIC_URL: `http://127.0.0.1:${port}`, PORT: String(port), WALLET_SEED: TEST_MNEMONIC, SECRETS_KEY: TEST_SECRETS_KEY, DATA_DIR: await mkdtemp(join(tmpdir(), 'wallet-scale-')), LOG_LEVEL: 'warn' },
+      { waitMs: 180_000 },
+    );
+    servers.push(server);
+    const [heavy, light] = [seededUser(0), seededUser(1)];
+    const tokens = await signIn(server.url, { email: heavy.email, password: SEED_PASSWORD });
+    const lightTokens = await signIn(server.url, { email: light.email, password: SEED_PASSWORD });
+    return { name, server, token: tokens.accessToken, lightToken: lightTokens.accessToken, heavy, light, url, users };
+  };
+  const targets = [await start('small', small.url, small.stamp.users), await start('scale', scaleDb.url, scaleDb.stamp.users)];
+
+  const load = async (target: Target, path: string, init: { method?: 'GET' | 'POST'; body?: string; token?: string } = {}, connections = 10) => {
+    const result = await autocannon({
+      url: target.server.url + path,
+      connections,
+      duration: SECONDS,
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${init.token ?? target.token}`, 'content-type': 'application/json' },
+      ...(init.body === undefined ? {} : { body: init.body }),
+    });
+    if (result.non2xx + result.errors > 0) throw new Error(`${target.name} ${path}: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  };
+  const timed = async (times: number, run: (i: number) => Promise<unknown>) => {
+    const ms: number[] = [];
+    for (let i = 0; i < times; i++) {
+      const t0 = performance.now();
+      await run(i);
+      ms.push(performance.now() - t0);
+    }
+    return median(ms);
+  };
+  const historyBody = (account: string) => JSON.stringify({ account, pageSize: 100, pageNumber: 1, sort: 'DESC' });
+  // The heavy account's item in the middle of its history.
+  const itemId = seededItemId(5000);
+
+  const measure = async (target: Target, round: number): Promise<Figures> => {
+    const figures: Figures = {};
+    const balances = await load(target, `/api/${target.heavy.accountId}/asset`, {}, 50);
+    figures['balances req/s'] = { value: balances.rps, unit: '/s', higherIsBetter: true };
+    figures['balances p50'] = { value: balances.p50, unit: 'ms', higherIsBetter: false };
+    figures['balances p99'] = { value: balances.p99, unit: 'ms', higherIsBetter: false };
+    const heavy = await load(target, `/api/${target.heavy.accountId}/asset/transactions`, { method: 'POST', body: historyBody(target.heavy.accountId) });
+    figures['history (10,000 items) req/s'] = { value: heavy.rps, unit: '/s', higherIsBetter: true };
+    const light = await load(target, `/api/${target.light.accountId}/asset/transactions`, { method: 'POST', body: historyBody(target.light.accountId), token: target.lightToken });
+    figures['history (10 items) req/s'] = { value: light.rps, unit: '/s', higherIsBetter: true };
+    const details = await load(target, `/api/${target.heavy.accountId}/asset/transaction/${itemId}`);
+    figures['details req/s'] = { value: details.rps, unit: '/s', higherIsBetter: true };
+    figures['login ms'] = { value: await timed(6, () => signIn(target.server.url, { email: target.heavy.email, password: SEED_PASSWORD })), unit: 'ms', higherIsBetter: false };
+    figures['withdrawal creation ms'] = {
+      value: await timed(20, async (i) => {
+        const response = await fetch(`${target.server.url}/api/${target.heavy.accountId}/withdrawal`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${target.token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ account: target.heavy.accountId, currency: 'BTC', amount: '0.001', depositAddress: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', idempotencyKey: `bench-${round}-${i}-${Date.now()}` }),
+        });
+        if (!response.ok) throw new Error(`withdrawal answered ${response.status}: ${await response.text()}`);
+      }),
+      unit: 'ms',
+      higherIsBetter: false,
+    };
+    figures['ledger transfers/s'] = { value: await transfers(target), unit: '/s', higherIsBetter: true };
+    return figures;
+  };
+
+  /** bench:ledger's transfer at 16 clients between random accounts of the database's users (BTC, amounts 1–1000). */
+  const transfers = async (target: Target) => {
+    const database = await openDatabase({ databaseUrl: target.url, dataDir: await mkdtemp(join(tmpdir(), 'wallet-scale-')) }, log);
+    try {
+      let done = 0;
+      let sequence = 0;
+      const started = performance.now();
+      const deadline = started + SECONDS * 1000;
+      await Promise.all(
+        Array.from({ length: 16 }, async (_, client) => {
+          while (performance.now() < deadline) {
+            const from = seededUser(1 + Math.floor(Math.random() * (target.users - 1))).accountId;
+            const to = seededUser(1 + Math.floor(Math.random() * (target.users - 1))).accountId;
+            if (from === to) continue;
+            try {
+              await transfer(database.pool, { key: `scale:${client}:${sequence++}:${started}`, kind: 'TRANSFER', from, to, currency: 'BTC', amount: BigInt(1 + Math.floor(Math.random() * 1000)) });
+              done++;
+            } catch (error) {
+              if (!(error instanceof LedgerError)) throw error;
+            }
+          }
+        }),
+      );
+      return done / ((performance.now() - started) / 1000);
+    } finally {
+      await database.close();
+    }
+  };
+
+  for (const target of targets) await load(target, `/api/${target.heavy.accountId}/asset`, {}, 50);
+  const rounds: Record<string, Figures[]> = { small: [], scale: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const target of round % 2 === 0 ? targets : [...targets].reverse()) rounds[target.name]?.push(await measure(target, round));
+  }
+
+  const audit = async (url: string, sample: number | undefined) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const t0 = performance.now();
+      const results = await auditLedger(client, undefined, sample === undefined ? {} : { sample });
+      return { seconds: (performance.now() - t0) / 1000, failed: results.filter((r) => !r.ok).map((r) => r.name) };
+    } finally {
+      await client.end();
+    }
+  };
+  const sizePerUser = async (url: string, users: number) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return Number((await client.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes')).rows[0]?.bytes) / users;
+    } finally {
+      await client.end();
+    }
+  };
+
+  const checks: [string, boolean][] = [];
+  console.log(`\nscale ${SCALE}: ${scaleDb.stamp.users} users, ${scaleDb.stamp.items} items (seeded in ${scaleDb.stamp.seconds.toFixed(0)} s) against ${small.stamp.users} users, ${small.stamp.items} items; ${ROUNDS} rounds of ${SECONDS} s per measure`);
+  const names = Object.keys(rounds.small?.[0] ?? {});
+  for (const name of names) {
+    const of = (target: string) => (rounds[target] ?? []).map((f) => f[name]?.value ?? NaN);
+    const higher = rounds.small?.[0]?.[name]?.higherIsBetter ?? false;
+    const unit = rounds.small?.[0]?.[name]?.unit ?? '';
+    // The scale database's cost against the small one's, per round: > 1 is slower.
+    const perRound = of('small').map((s, i) => (higher ? s / (of('scale')[i] ?? NaN) : (of('scale')[i] ?? NaN) / s));
+    const ratio = median(perRound);
+    const shown = (values: number[]) => values.map((v) => v.toFixed(unit === '/s' ? 0 : 1)).join(' ');
+    checks.push([`${name.padEnd(30)} small ${shown(of('small'))} ${unit}, scale ${shown(of('scale'))} ${unit}: cost ×${ratio.toFixed(2)} (goal ≤ ${RATIO_GOAL})`, ratio <= RATIO_GOAL]);
+  }
+  const p99 = Math.max(...(rounds.scale ?? []).map((f) => f['balances p99']?.value ?? NaN));
+  checks.push([`balances p99 on the scale database ${p99} ms (goal ≤ 10 ms)`, p99 <= 10]);
+  const smallAudit = await audit(small.url, undefined);
+  const sampled = await audit(scaleDb.url, 0.1);
+  checks.push([`ledger audit: full pass on the small database ${smallAudit.seconds.toFixed(1)} s; sampled (0.1 %) on the scale database ${sampled.seconds.toFixed(1)} s (goal ≤ 60 s)`, sampled.seconds <= 60]);
+  checks.push([`the audits are clean${[...smallAudit.failed, ...sampled.failed].map((f) => `; FAILED ${f}`).join('')}`, smallAudit.failed.length + sampled.failed.length === 0]);
+  if (process.env.BENCH_FULL_AUDIT === '1') {
+    const full = await audit(scaleDb.url, undefined);
+    console.log(`note  full audit on the scale database: ${full.seconds.toFixed(0)} s${full.failed.map((f) => `; FAILED ${f}`).join('')}`);
+  }
+  console.log(`note  database size: ${((await sizePerUser(scaleDb.url, scaleDb.stamp.users)) / 1024).toFixed(1)} KiB per user at scale (${(scaleDb.stamp.bytes / 2 ** 30).toFixed(2)} GiB when seeded), ${((await sizePerUser(small.url, small.stamp.users)) / 1024).toFixed(1)} KiB on the small one`);
+
+  for (const server of servers.splice(0)) await server.stop();
+  // The chain scans, in a process of their own on the scale database's addresses.
+  const scan = spawnSync(process.execPath, ['--expose-gc', 'tests/bench/chain-scan.ts'], { cwd: ROOT, env: { ...process.env, SCAN_DATABASE_URL: scaleDb.url }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  for (const line of scan.stdout.split('\n')) if (/^(PASS|FAIL) /.test(line)) checks.push([line.slice(5).trim(), line.startsWith('PASS')]);
+  if (scan.status !== 0 && !scan.stdout.includes('FAIL')) checks.push([`the chain scans exited with ${scan.status}`, false]);
+
+  for (const [text, ok] of checks) console.log(`${ok ? 'PASS' : 'FAIL'}  ${text}`);
+  failed = checks.some(([, ok]) => !ok);
+  console.log(failed ? 'bench:scale: FAIL' : 'bench:scale: PASS');
+} finally {
+  for (const server of servers) await server.stop();
+  await small.drop();
+  await scaleDb.stop();
+}
+process.exit(failed ? 1 : 0);

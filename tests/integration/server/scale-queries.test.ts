@@ -1,0 +1,137 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { NEW_ADDRESSES_SQL } from '../../../src/server/adapters/chains/address-set.ts';
+import { createEvmAddressSet } from '../../../src/server/adapters/chains/evm/context.ts';
+import { createDepositAddressSet } from '../../../src/server/adapters/chains/ton/reader.ts';
+import { openDatabase, type Database } from '../../../src/server/db/database.ts';
+import { createLoginThrottleStore } from '../../../src/server/domain/login-throttle-store.ts';
+import { afterFailure, retryAfterMs, throttleKeys, type ThrottleState } from '../../../src/server/domain/throttle.ts';
+import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { quietLog } from '../../support/custody.ts';
+
+/**
+ * Issue 35: the query shapes that keep hot paths flat as the data grows, on a real PostgreSQL. The block scans'
+ * "addresses added since" is an index lookup (EXPLAIN), and the sign-in throttle's reservation is one statement that
+ * counts as throttle.ts's rules do.
+ */
+describe('queries at scale', () => {
+  let testDatabase: TestDatabase;
+  let database: Database;
+  let pool: pg.Pool;
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase(inject('adminDatabaseUrl'));
+    database = await openDatabase({ databaseUrl: testDatabase.url, dataDir: await mkdtemp(join(tmpdir(), 'scale-queries-')) }, quietLog);
+    pool = database.pool;
+  });
+  afterAll(async () => {
+    await database?.close();
+    await testDatabase?.drop();
+  });
+
+  describe('deposit addresses added since the last scan', () => {
+    const ADDRESSES = 30_000;
+    beforeAll(async () => {
+      // 30,000 accounts with an Ethereum and a TON address each, made over 400 days (as the scale seed makes them).
+      await pool.query(`INSERT INTO users (id, email, email_confirmed_at) SELECT md5('u' || i)::uuid, 'scan-' || i || '@scale.test', now() FROM generate_series(0, ${ADDRESSES - 1}) AS g(i)`);
+      await pool.query(`INSERT INTO wallet_accounts (id, user_id) SELECT md5('a' || i)::uuid, md5('u' || i)::uuid FROM generate_series(0, ${ADDRESSES - 1}) AS g(i)`);
+      await pool.query(
+        `INSERT INTO deposit_addresses (network, address, wallet_account_id, derivation_index, created_at)
+         SELECT 'ETHEREUM', '0x' || substr(md5('eth' || i) || md5('eth2' || i), 1, 40), md5('a' || i)::uuid, i, now() - interval '400 days' + make_interval(secs => i * ${34_560_000 / ADDRESSES})
+           FROM generate_series(0, ${ADDRESSES - 1}) AS g(i)
+         UNION ALL
+         SELECT 'TON', translate(encode('\\x1100'::bytea || sha256(('ton' || i)::bytea) || '\\x0000'::bytea, 'base64'), '+/', '-_'), md5('a' || i)::uuid, i,
+                now() - interval '400 days' + make_interval(secs => i * ${34_560_000 / ADDRESSES})
+           FROM generate_series(0, ${ADDRESSES - 1}) AS g(i)`,
+      );
+      await pool.query('ANALYZE deposit_addresses');
+    });
+
+    it('finds the new rows through the (network, created_at) index, not a walk of the network', async () => {
+      const plan = await pool.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${NEW_ADDRESSES_SQL}`, ['ETHEREUM', '', new Date(Date.now() - 60 * 60_000)]);
+      const text = plan.rows.map((row) => row['QUERY PLAN']).join('\n');
+      expect(text).toMatch(/Index (Only )?Scan using deposit_addresses_network_created_at on deposit_addresses/);
+      expect(text).toMatch(/Index Cond: \(\(network = 'ETHEREUM'::text\) AND \(created_at >= /);
+      // The last hour holds a handful of the 30,000 (one every ~19 minutes): the scan reads those, not the network.
+      const scanned = /Index (?:Only )?Scan using deposit_addresses_network_created_at[^\n]*actual time=[^\n]* rows=(\d+)/.exec(text);
+      expect(Number(scanned?.[1])).toBeLessThan(20);
+      expect(text).not.toMatch(/Seq Scan on deposit_addresses|deposit_addresses_pkey/);
+    });
+
+    it('loads every address once, then only the ones added since (and those a late commit dated earlier)', async () => {
+      const evm = createEvmAddressSet(pool);
+      const ton = createDepositAddressSet(pool);
+      await evm.refresh();
+      await ton.refresh();
+      expect(evm.size).toBe(ADDRESSES);
+      expect(ton.size).toBe(ADDRESSES);
+      const late = '0x' + 'ab'.repeat(20);
+      const recent = '0x' + 'cd'.repeat(20);
+      // Two new accounts' addresses: one committed now but dated five minutes back (inside the overlap), one dated now.
+      await pool.query(`INSERT INTO users (id, email, email_confirmed_at) SELECT md5('u' || i)::uuid, 'scan-' || i || '@scale.test', now() FROM generate_series(${ADDRESSES}, ${ADDRESSES + 1}) AS g(i)`);
+      await pool.query(`INSERT INTO wallet_accounts (id, user_id) SELECT md5('a' || i)::uuid, md5('u' || i)::uuid FROM generate_series(${ADDRESSES}, ${ADDRESSES + 1}) AS g(i)`);
+      const [first, second] = [`md5('a${ADDRESSES}')::uuid`, `md5('a${ADDRESSES + 1}')::uuid`];
+      await pool.query(
+        `INSERT INTO deposit_addresses (network, address, wallet_account_id, derivation_index, created_at) VALUES
+           ('BITCOIN', 'bcrt1qlate', ${first}, ${ADDRESSES}, now()),
+           ('ETHEREUM', $1, ${first}, ${ADDRESSES}, (SELECT max(created_at) FROM deposit_addresses WHERE network = 'ETHEREUM') - interval '5 minutes'),
+           ('ETHEREUM', $2, ${second}, ${ADDRESSES + 1}, now())`,
+        [late, recent],
+      );
+      await evm.refresh();
+      expect(evm.size).toBe(ADDRESSES + 2);
+      expect(evm.find(late)).toBeDefined();
+      expect(evm.find(recent)).toBeDefined();
+      expect(evm.find('0x' + 'ef'.repeat(20))).toBeUndefined();
+      await ton.refresh();
+      expect(ton.size).toBe(ADDRESSES);
+    });
+  });
+
+  describe('the sign-in throttle reservation', () => {
+    it('counts every key as throttle.ts afterFailure does, through windows and doubling locks, in one statement', async () => {
+      let clock = new Date('2026-11-01T00:00:00Z');
+      const store = createLoginThrottleStore(pool, () => clock);
+      const keys = throttleKeys('model@scale.test', '203.0.113.7');
+      const model = new Map<string, ThrottleState | undefined>();
+      let reservations = 0;
+      let waits = 0;
+      // Failures a minute apart: the pair key locks at its fifth, and the attempts inside its locks are refused.
+      for (let step = 0; step < 40; step++) {
+        clock = new Date(clock.getTime() + (step === 20 ? 30 * 60_000 : 61_000));
+        const expectedWait = Math.max(...keys.map(({ key }) => retryAfterMs(model.get(key), clock)));
+        const reservation = await store.reserveAttempt(keys);
+        if ('wait' in reservation) {
+          waits++;
+          expect(reservation.wait).toBe(expectedWait);
+          continue;
+        }
+        reservations++;
+        expect(expectedWait).toBe(0);
+        for (const { key, policy } of keys) {
+          const before = model.get(key);
+          const after = afterFailure(before?.failures ? before : undefined, clock, policy);
+          const got = reservation.reserved.find((r) => r.key === key);
+          expect(got?.after).toEqual(after);
+          expect(got?.before?.lockedUntil ?? null).toEqual(before?.lockedUntil ?? null);
+          model.set(key, after);
+        }
+      }
+      expect(reservations).toBeGreaterThan(5);
+      expect(waits).toBeGreaterThan(5);
+    });
+
+    it('counts every one of many first attempts at once on the same keys, none lost to a race', async () => {
+      const clock = new Date();
+      const stores = Array.from({ length: 8 }, () => createLoginThrottleStore(pool, () => clock));
+      const keys = throttleKeys('race@scale.test', '198.51.100.9').filter(({ key }) => key.startsWith('ip:') || !key.includes('|'));
+      const results = await Promise.all(stores.flatMap((store) => [store.reserveAttempt(keys), store.reserveAttempt(keys)]));
+      expect(results.every((r) => 'reserved' in r)).toBe(true);
+      const rows = await pool.query<{ key: string; failures: number }>('SELECT key, failures FROM login_throttle WHERE key = ANY($1) ORDER BY key', [keys.map(({ key }) => key)]);
+      expect(rows.rows.map((r) => r.failures)).toEqual([16, 16]);
+    });
+  });
+});

@@ -1,0 +1,46 @@
+// The one row reader for amount columns (src/server/db/amounts.ts) and the Units brand it returns (src/lib/money.ts).
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { addUnits, subtractUnits, unitsOf, type Units } from '../../../../src/lib/money.ts';
+import { unitsFromRow, unitsFromRowOrZero } from '../../../../src/server/db/amounts.ts';
+
+describe('unitsFromRow', () => {
+  it('reads numeric text as the same bigint BigInt() gave', () => {
+    expect(unitsFromRow('1500000')).toBe(1500000n);
+    expect(unitsFromRow('-42', 'fee')).toBe(-42n);
+    expect(unitsFromRow('123456789012345678901234567890')).toBe(123456789012345678901234567890n);
+    expect(unitsFromRow(7n)).toBe(7n);
+  });
+
+  it('refuses a non-integer, naming the column', () => {
+    expect(() => unitsFromRow('1.5', 'fee')).toThrow(new RangeError('fee: "1.5" is not a whole number of atomic units'));
+    expect(() => unitsFromRow('')).toThrow(RangeError);
+    expect(() => unitsFromRow('1e3')).toThrow(RangeError);
+  });
+
+  it('reads NULL as zero only when asked', () => {
+    expect(unitsFromRowOrZero(null)).toBe(0n);
+    expect(unitsFromRowOrZero(undefined)).toBe(0n);
+    expect(unitsFromRowOrZero('9')).toBe(9n);
+  });
+});
+
+describe('Units', () => {
+  it('is a plain bigint at run time', () => {
+    const btc = unitsOf<'BTC'>(5n);
+    expect(typeof btc).toBe('bigint');
+    expect(addUnits(btc, unitsOf<'BTC'>(2n))).toBe(7n);
+    expect(subtractUnits(btc, unitsOf<'BTC'>(2n))).toBe(3n);
+  });
+
+  it('does not mix two known currencies, and a plain bigint is no Units', () => {
+    const btc = unitsOf<'BTC'>(5n);
+    const usdt = unitsOf<'USDT'>(5n);
+    // @ts-expect-error: BTC units plus USDT units
+    addUnits(btc, usdt);
+    // @ts-expect-error: a bare bigint is not branded
+    const bare: Units = 5n;
+    expect(bare).toBe(5n);
+    expectTypeOf(addUnits(btc, btc)).toEqualTypeOf<Units<'BTC'>>();
+    expectTypeOf(btc).toMatchTypeOf<bigint>();
+  });
+});
