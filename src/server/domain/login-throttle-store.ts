@@ -3,6 +3,7 @@
  * trip, an attempt reserved before the password is checked, and a reservation taken back. Every sign-in runs these.
  */
 import type pg from 'pg';
+import { createKeyedTurns } from '../db/keyed-turns.ts';
 import type { users } from '../db/schema.ts';
 import type { ThrottlePolicy, ThrottleState } from './throttle.ts';
 
@@ -20,6 +21,15 @@ const iso = (date: Date | null | undefined) => date?.toISOString() ?? null;
  * beside argon2id (bench:login).
  */
 export function createLoginThrottleStore(pool: pg.Pool, now: () => Date) {
+  // A key's lock as this process's attempts saw it, kept only while attempts on that key wait their turn: the rest
+  // of a burst is refused from memory, and the first attempt after the burst reads the row again (a password reset
+  // or a right password may have lifted the lock).
+  const seenLocks = new Map<string, number>();
+  const inTurn = createKeyedTurns((key) => seenLocks.delete(key));
+  const remember = (key: string, lockedUntil: Date | null, at: Date) => {
+    if (lockedUntil && lockedUntil > at) seenLocks.set(key, lockedUntil.getTime());
+  };
+
   /** The user and both throttle rows in one round trip: a login's database work is on the hot path. */
   const readLoginState = async (email: string, keys: string[]): Promise<{ user: LoginRow['user']; throttle: Map<string, ThrottleState> }> => {
     const result = await pool.query<LoginRow>({
@@ -45,43 +55,59 @@ export function createLoginThrottleStore(pool: pg.Pool, now: () => Date) {
    * One statement (RESERVE_SQL), committed on its own: the rows are locked only while it runs, so sign-ins from one
    * address (its `ip:` row) follow each other by a statement's time, not by a transaction's four round trips.
    */
-  const reserveAttempt = async (keys: Array<{ key: string; policy: ThrottlePolicy }>): Promise<{ wait: number } | { reserved: Reserved[] }> => {
-    // One order for every statement, so two attempts sharing keys cannot wait on each other's rows.
-    const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : 1));
-    const at = now();
-    const result = await pool.query<{ until: Date | null; counted: CountedRow[] | null }>({
-      name: 'login_throttle_reserve',
-      text: RESERVE_SQL,
-      values: [
-        sorted.map(({ key }) => key),
-        at.toISOString(),
-        sorted.map(({ policy }) => policy.maxFailures),
-        sorted.map(({ policy }) => policy.windowMs),
-        sorted.map(({ policy }) => policy.lockMs),
-        sorted.map(({ policy }) => policy.maxLockMs),
-      ],
-    });
-    const row = result.rows[0];
-    if (row?.until) return { wait: Math.max(1, row.until.getTime() - at.getTime()) };
-    const counted = new Map((row?.counted ?? []).map((c) => [c.key, c]));
-    const state = (failures: number, windowStartedAt: string, lockedUntil: string | null): ThrottleState => ({
-      failures,
-      windowStartedAt: new Date(windowStartedAt),
-      lockedUntil: lockedUntil ? new Date(lockedUntil) : null,
-    });
-    const reserved = sorted.map(({ key }) => {
-      const c = counted.get(key);
-      if (!c) throw new Error(`the throttle key ${key} was not counted`);
-      return { key, before: c.beforeWindow === null ? undefined : state(c.beforeFailures ?? 0, c.beforeWindow, c.beforeLock), after: state(c.failures, c.windowStartedAt, c.lockedUntil) };
-    });
-    return { reserved };
-  };
+  const reserveAttempt = (keys: Array<{ key: string; policy: ThrottlePolicy }>): Promise<{ wait: number } | { reserved: Reserved[] }> =>
+    // Attempts on the same keys take turns here, not in the pool: a storm against one account or from one address
+    // waits in memory, and other users' sign-ins keep the pool's connections.
+    inTurn(
+      keys.map(({ key }) => key),
+      async () => {
+        // One order for every statement, so two attempts sharing keys cannot wait on each other's rows.
+        const sorted = [...keys].sort((a, b) => (a.key < b.key ? -1 : 1));
+        const at = now();
+        const known = Math.max(0, ...sorted.map(({ key }) => (seenLocks.get(key) ?? 0) - at.getTime()));
+        if (known > 0) return { wait: known };
+        const result = await pool.query<{ until: Date | null; locks: Record<string, string> | null; counted: CountedRow[] | null }>({
+          name: 'login_throttle_reserve',
+          text: RESERVE_SQL,
+          values: [
+            sorted.map(({ key }) => key),
+            at.toISOString(),
+            sorted.map(({ policy }) => policy.maxFailures),
+            sorted.map(({ policy }) => policy.windowMs),
+            sorted.map(({ policy }) => policy.lockMs),
+            sorted.map(({ policy }) => policy.maxLockMs),
+          ],
+        });
+        const row = result.rows[0];
+        if (row?.until) {
+          for (const [key, until] of Object.entries(row.locks ?? {})) remember(key, new Date(until), at);
+          return { wait: Math.max(1, row.until.getTime() - at.getTime()) };
+        }
+        const counted = new Map((row?.counted ?? []).map((c) => [c.key, c]));
+        const state = (failures: number, windowStartedAt: string, lockedUntil: string | null): ThrottleState => ({
+          failures,
+          windowStartedAt: new Date(windowStartedAt),
+          lockedUntil: lockedUntil ? new Date(lockedUntil) : null,
+        });
+        const reserved = sorted.map(({ key }) => {
+          const c = counted.get(key);
+          if (!c) throw new Error(`the throttle key ${key} was not counted`);
+          const after = state(c.failures, c.windowStartedAt, c.lockedUntil);
+          remember(key, after.lockedUntil, at);
+          return { key, before: c.beforeWindow === null ? undefined : state(c.beforeFailures ?? 0, c.beforeWindow, c.beforeLock), after };
+        });
+        return { reserved };
+      },
+    );
 
   /**
    * Takes back a reservation's count, and its lock if nothing locked the key since; `clear` is a key deleted
    * instead (the owner's own failures from this address, after a success). One statement.
    */
   const undoReservation = async (reserved: Reserved[], clear?: string) => {
+    // A lock this reservation set is taken back below: the attempts waiting behind it must not see it either.
+    for (const { key, after } of reserved) if (after.lockedUntil && seenLocks.get(key) === after.lockedUntil.getTime()) seenLocks.delete(key);
+    if (clear) seenLocks.delete(clear);
     await pool.query({
       name: 'login_throttle_undo',
       text: `WITH cleared AS (DELETE FROM login_throttle WHERE key = $1)
@@ -98,7 +124,7 @@ export function createLoginThrottleStore(pool: pg.Pool, now: () => Date) {
 /**
  * The reservation in one statement: $1 the keys (sorted), $2 the attempt's time, $3–$6 each key's policy (maxFailures,
  * windowMs, lockMs, maxLockMs). `old` locks the keys' rows in order (FOR UPDATE gives each row's latest version);
- * a lock still running on one of them (`until`) counts nothing. Otherwise every key counts one failure:
+ * a lock still running on one of them (`until`, and each such key's in `locks`) counts nothing. Otherwise every key counts one failure:
  * throttle.ts afterFailure written in SQL (a row with no failures or past its window starts a new one; at the
  * limit the lock doubles per failure past it, up to the cap), computed in the upsert from the row it meets, so two
  * first attempts at once both count. Answers `until` or each key's state after, with the one before (`old`).
@@ -106,7 +132,7 @@ export function createLoginThrottleStore(pool: pg.Pool, now: () => Date) {
 export const RESERVE_SQL = `WITH k AS (
     SELECT * FROM unnest($1::text[], $3::int[], $4::bigint[], $5::bigint[], $6::bigint[]) AS k(key, max_failures, window_ms, lock_ms, max_lock_ms)),
   old AS (SELECT key, failures, window_started_at, locked_until FROM login_throttle WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE),
-  blocked AS (SELECT max(locked_until) AS until FROM old WHERE locked_until > $2::timestamptz),
+  blocked AS (SELECT max(locked_until) AS until, json_object_agg(key, locked_until) AS locks FROM old WHERE locked_until > $2::timestamptz),
   counted AS (
     INSERT INTO login_throttle AS t (key, failures, window_started_at, locked_until)
     SELECT key, 1, $2::timestamptz, CASE WHEN max_failures <= 1 THEN $2::timestamptz + least(max_lock_ms, lock_ms) * interval '1 millisecond' END
@@ -121,7 +147,7 @@ export const RESERVE_SQL = `WITH k AS (
                              CASE WHEN f.fresh THEN NULL ELSE t.locked_until END AS locked_until) n
        WHERE k.key = t.key)
     RETURNING t.key, t.failures, t.window_started_at, t.locked_until)
-  SELECT (SELECT until FROM blocked) AS until,
+  SELECT (SELECT until FROM blocked) AS until, (SELECT locks FROM blocked) AS locks,
          (SELECT json_agg(json_build_object('key', c.key, 'failures', c.failures, 'windowStartedAt', c.window_started_at, 'lockedUntil', c.locked_until,
                                             'beforeFailures', o.failures, 'beforeWindow', o.window_started_at, 'beforeLock', o.locked_until))
             FROM counted c LEFT JOIN old o ON o.key = c.key) AS counted`;

@@ -1,7 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type pg from 'pg';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { NEW_ADDRESSES_SQL } from '../../../src/server/adapters/chains/address-set.ts';
 import { createEvmAddressSet } from '../../../src/server/adapters/chains/evm/context.ts';
@@ -132,6 +132,33 @@ describe('queries at scale', () => {
       expect(results.every((r) => 'reserved' in r)).toBe(true);
       const rows = await pool.query<{ key: string; failures: number }>('SELECT key, failures FROM login_throttle WHERE key = ANY($1) ORDER BY key', [keys.map(({ key }) => key)]);
       expect(rows.rows.map((r) => r.failures)).toEqual([16, 16]);
+    });
+
+    it('keeps a storm on one account to one pooled connection: a sign-in on other keys is not held up behind its row lock', async () => {
+      const small = new pg.Pool({ connectionString: testDatabase.url, max: 3 });
+      const holder = new pg.Client({ connectionString: testDatabase.url });
+      await holder.connect();
+      try {
+        const store = createLoginThrottleStore(small, () => new Date());
+        const victim = throttleKeys('storm@scale.test', '198.51.100.10');
+        await store.reserveAttempt(victim);
+        // Another process is in the middle of an attempt on the victim's rows.
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM login_throttle WHERE key = ANY($1) FOR UPDATE', [victim.map(({ key }) => key)]);
+        const storm = Promise.all(Array.from({ length: 10 }, () => store.reserveAttempt(victim)));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const bystander = store.reserveAttempt(throttleKeys('bystander@scale.test', '192.0.2.44'));
+        const answered = await Promise.race([bystander.then(() => 'answered'), new Promise((resolve) => setTimeout(() => resolve('held up'), 3000))]);
+        expect(answered).toBe('answered');
+        await holder.query('COMMIT');
+        const outcomes = await storm;
+        // The account locks at its fifth failure; the attempts queued behind that are refused from the lock seen.
+        expect(outcomes.filter((r) => 'reserved' in r)).toHaveLength(4);
+        expect(outcomes.filter((r) => 'wait' in r)).toHaveLength(6);
+      } finally {
+        await holder.end();
+        await small.end();
+      }
     });
   });
 });
