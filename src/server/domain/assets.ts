@@ -109,24 +109,6 @@ export async function archiveAsset(db: Queryable, walletAccountId: string, curre
   if (result.rowCount === 0) throw new AssetError('ASSET_NOT_FOUND', `${currency} is not among this account's assets`);
 }
 
-/** An account's deposit address on a network, derived and stored on first need. */
-export async function depositAddressOf(pool: pg.Pool, walletAccountId: string, network: Network, keys: AddressKeys): Promise<string> {
-  const known = await pool.query<Pick<typeof depositAddresses.$inferSelect, 'address' | 'derivationIndex' | 'mac'>>(
-    'SELECT address, derivation_index AS "derivationIndex", mac FROM deposit_addresses WHERE wallet_account_id = $1 AND network = $2',
-    [walletAccountId, network],
-  );
-  const row = known.rows[0];
-  if (row) {
-    const checked = await keys.addressGuard.check(pool, { network, walletAccountId, ...row });
-    if (checked === undefined) throw new Error(`the stored ${network} deposit address of account ${walletAccountId} is not the custody's`);
-    return checked;
-  }
-  const index = await derivationIndex(pool, walletAccountId, keys.keys);
-  const address = await keys.addresses.derive(keys.keys, network, index);
-  await insertAddresses(pool, walletAccountId, index, [{ network, address }], keys.addressGuard);
-  return address;
-}
-
 /** The account's place in the HD tree: allocated once, in sequence, by the database. */
 async function derivationIndex(db: Queryable, walletAccountId: string, seed: Pick<WalletKeys, 'fingerprint'>, retried = false): Promise<number> {
   const result = await db.query<AccountKey>(

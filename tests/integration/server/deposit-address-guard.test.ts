@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { createWalletAccount, openTestCustody, TEST_SECRETS_KEY, type TestCustody } from '../../support/custody.ts';
 import type { Database } from '../../../src/server/db/database.ts';
-import { addAssets, depositAddressOf, listAssets } from '../../../src/server/domain/assets.ts';
+import { addAssets, listAssets } from '../../../src/server/domain/assets.ts';
 import { createDepositAddressGuard, rekeyDepositAddresses } from '../../../src/server/domain/deposit-address-guard.ts';
 import { parseSecretsKey, secretsKeyFrom } from '../../../src/server/adapters/keys/secrets-key.ts';
 import { createLogger } from '../../../src/server/log.ts';
@@ -42,14 +42,12 @@ describe('the deposit address guard', () => {
     const row = await stored(account, 'BITCOIN');
     expect(row?.mac).toMatch(/\S{20,}/);
     expect(await shown(account, 'BTC')).toBe(row?.address);
-    expect(await depositAddressOf(database.pool, account, 'BITCOIN', custody)).toBe(row?.address);
   });
 
-  it('withholds an address swapped in the database, and refuses to hand it out', async () => {
+  it('withholds an address swapped in the database', async () => {
     const account = await newAccount();
     await database.pool.query(`UPDATE deposit_addresses SET address = $2 WHERE wallet_account_id = $1 AND network = 'BITCOIN'`, [account, ATTACKER]);
     expect(await shown(account, 'BTC')).toBeNull();
-    await expect(depositAddressOf(database.pool, account, 'BITCOIN', custody)).rejects.toThrow(/not the custody's/);
     // Clearing the MAC as well does not help: the address is checked against the keys.
     await database.pool.query(`UPDATE deposit_addresses SET mac = NULL WHERE wallet_account_id = $1 AND network = 'BITCOIN'`, [account]);
     expect(await shown(account, 'BTC')).toBeNull();

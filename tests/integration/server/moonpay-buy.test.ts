@@ -302,6 +302,23 @@ describe('buying USDC_ETH through MoonPay', () => {
     expect(await orderOf(second.order.id)).toMatchObject({ state: 'FAILED', failureReason: 'Identity check not passed' });
   });
 
+  it('sends MoonPay to no address when the stored deposit address is not the custody\'s: 503, the order stays new', async () => {
+    const quote = (await methods({ fiatAmount: '100' })).body;
+    const returnUrl = `http://localhost:${server.port}/home/asset/USDC_ETH`;
+    const created = await call<BuyOrderView>(undefined, 'POST', '/api/b2c/order', { rateId: quote.fixedRateId, itemId: quote.methods[0]?.itemId, description: 'Buy USDC', returnUrl, idempotencyKey: randomUUID(), account: user.accountId, fiatAmount: '100' });
+    expect(created.status).toBe(200);
+    // Whoever writes the database puts an address of theirs in place of the user's.
+    await database.pool.query(`UPDATE deposit_addresses SET address = $2 WHERE wallet_account_id = $1 AND network = 'ETHEREUM'`, [user.accountId, '0x000000000000000000000000000000000000dEaD']);
+    try {
+      const requestParams = { email: 'buyer@example.com', browserLanguage: 'en', screenHeight: 1, screenWidth: 1, timeZone: 'UTC', userAgent: 't', javascriptEnabled: true, ip: '' };
+      const refused = await call<{ exceptionCode: string; message: string }>(user, 'POST', '/api/b2c/order/confirm', { id: created.body.id, account: user.accountId, requestParams });
+      expect(refused).toMatchObject({ status: 503, body: { exceptionCode: 'B2C_UNAVAILABLE', message: 'Buying USDC_ETH is not available right now. Please try again later.' } });
+      expect((await database.pool.query('SELECT state, redirect_url FROM buy_orders WHERE id = $1', [created.body.id])).rows[0]).toEqual({ state: 'NEW', redirect_url: null });
+    } finally {
+      await database.pool.query(`UPDATE deposit_addresses SET address = $2 WHERE wallet_account_id = $1 AND network = 'ETHEREUM'`, [user.accountId, address]);
+    }
+  });
+
   it('answers "unavailable" with the reason, within its deadline, when MoonPay fails or does not answer', async () => {
     for (const mode of ['error', 'silent'] as const) {
       standIn.setMode(mode);

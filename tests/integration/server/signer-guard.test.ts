@@ -10,7 +10,7 @@ import { openCustody, type Custody, type CustodyConfig } from '../../../src/serv
 import { startSigner, type RunningSigner, type SignerConfig } from '../../../src/server/signer/service.ts';
 import { PublicKeysUnverifiedError } from '../../../src/server/signer/keys.ts';
 import { chainsConfig } from '../../../src/server/config-chains.ts';
-import { depositAddressOf } from '../../../src/server/domain/assets.ts';
+import { addAssets, listAssets } from '../../../src/server/domain/assets.ts';
 import { openWithdrawal } from '../../../src/server/domain/withdrawals/open.ts';
 import { approvalSealer, TOP_UP_FEE_MARGIN } from '../../../src/server/domain/signing.ts';
 import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId } from '../../../src/server/domain/ledger.ts';
@@ -83,7 +83,8 @@ describe('the signer guards', { timeout: 120_000 }, () => {
     it('are verified by the keyless processes: swapped xpubs stop them from starting, until the signer records them again', async () => {
       const remote = await openKeyless();
       const { accountId } = await createWalletAccount(database.pool);
-      const address = await depositAddressOf(database.pool, accountId, 'BITCOIN', remote);
+      await addAssets(database.pool, accountId, ['BTC'], remote.catalogue, remote);
+      const address = (await listAssets(database.pool, accountId, remote.catalogue, remote.addressGuard)).find((a) => a.currency === 'BTC')?.depositAddress;
       expect(address).toBe(await local.addresses.derive(local.keys, 'BITCOIN', 0));
       // Whoever writes the database puts the xpubs of another seed (its own) in place of the custody's.
       const stored = (await database.pool.query<{ value: { xpubs: Record<string, string> } }>(`SELECT value FROM app_setting WHERE key = 'wallet.xpubs'`)).rows[0]!.value;

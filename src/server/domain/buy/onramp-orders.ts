@@ -73,7 +73,8 @@ export async function confirmOnRampOrder(deps: BuyDeps, order: BuyOrderRow, paye
   if (!row) throw new BuyError('B2C_NO_ADDRESS', `Add ${order.currency} to your assets first: the coins are sent to its deposit address`);
   // The coins go where the on-ramp is told: only to the address the custody's keys give this account.
   const walletAddress = await deps.addressGuard.check(deps.pool, { network: coin.network, walletAccountId: order.walletAccountId, ...row });
-  if (!walletAddress) throw new Error(`the stored ${coin.network} deposit address of account ${order.walletAccountId} is not the custody's`);
+  // The guard has logged why; the buyer is told to come back, and nothing is sent anywhere.
+  if (!walletAddress) throw new BuyError('B2C_UNAVAILABLE', `Buying ${order.currency} is not available right now. Please try again later.`);
   const confirmed = await inTransaction(deps.pool, async (client) => {
     const locked = await lockBuyOrder(client, order.id);
     if (!locked) throw new BuyError('B2C_ORDER_NOT_FOUND', 'No such order in this account');
