@@ -19,7 +19,7 @@
 import type pg from 'pg';
 import { unitsFromRow } from '../db/amounts.ts';
 import type { ChainPort, TransferStatus } from '../adapters/chains/port.ts';
-import { withStatuses } from '../adapters/chains/port.ts';
+import { withStatuses } from './deposit-status.ts';
 import { selectColumns } from '../db/columns.ts';
 import { chainDeposits } from '../db/schema/chains.ts';
 import { inTransaction } from '../db/transaction.ts';

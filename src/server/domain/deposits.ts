@@ -7,7 +7,7 @@ import type pg from 'pg';
 import { findCoin, NETWORK_INFO, type Network } from '../../lib/currencies.ts';
 import { formatMoney, money } from '../../lib/money.ts';
 import type { ChainPort, ChainReorg, ChainTransfer } from '../adapters/chains/port.ts';
-import { withStatuses } from '../adapters/chains/port.ts';
+import { withStatuses } from './deposit-status.ts';
 import { selectColumns } from '../db/columns.ts';
 import { type chainCursors, chainDeposits } from '../db/schema/chains.ts';
 import type { depositAddresses } from '../db/schema/wallet.ts';

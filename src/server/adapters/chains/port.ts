@@ -227,20 +227,6 @@ export function transferKey(ref: TransferRef): string {
   return `${ref.txHash}:${ref.outputIndex}`;
 }
 
-/** Each row with its transfer's status, asked once per network; a row its chain said nothing about is left out. */
-export async function* withStatuses<T extends TransferRef & { network: Network }>(chain: Pick<ChainPort, 'status'>, rows: readonly T[]): AsyncGenerator<[T, TransferStatus]> {
-  for (const [network, group] of Map.groupBy(rows, (row) => row.network)) {
-    const statuses = await chain.status(
-      network,
-      group.map((r) => ({ txHash: r.txHash, outputIndex: r.outputIndex })),
-    );
-    for (const row of group) {
-      const status = statuses.get(transferKey(row));
-      if (status) yield [row, status];
-    }
-  }
-}
-
 /** A call for a network that has no adapter in this environment (it is off): nothing was done. */
 export class ChainOffError extends Error {}
 
