@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { createWalletAccount, openTestCustody } from '../../support/custody.ts';
@@ -67,6 +68,39 @@ describe('the orders module', () => {
     // The wait's lock_timeout was the waiting transaction's own: the pool's sessions keep the server's default.
     expect((await database.pool.query<{ t: string }>("SELECT current_setting('lock_timeout') AS t")).rows[0]?.t).toBe('0');
     expect((await database.pool.query('SELECT 1 FROM scratch_orders WHERE account = $1', [accountId])).rowCount).toBe(1);
+  });
+
+  it("keeps a burst of one account's orders to one pooled connection: another account's order is not held up behind its lock", async () => {
+    const small = new pg.Pool({ connectionString: testDatabase.url, max: 3, connectionTimeoutMillis: 3000 });
+    const holder = new pg.Client({ connectionString: testDatabase.url });
+    await holder.connect();
+    const lockingOrder = (account: string) => {
+      const request = { scope: 'scratch', account, key: randomUUID(), hash: requestHash({ amount: 1n }) };
+      return oncePerKey(small, request, {
+        find: async () => undefined,
+        replay: () => '',
+        create: async (db) => {
+          // What a withdrawal does first: the account's row, locked.
+          await db.query('SELECT 1 FROM wallet_accounts WHERE id = $1 FOR UPDATE', [account]);
+          return (await db.query<{ id: string }>(`INSERT INTO scratch_orders (account, key, request_hash, state) VALUES ($1, $2, $3, 'PENDING') RETURNING id`, [account, request.key, request.hash])).rows[0]?.id ?? '';
+        },
+      });
+    };
+    try {
+      const busy = (await createWalletAccount(database.pool)).accountId;
+      const other = (await createWalletAccount(database.pool)).accountId;
+      // Another process is in the middle of an order of the busy account.
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM wallet_accounts WHERE id = $1 FOR UPDATE', [busy]);
+      const burst = Promise.all(Array.from({ length: 10 }, () => lockingOrder(busy)));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await lockingOrder(other)).toMatch(/^[0-9a-f-]{36}$/);
+      await holder.query('COMMIT');
+      expect(new Set(await burst).size).toBe(10);
+    } finally {
+      await holder.end();
+      await small.end();
+    }
   });
 
   it('compares a row stored before request hashes the old way', async () => {

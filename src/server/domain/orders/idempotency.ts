@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { createKeyedTurns } from '../../db/keyed-turns.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { DomainError } from '../errors.ts';
 import type { Queryable } from '../ledger.ts';
@@ -84,13 +85,26 @@ export type OnceSteps<Found extends { requestHash: string | null }, Result> = {
   create: (db: pg.PoolClient) => Promise<Result>;
 };
 
+/**
+ * One account's orders in this process take turns before their transaction (db/keyed-turns.ts): they would wait for
+ * each other on the account's rows anyway, and waiting here holds no pooled connection, so a burst on one account
+ * does not starve other users' requests. A turn not reached within the key wait runs on as it would without turns
+ * (the claim below and the rows' locks still decide).
+ */
+const accountTurns = createKeyedTurns();
+
 /** The whole rule in one transaction: claim the key, replay or refuse an earlier request, else do the work once. */
 export async function oncePerKey<Found extends { requestHash: string | null }, Result>(pool: pg.Pool, request: IdempotentRequest, steps: OnceSteps<Found, Result>): Promise<Result> {
-  return inTransaction(pool, async (db) => {
-    await claimIdempotencyKey(db, request);
-    const found = await steps.find(db);
-    if (!found) return steps.create(db);
-    assertSameRequest(found.requestHash, request.hash, steps.sameAsLegacy && (() => steps.sameAsLegacy?.(found) ?? false));
-    return steps.replay(found, db);
-  });
+  return accountTurns(
+    [request.account],
+    () =>
+      inTransaction(pool, async (db) => {
+        await claimIdempotencyKey(db, request);
+        const found = await steps.find(db);
+        if (!found) return steps.create(db);
+        assertSameRequest(found.requestHash, request.hash, steps.sameAsLegacy && (() => steps.sameAsLegacy?.(found) ?? false));
+        return steps.replay(found, db);
+      }),
+    request.waitMs ?? KEY_WAIT_MS,
+  );
 }

@@ -37,3 +37,30 @@ describe('turns per key', () => {
     expect(crossed).toEqual([1, 2]);
   });
 });
+
+describe('a bounded wait', () => {
+  it('runs the work past its wait without the turn, and the work after it still waits for the work before', async () => {
+    const inTurn = createKeyedTurns();
+    const log: string[] = [];
+    let release = () => {};
+    const first = inTurn(['k'], () => new Promise<void>((resolve) => (release = resolve)).then(() => log.push('first out')));
+    const impatient = inTurn(['k'], async () => log.push('impatient in'), 20);
+    const patient = inTurn(['k'], async () => log.push('patient in'));
+    await impatient;
+    expect(log).toEqual(['impatient in']);
+    await tick();
+    expect(log).toEqual(['impatient in']);
+    release();
+    await Promise.all([first, patient]);
+    expect(log).toEqual(['impatient in', 'first out', 'patient in']);
+  });
+
+  it('keeps its turn when the work outlasts the wait', async () => {
+    const inTurn = createKeyedTurns();
+    const log: string[] = [];
+    const slow = inTurn(['s'], () => new Promise<void>((resolve) => setTimeout(resolve, 40)).then(() => log.push('slow out')), 10);
+    const next = inTurn(['s'], async () => log.push('next in'));
+    await Promise.all([slow, next]);
+    expect(log).toEqual(['slow out', 'next in']);
+  });
+});
