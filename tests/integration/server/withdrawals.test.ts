@@ -224,10 +224,12 @@ describe('withdrawals', () => {
     const dave = await signUp('dave');
     await api.deposit(dave, 'BTC', '0.02');
     const to = await outside(6);
-    const burst = await Promise.all(Array.from({ length: 50 }, () => api.withdraw(dave, { amount: '0.02', depositAddress: to })));
-    // On a loaded machine a request may wait longer for a database connection than the pool allows: it is answered 503
-    // ("try again shortly", nothing held), and the client's retry, after the burst, meets the balance the first one took.
-    const answers = await Promise.all(burst.map((a) => (a.status === 503 ? api.withdraw(dave, { amount: '0.02', depositAddress: to }) : a)));
+    const requests = Array.from({ length: 50 }, () => ({ amount: '0.02', depositAddress: to, idempotencyKey: randomUUID() }));
+    const burst = await Promise.all(requests.map((request) => api.withdraw(dave, request)));
+    // On a loaded machine a request may still wait longer for a database connection than the pool allows and be
+    // answered 503 ("try again shortly"), possibly after its withdrawal was made: the client retries with the same
+    // idempotency key, after the burst, and gets the answer its first try should have had.
+    const answers = await Promise.all(burst.map((a, i) => (a.status === 503 ? api.withdraw(dave, requests[i] ?? {}) : a)));
     const accepted = answers.filter((a) => a.status === 200);
     expect(accepted).toHaveLength(1);
     for (const answer of answers.filter((a) => a.status !== 200)) expect(answer).toMatchObject({ status: 400, body: { exceptionCode: 'WITHDRAWAL_NOT_ENOUGH_FUNDS' } });
