@@ -113,11 +113,13 @@ export function createWithdrawalService(deps: {
     // The quote counts only when given, so retries of requests from before quotes keep their hash.
     const request = { scope: 'withdrawal', account, key: input.idempotencyKey, hash: requestHash({ ...withdrawalRequestFields(coin, units, typed), feeQuoteId: input.feeQuoteId }) };
     let opened: { recipient: string | null } | undefined;
-    const id = await oncePerKey(pool, request, {
+    // The answer is read in the request's own transaction: a second connection taken after the commit could time out
+    // on a busy pool and answer 503 for a withdrawal that was made.
+    const row = await oncePerKey(pool, request, {
       find: (db) => findWithdrawalByKey(db, account, input.idempotencyKey),
       // Rows from before request hashes: the same coin, units and address (as typed or as stored).
       sameAsLegacy: (row: WithdrawalRow) => row.currency === coin.currency && unitsFromRow(row.amount, 'amount') === units && (row.toAddress === typed || row.toAddress === canonicalAddress(coin.network, typed)),
-      replay: (row) => row.id,
+      replay: (row) => row,
       create: async (db) => {
         await refuseFrozenWithdrawals(db, account);
         const checked = await check(db, account, coin, typed);
@@ -137,12 +139,14 @@ export function createWithdrawalService(deps: {
         opened = { recipient: limits.reasons.length > 0 ? null : checked.recipientAccountId };
         const id = await openWithdrawal(db, { account, coin, units, fee, check: checked, idempotencyKey: input.idempotencyKey, requestHash: request.hash, limits, seal: deps.approvalSeal });
         if (quote) await useFeeQuote(db, quote.id, id);
-        return id;
+        const made = await findWithdrawal(db, account, id);
+        if (!made) throw new Error(`the withdrawal ${id} just opened is not found`);
+        return made;
       },
     });
     if (opened) deps.changed?.(account);
     if (opened?.recipient) deps.changed?.(opened.recipient);
-    return get(account, id);
+    return withdrawalView(row, coins.get(row.currency));
   }
 
   async function get(account: string, id: string): Promise<WithdrawalView> {
