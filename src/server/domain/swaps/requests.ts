@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import { unitsFromRow } from '../../db/amounts.ts';
 import { formatUnits, parseDecimal } from '../../../lib/amount.ts';
+import { unitsOf } from '../../../lib/money.ts';
 import type { CoinMeta } from '../../../lib/currencies.ts';
 import type { RatesPort } from '../../adapters/rates/port.ts';
 import { selectColumns } from '../../db/columns.ts';
@@ -106,7 +107,7 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
       ? quoteBySource(amountUnits(input.sourceAmount ?? '', from), sides.from, sides.to, settings.spreadBps)
       : quoteByDestination(amountUnits(input.destinationAmount ?? '', to), sides.from, sides.to, settings.spreadBps);
     // The desk pays the destination and the spread: a quote it could not fill now is no quote.
-    await refuseBeyondInventory(pool, to.currency, amounts.destination + amounts.fee, settings.inventoryLimits);
+    await refuseBeyondInventory(pool, to.currency, unitsOf(amounts.destination + amounts.fee), settings.inventoryLimits);
     // Counted once it is a quote to keep: a malformed amount or a missing price costs nothing of the allowance.
     await deps.quoteLimit?.(account);
     const saved = await pool.query<Pick<typeof swapQuotes.$inferSelect, 'id' | 'expiresAt'> & { expiresIn: number }>(
@@ -171,7 +172,7 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
           throw new SwapError('SWAP_QUOTE_MISMATCH', 'The currencies differ from the quote');
         }
         const { from, limit: l, usd } = await pair(quote.sourceCurrency, quote.destinationCurrency);
-        const source = BigInt(quote.sourceAmount);
+        const source = unitsFromRow(quote.sourceAmount, 'sourceAmount');
         if (amountUnits(input.sourceAmount, from) !== source) throw new SwapError('SWAP_QUOTE_MISMATCH', 'sourceAmount differs from the quote');
         const limitError = (code: 'SWAP_MIN_LIMIT' | 'SWAP_MAX_LIMIT', units: bigint) => {
           const amount = formatUnits(units, from.decimals);

@@ -8,6 +8,7 @@
  */
 import { divideUnits, pow10 } from '../../../lib/amount.ts';
 import { findCoin, type CoinMeta, type Network } from '../../../lib/currencies.ts';
+import { unitsOf, type Units } from '../../../lib/money.ts';
 import { ChainUnavailableError, type FeeEstimate, type HotWalletFees, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
 import type { PriceTable, RatesPort } from '../../adapters/rates/port.ts';
 import { requireUsd } from '../rates.ts';
@@ -45,13 +46,13 @@ export function roundUpToShown(units: bigint, coin: Pick<CoinMeta, 'decimals'>):
 }
 
 /** fee = max(floor, ceil(estimate in the asset × (10000 + margin) / 10000)), rounded up to what the coin shows. */
-export function withdrawalFee(input: { floor: bigint; estimateInAsset: bigint; marginBps: number; coin: Pick<CoinMeta, 'decimals'> }): bigint {
+export function withdrawalFee(input: { floor: bigint; estimateInAsset: bigint; marginBps: number; coin: Pick<CoinMeta, 'decimals'> }): Units {
   const withMargin = roundUpToShown(divideUnits(input.estimateInAsset * (BPS + BigInt(input.marginBps)), BPS, 'up'), input.coin);
-  return withMargin > input.floor ? withMargin : input.floor;
+  return unitsOf(withMargin > input.floor ? withMargin : input.floor);
 }
 
 /** A fee as it is charged now, and the estimate it was made from (kept with a fee quote). */
-export type CurrentFee = { fee: bigint; estimate: FeeEstimate };
+export type CurrentFee = { fee: Units; estimate: FeeEstimate };
 
 export type FeeChain = Pick<WithdrawalChainPort, 'hotWalletAddress'> & Pick<HotWalletFees, 'estimateFee'>;
 
