@@ -15,7 +15,7 @@ import { unitsFromRow } from '../../db/amounts.ts';
 import { orderReference } from '../orders/entry-keys.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
-import { SwapError } from './rules.ts';
+import { SwapError, type DestinationUnits, type SourceUnits } from './rules.ts';
 import type { SwapOrderRow } from './view.ts';
 
 type Settled = Pick<SwapOrderRow, 'id' | 'walletAccountId' | 'sourceCurrency' | 'destinationCurrency' | 'sourceAmount' | 'destinationAmount' | 'feeAmount'>;
@@ -61,18 +61,21 @@ export async function holdAndSettleSwap(db: Queryable, order: Confirmed, invento
  */
 export async function settleSwap(db: Queryable, order: Settled, inventoryLimits: Readonly<Record<string, string>>): Promise<void> {
   const liquidity = DESK_ACCOUNT;
-  const source = unitsFromRow(order.sourceAmount, 'sourceAmount');
-  const destination = unitsFromRow(order.destinationAmount, 'destinationAmount');
-  const fee = unitsFromRow(order.feeAmount, 'feeAmount');
+  const source = unitsFromRow<'source'>(order.sourceAmount, 'sourceAmount');
+  const destination = unitsFromRow<'destination'>(order.destinationAmount, 'destinationAmount');
+  const fee = unitsFromRow<'destination'>(order.feeAmount, 'feeAmount');
   const sold = addUnits(destination, fee);
   await reserveInventory(db, order.destinationCurrency, sold, inventoryLimits);
+  // A leg takes only its own side's units: the source currency's are SourceUnits, the destination's DestinationUnits.
+  const paid = (account: string, bucket: Posting['bucket'], amount: SourceUnits): Posting => ({ account, currency: order.sourceCurrency, bucket, amount });
+  const got = (account: string, bucket: Posting['bucket'], amount: DestinationUnits): Posting => ({ account, currency: order.destinationCurrency, bucket, amount });
   const postings: Posting[] = [
-    { account: order.walletAccountId, currency: order.sourceCurrency, bucket: 'ON_HOLD', amount: negateUnits(source) },
-    { account: liquidity, currency: order.sourceCurrency, bucket: 'AVAILABLE', amount: source },
-    { account: liquidity, currency: order.destinationCurrency, bucket: 'AVAILABLE', amount: negateUnits(sold) },
-    { account: order.walletAccountId, currency: order.destinationCurrency, bucket: 'AVAILABLE', amount: destination },
+    paid(order.walletAccountId, 'ON_HOLD', negateUnits(source)),
+    paid(liquidity, 'AVAILABLE', source),
+    got(liquidity, 'AVAILABLE', negateUnits(sold)),
+    got(order.walletAccountId, 'AVAILABLE', destination),
   ];
-  if (fee > 0n) postings.push({ account: systemAccountId(SYSTEM_ACCOUNTS.feeIncome()), currency: order.destinationCurrency, bucket: 'AVAILABLE', amount: fee });
+  if (fee > 0n) postings.push(got(systemAccountId(SYSTEM_ACCOUNTS.feeIncome()), 'AVAILABLE', fee));
   await postOrderEntry(db, { flow: 'swap', id: order.id }, 'confirm', postings);
   await moveOrder(db, ORDER_TABLES.swap, order.id, { from: 'PENDING', to: 'COMPLETED', set: { closed_at: NOW }, history: { state: 'COMPLETED' } });
   // The destination shows in the account even if the user never added it (or hid it).
