@@ -12,7 +12,7 @@ import type pg from 'pg';
 import { AmountError, parseAmount } from '../../lib/amount.ts';
 import { findCoin, NETWORK_INFO, type Network } from '../../lib/currencies.ts';
 import { ChainUnsupportedError, HotWalletShortError, transferKey, type ChainAddressing, type CustodyHoldings, type SignedWithdrawal, type WithdrawalChainPort } from '../adapters/chains/port.ts';
-import { addUnits, negateUnits, unitsOf } from '../../lib/money.ts';
+import { addUnits, negateUnits, unitsOf, type Units } from '../../lib/money.ts';
 import { unitsFromRow, unitsFromRowOrZero } from '../db/amounts.ts';
 import { selectColumns } from '../db/columns.ts';
 import { custodyMovements } from '../db/schema/custody.ts';
@@ -43,9 +43,9 @@ export async function sweepToCold(
 ): Promise<Movement> {
   const coin = findCoin(input.currency.toUpperCase());
   if (!coin || coin.token) throw new CustodyMovementError('UNKNOWN_CURRENCY', `${input.currency} is not a network coin this custody holds`);
-  let amount: bigint;
+  let amount: Units;
   try {
-    amount = parseAmount(input.amount, coin.decimals);
+    amount = unitsOf(parseAmount(input.amount, coin.decimals));
   } catch (error) {
     if (error instanceof AmountError) throw new CustodyMovementError('VALIDATION', `${input.amount} is not an amount of ${coin.currency} (at most ${coin.decimals} decimals)`);
     throw error;
@@ -62,7 +62,7 @@ export async function sweepToCold(
 export async function orderColdSweep(
   pool: pg.Pool,
   deps: { chain: MovementChain; addresses: ChainAddressing },
-  input: { network: Network; address: string; amount: bigint; key?: string | undefined },
+  input: { network: Network; address: string; amount: Units; key?: string | undefined },
 ): Promise<Movement> {
   const network = input.network;
   const currency = NETWORK_INFO[network].coin;
@@ -83,7 +83,7 @@ export async function orderColdSweep(
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`custody-movement:${key}`]);
     const existing = (await client.query<Movement>(`${SELECT} WHERE m.idempotency_key = $1`, [key])).rows[0];
     if (existing) {
-      if (existing.currency !== currency || existing.toAddress !== address || BigInt(existing.amount) !== amount) {
+      if (existing.currency !== currency || existing.toAddress !== address || unitsFromRow(existing.amount) !== amount) {
         throw new CustodyMovementError('IDEMPOTENCY_CONFLICT', `the key ${key} names another movement (${existing.amount} ${existing.currency} to ${existing.toAddress})`);
       }
       return existing;
@@ -112,7 +112,7 @@ export function movementId(key: string): string {
 async function signMovement(pool: pg.Pool, chain: WithdrawalChainPort, movement: Movement): Promise<Movement> {
   let signed: SignedWithdrawal;
   try {
-    signed = await chain.signWithdrawal({ reference: `cold:${movement.id}`, network: movement.network, currency: movement.currency, toAddress: movement.toAddress, amount: BigInt(movement.amount) });
+    signed = await chain.signWithdrawal({ reference: `cold:${movement.id}`, network: movement.network, currency: movement.currency, toAddress: movement.toAddress, amount: unitsFromRow(movement.amount) });
   } catch (error) {
     if (!(error instanceof HotWalletShortError)) throw error;
     const failed = await moveOrderReturning<Movement>(pool, ORDER_TABLES.custodyMovement, movement.id, { from: 'SIGNING', to: 'FAILED', set: { closed_at: NOW }, ifMoved: 'skip' }, RETURNING);

@@ -20,7 +20,7 @@
  *   custody: no ledger entry.
  */
 import type pg from 'pg';
-import { unitsFromRowOrZero } from '../db/amounts.ts';
+import { unitsFromRow, unitsFromRowOrZero } from '../db/amounts.ts';
 import { negateUnits, unitsOf, type Units } from '../../lib/money.ts';
 import { NETWORK_INFO, type Network } from '../../lib/currencies.ts';
 import { transferKey, type ChainPort, type CollectionPort, type TransferStatus } from '../adapters/chains/port.ts';
@@ -97,7 +97,7 @@ export async function runSweeps(pool: pg.Pool, chain: SweepChain, network: Netwo
       if (!sweep) return 'idle';
       tried.push(sweep.id);
       try {
-        const result = await chain.collection.sweep({ network, currency: sweep.currency, address: sweep.address, index: sweep.derivationIndex, amount: BigInt(sweep.amount), reference: `sweep:${sweep.id}` });
+        const result = await chain.collection.sweep({ network, currency: sweep.currency, address: sweep.address, index: sweep.derivationIndex, amount: unitsFromRow(sweep.amount), reference: `sweep:${sweep.id}` });
         if (result.state === 'SENT') {
           await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'PENDING', to: 'SENT', set: { tx_hash: result.signed.txHash } });
           return 'sent';

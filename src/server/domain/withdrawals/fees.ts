@@ -72,7 +72,7 @@ export function createFeeCalculator(deps: { chain: FeeChain; rates: RatesPort; f
     if (cache.size >= CACHE_LIMIT) cache.clear();
   };
 
-  async function ask(network: Network, currency: string, toAddress: string | undefined, amount: bigint): Promise<FeeEstimate> {
+  async function ask(network: Network, currency: string, toAddress: string | undefined, amount: Units): Promise<FeeEstimate> {
     try {
       const recipient = toAddress ?? (await deps.chain.hotWalletAddress(network));
       return await deps.chain.estimateFee({ network, currency, toAddress: recipient, amount });
@@ -84,7 +84,7 @@ export function createFeeCalculator(deps: { chain: FeeChain; rates: RatesPort; f
   }
 
   /** The network's estimate, shared by the requests of a few seconds (a failed one is not kept). */
-  function estimate(coin: CoinMeta, toAddress: string | undefined, amount: bigint): Promise<FeeEstimate> {
+  function estimate(coin: CoinMeta, toAddress: string | undefined, amount: Units): Promise<FeeEstimate> {
     const key = `${coin.network}:${coin.currency}:${toAddress ?? ''}`;
     const at = now();
     const cached = cache.get(key);
@@ -99,7 +99,7 @@ export function createFeeCalculator(deps: { chain: FeeChain; rates: RatesPort; f
   }
 
   /** `amount`: the units asked to be sent (a TRC-20 transfer is simulated with it). */
-  async function current(coin: CoinMeta, toAddress: string | undefined, amount: bigint): Promise<CurrentFee> {
+  async function current(coin: CoinMeta, toAddress: string | undefined, amount: Units): Promise<CurrentFee> {
     const estimated = await estimate(coin, toAddress, amount);
     const feeCoin = findCoin(estimated.currency);
     // Prices are read only where the fee is in another asset (a token's): a coin's own withdrawal never waits for them.
