@@ -24,16 +24,16 @@ export type Funded = { units: Units; surplus: bigint; replayed: boolean };
 /** The amount in the coin's atomic units (up to all its decimals), above zero, on a network that runs. */
 export function fundingUnits(chain: FundingChain, coin: Pick<CoinMeta, 'currency' | 'network' | 'decimals'>, amount: string): Units {
   if (!chain.networks.includes(coin.network)) throw new CustodyFundingError('NOT_AVAILABLE', `${coin.network} is off: no chain adapter runs it`);
-  let units: bigint;
+  let units: Units;
   try {
     // The operator's tool takes the coin's every decimal (a TON top-up arrives less the wallet's fee, to the nanoton).
-    units = parseDecimal(amount.trim(), coin.decimals);
+    units = unitsOf(parseDecimal(amount.trim(), coin.decimals));
   } catch (error) {
     if (error instanceof AmountError) throw new CustodyFundingError('VALIDATION', `${amount} is not an amount of ${coin.currency} (at most ${coin.decimals} decimals)`);
     throw error;
   }
   if (units <= 0n) throw new CustodyFundingError('VALIDATION', 'the amount must be above zero');
-  return unitsOf(units);
+  return units;
 }
 
 /**
