@@ -5,10 +5,10 @@
 import { formatUnits, parseDecimal, pow10 } from './amount.ts';
 import { requireDecimals } from './currencies.ts';
 
-export type Money = Readonly<{ currency: string; units: bigint }>;
+export type Money = Readonly<{ currency: string; units: Units }>;
 
 /** Units of a known currency as Money; throws on an unknown currency. */
-export function money(currency: string, units: bigint): Money {
+export function money(currency: string, units: Units): Money {
   requireDecimals(currency);
   return { currency, units };
 }
@@ -20,7 +20,7 @@ export function money(currency: string, units: bigint): Money {
 export function parseMoney(currency: string, text: string, options: { places?: number } = {}): Money {
   const decimals = requireDecimals(currency);
   const places = Math.min(options.places ?? decimals, decimals);
-  return { currency, units: parseDecimal(text, places) * pow10(decimals - places) };
+  return { currency, units: unitsOf(parseDecimal(text, places) * pow10(decimals - places)) };
 }
 
 /** The exact decimal string of Money, trailing zeros trimmed: BTC 1500000n → "0.015". */
@@ -52,4 +52,17 @@ export function addUnits<C extends string>(a: Units<C>, b: Units<NoInfer<C>>): U
 /** The difference of units of one currency; units of two different known currencies do not type-check. */
 export function subtractUnits<C extends string>(a: Units<C>, b: Units<NoInfer<C>>): Units<C> {
   return (a - b) as Units<C>;
+}
+
+/** The same units the other way (a posting's debit side): −a, of the same currency. */
+export function negateUnits<C extends string>(a: Units<C>): Units<C> {
+  return -a as Units<C>;
+}
+
+/**
+ * The sum of several amounts of one currency (zero for none): the legs of a settlement, the parts of a total. Units of
+ * two known currencies sum to units of both, which no amount of either accepts.
+ */
+export function sumUnits<C extends string>(values: readonly Units<C>[]): Units<C> {
+  return values.reduce<bigint>((sum, value) => sum + value, 0n) as Units<C>;
 }

@@ -33,6 +33,7 @@ import { fundDesk } from './domain/market/desk.ts';
 import { DEFAULT_MARKET_CONFIG, type MarketConfig } from './config-market.ts';
 import { COINS, FIATS } from '../lib/currencies.ts';
 import { parseDecimal, pow10 } from '../lib/amount.ts';
+import { unitsOf } from '../lib/money.ts';
 import { buildCatalogue, type Catalogue } from './domain/catalogue.ts';
 import { ensureSystemAccounts, GAS_FLOAT_NETWORKS, systemAccounts } from './domain/ledger.ts';
 import { fundGas } from './domain/gas-float.ts';
@@ -227,14 +228,14 @@ function devnetUnits(coin: DevnetCoin, usd: bigint): bigint | undefined {
 async function fundDeskFromDevnet(pool: pg.Pool, coins: readonly DevnetCoin[]): Promise<void> {
   for (const coin of coins) {
     const units = devnetUnits(coin, DEVNET_DESK_USD);
-    if (units !== undefined) await fundDesk(pool, { currency: coin.currency, units, key: `devnet:${coin.currency}` });
+    if (units !== undefined) await fundDesk(pool, { currency: coin.currency, units: unitsOf(units), key: `devnet:${coin.currency}` });
   }
 }
 
 async function fundGasOnDevnet(pool: pg.Pool, coins: readonly DevnetCoin[]): Promise<void> {
   for (const coin of coins.filter((c) => !c.token && GAS_FLOAT_NETWORKS.includes(c.network))) {
     const units = devnetUnits(coin, DEVNET_GAS_USD);
-    if (units !== undefined) await fundGas(pool, { network: coin.network, units, key: 'devnet' });
+    if (units !== undefined) await fundGas(pool, { network: coin.network, units: unitsOf(units), key: 'devnet' });
   }
 }
 

@@ -5,6 +5,7 @@ import { createTestDatabase, startTestPostgres } from '../support/database.ts';
 import { auditFailures, createWalletAccount, openTestCustody } from '../support/custody.ts';
 import { ensureUserLedgerAccount, LedgerError, SYSTEM_ACCOUNTS, systemAccountId } from '../../src/server/domain/ledger.ts';
 import { transfer } from '../../src/server/domain/ledger-writes.ts';
+import { unitsOf } from '../../src/lib/money.ts';
 
 /**
  * Ledger transfers per second at 16 clients (each a full journal entry: entry, two postings, two guarded balance
@@ -37,7 +38,7 @@ try {
   await Promise.all(
     Array.from({ length: CLIENTS }, async (_, client) => {
       for (let i = client; i < users.length; i += CLIENTS) {
-        await transfer(database.pool, { key: `bench-fund:${users[i]}`, kind: 'DEPOSIT', from: world, to: users[i] ?? '', currency: 'BTC', amount: 1_000_000_000n });
+        await transfer(database.pool, { key: `bench-fund:${users[i]}`, kind: 'DEPOSIT', from: world, to: users[i] ?? '', currency: 'BTC', amount: unitsOf(1_000_000_000n) });
       }
     }),
   );
@@ -55,7 +56,7 @@ try {
           let to = users[Math.floor(Math.random() * users.length)] ?? '';
           if (to === from) to = users[(users.indexOf(from) + 1) % users.length] ?? '';
           try {
-            await transfer(database.pool, { key: `bench:${client}:${sequence++}:${started}`, kind: 'TRANSFER', from, to, currency: 'BTC', amount: BigInt(1 + Math.floor(Math.random() * 1000)) });
+            await transfer(database.pool, { key: `bench:${client}:${sequence++}:${started}`, kind: 'TRANSFER', from, to, currency: 'BTC', amount: unitsOf(BigInt(1 + Math.floor(Math.random() * 1000))) });
             done++;
           } catch (error) {
             if (!(error instanceof LedgerError)) throw error;

@@ -16,6 +16,7 @@ import { TEST_MNEMONIC, TEST_SECRETS_KEY } from '../support/custody.ts';
 import { freePort, launchServer, type LaunchedServer } from '../support/server.ts';
 import { createSmallDatabase, openScaleDatabase, SEED_PASSWORD, seededItemId, seededUser, type SeededUser } from './scale-seed.ts';
 import { median } from './stats.ts';
+import { unitsOf } from '../../src/lib/money.ts';
 
 /**
  * bench:scale (issue 35): every hot path on a database the size of a real wallet's (SCALE × 1,000,000 users, SCALE ×
@@ -134,7 +135,7 @@ try {
             const to = seededUser(1 + Math.floor(Math.random() * (users - 1))).accountId;
             if (from === to) continue;
             try {
-              await transfer(database.pool, { key: `scale:${client}:${sequence++}:${started}`, kind: 'TRANSFER', from, to, currency: 'BTC', amount: BigInt(1 + Math.floor(Math.random() * 1000)) });
+              await transfer(database.pool, { key: `scale:${client}:${sequence++}:${started}`, kind: 'TRANSFER', from, to, currency: 'BTC', amount: unitsOf(BigInt(1 + Math.floor(Math.random() * 1000))) });
               done++;
             } catch (error) {
               if (!(error instanceof LedgerError)) throw error;

@@ -8,6 +8,7 @@
 import type pg from 'pg';
 import { AmountError, parseDecimal } from '../../lib/amount.ts';
 import type { CoinMeta } from '../../lib/currencies.ts';
+import { unitsOf, type Units } from '../../lib/money.ts';
 import type { ChainPort, CustodyHoldings } from '../adapters/chains/port.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { custodyBalances } from './custody-balances.ts';
@@ -18,15 +19,15 @@ import type { PostedEntry, Queryable } from './ledger.ts';
 export class CustodyFundingError extends DomainError<'VALIDATION' | 'UNKNOWN_CURRENCY' | 'NOT_AVAILABLE' | 'INSUFFICIENT_FUNDS'> {}
 
 export type FundingChain = Pick<ChainPort, 'networks'> & CustodyHoldings;
-export type Funded = { units: bigint; surplus: bigint; replayed: boolean };
+export type Funded = { units: Units; surplus: bigint; replayed: boolean };
 
 /** The amount in the coin's atomic units (up to all its decimals), above zero, on a network that runs. */
-export function fundingUnits(chain: FundingChain, coin: Pick<CoinMeta, 'currency' | 'network' | 'decimals'>, amount: string): bigint {
+export function fundingUnits(chain: FundingChain, coin: Pick<CoinMeta, 'currency' | 'network' | 'decimals'>, amount: string): Units {
   if (!chain.networks.includes(coin.network)) throw new CustodyFundingError('NOT_AVAILABLE', `${coin.network} is off: no chain adapter runs it`);
-  let units: bigint;
+  let units: Units;
   try {
     // The operator's tool takes the coin's every decimal (a TON top-up arrives less the wallet's fee, to the nanoton).
-    units = parseDecimal(amount.trim(), coin.decimals);
+    units = unitsOf(parseDecimal(amount.trim(), coin.decimals));
   } catch (error) {
     if (error instanceof AmountError) throw new CustodyFundingError('VALIDATION', `${amount} is not an amount of ${coin.currency} (at most ${coin.decimals} decimals)`);
     throw error;
@@ -43,7 +44,7 @@ export async function fundFromSurplus(
   pool: pg.Pool,
   chain: FundingChain,
   coin: Pick<CoinMeta, 'currency' | 'network'>,
-  units: bigint,
+  units: Units,
   book: (db: Queryable) => Promise<PostedEntry>,
 ): Promise<Funded> {
   return inTransaction(pool, async (db) => {

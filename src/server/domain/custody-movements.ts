@@ -12,6 +12,8 @@ import type pg from 'pg';
 import { AmountError, parseAmount } from '../../lib/amount.ts';
 import { findCoin, NETWORK_INFO, type Network } from '../../lib/currencies.ts';
 import { ChainUnsupportedError, HotWalletShortError, transferKey, type ChainAddressing, type CustodyHoldings, type SignedWithdrawal, type WithdrawalChainPort } from '../adapters/chains/port.ts';
+import { addUnits, negateUnits, unitsOf, type Units } from '../../lib/money.ts';
+import { unitsFromRow, unitsFromRowOrZero } from '../db/amounts.ts';
 import { selectColumns } from '../db/columns.ts';
 import { custodyMovements } from '../db/schema/custody.ts';
 import { inTransaction } from '../db/transaction.ts';
@@ -41,9 +43,9 @@ export async function sweepToCold(
 ): Promise<Movement> {
   const coin = findCoin(input.currency.toUpperCase());
   if (!coin || coin.token) throw new CustodyMovementError('UNKNOWN_CURRENCY', `${input.currency} is not a network coin this custody holds`);
-  let amount: bigint;
+  let amount: Units;
   try {
-    amount = parseAmount(input.amount, coin.decimals);
+    amount = unitsOf(parseAmount(input.amount, coin.decimals));
   } catch (error) {
     if (error instanceof AmountError) throw new CustodyMovementError('VALIDATION', `${input.amount} is not an amount of ${coin.currency} (at most ${coin.decimals} decimals)`);
     throw error;
@@ -60,7 +62,7 @@ export async function sweepToCold(
 export async function orderColdSweep(
   pool: pg.Pool,
   deps: { chain: MovementChain; addresses: ChainAddressing },
-  input: { network: Network; address: string; amount: bigint; key?: string | undefined },
+  input: { network: Network; address: string; amount: Units; key?: string | undefined },
 ): Promise<Movement> {
   const network = input.network;
   const currency = NETWORK_INFO[network].coin;
@@ -81,7 +83,7 @@ export async function orderColdSweep(
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`custody-movement:${key}`]);
     const existing = (await client.query<Movement>(`${SELECT} WHERE m.idempotency_key = $1`, [key])).rows[0];
     if (existing) {
-      if (existing.currency !== currency || existing.toAddress !== address || BigInt(existing.amount) !== amount) {
+      if (existing.currency !== currency || existing.toAddress !== address || unitsFromRow(existing.amount) !== amount) {
         throw new CustodyMovementError('IDEMPOTENCY_CONFLICT', `the key ${key} names another movement (${existing.amount} ${existing.currency} to ${existing.toAddress})`);
       }
       return existing;
@@ -110,7 +112,7 @@ export function movementId(key: string): string {
 async function signMovement(pool: pg.Pool, chain: WithdrawalChainPort, movement: Movement): Promise<Movement> {
   let signed: SignedWithdrawal;
   try {
-    signed = await chain.signWithdrawal({ reference: `cold:${movement.id}`, network: movement.network, currency: movement.currency, toAddress: movement.toAddress, amount: BigInt(movement.amount) });
+    signed = await chain.signWithdrawal({ reference: `cold:${movement.id}`, network: movement.network, currency: movement.currency, toAddress: movement.toAddress, amount: unitsFromRow(movement.amount) });
   } catch (error) {
     if (!(error instanceof HotWalletShortError)) throw error;
     const failed = await moveOrderReturning<Movement>(pool, ORDER_TABLES.custodyMovement, movement.id, { from: 'SIGNING', to: 'FAILED', set: { closed_at: NOW }, ifMoved: 'skip' }, RETURNING);
@@ -201,10 +203,10 @@ export async function confirmCustodyMovements(pool: pg.Pool, chain: WithdrawalCh
         const round = movement.reopened;
         if (movement.kind === 'COLD') {
           const from = systemAccountId(SYSTEM_ACCOUNTS.coldStorage(movement.network));
-          await transferEntry(client, coldSweepEntry('sweep', movement.id, round), { from, to: world, money: { currency: movement.currency, units: BigInt(movement.amount) } });
+          await transferEntry(client, coldSweepEntry('sweep', movement.id, round), { from, to: world, money: { currency: movement.currency, units: unitsFromRow(movement.amount) } });
         }
         if (status.fee !== undefined && status.fee > 0n) {
-          const fee = { currency: NETWORK_INFO[movement.network].coin, units: status.fee };
+          const fee = { currency: NETWORK_INFO[movement.network].coin, units: unitsOf(status.fee) };
           await transferEntry(client, coldSweepEntry('networkFee', movement.id, round), { from: networkFeePayer(movement.network), to: world, money: fee });
         }
         done += 1;
@@ -243,17 +245,17 @@ async function recheckCompletedMovements(pool: pg.Pool, chain: WithdrawalChainPo
       if (claimed.rowCount === 0) return false;
       const round = movement.reopened + 1;
       const world = systemAccountId(SYSTEM_ACCOUNTS.world(movement.network));
-      const fee = movement.networkFee === null ? 0n : BigInt(movement.networkFee);
+      const fee = unitsFromRowOrZero(movement.networkFee, 'network_fee');
       const coin = NETWORK_INFO[movement.network].coin;
       // A consolidation's booking was its fee alone.
-      const moved = movement.kind === 'COLD' ? BigInt(movement.amount) : 0n;
+      const moved = movement.kind === 'COLD' ? unitsFromRow(movement.amount) : unitsOf(0n);
       const postings: Posting[] = [
         ...(moved > 0n ? [{ account: systemAccountId(SYSTEM_ACCOUNTS.coldStorage(movement.network)), currency: movement.currency, bucket: 'AVAILABLE' as const, amount: moved }] : []),
-        { account: world, currency: movement.currency, bucket: 'AVAILABLE', amount: -moved - (coin === movement.currency ? fee : 0n) },
+        { account: world, currency: movement.currency, bucket: 'AVAILABLE', amount: negateUnits(addUnits(moved, coin === movement.currency ? fee : unitsOf(0n))) },
       ];
       if (fee > 0n) {
         postings.push({ account: await feePayerOf(client, coldSweepEntry('networkFee', movement.id, movement.reopened).key, movement.network), currency: coin, bucket: 'AVAILABLE', amount: fee });
-        if (coin !== movement.currency) postings.push({ account: world, currency: coin, bucket: 'AVAILABLE', amount: -fee });
+        if (coin !== movement.currency) postings.push({ account: world, currency: coin, bucket: 'AVAILABLE', amount: negateUnits(fee) });
       }
       if (moved > 0n || fee > 0n) await postEntry(client, coldSweepEntry('reopen', movement.id, round), postings);
       await moveOrder(client, ORDER_TABLES.custodyMovement, movement.id, {

@@ -5,9 +5,10 @@
  */
 import type pg from 'pg';
 import { findCoin, NETWORK_INFO, type Network } from '../../lib/currencies.ts';
-import { formatMoney, money } from '../../lib/money.ts';
+import { formatMoney, money, unitsOf } from '../../lib/money.ts';
 import type { ChainPort, ChainReorg, ChainTransfer } from '../adapters/chains/port.ts';
 import { withStatuses } from './deposit-status.ts';
+import { unitsFromRow } from '../db/amounts.ts';
 import { selectColumns } from '../db/columns.ts';
 import { type chainCursors, chainDeposits } from '../db/schema/chains.ts';
 import type { depositAddresses } from '../db/schema/wallet.ts';
@@ -163,7 +164,7 @@ export async function recordTransfers(
       await transferEntry(db, depositEntry('receiveFee', { id: row.id, network, txHash: transfer.txHash, outputIndex: transfer.outputIndex }), {
         from: networkFeePayer(network),
         to: systemAccountId(SYSTEM_ACCOUNTS.world(network)),
-        money: { currency: NETWORK_INFO[network].coin, units: transfer.receiveFee },
+        money: { currency: NETWORK_INFO[network].coin, units: unitsOf(transfer.receiveFee) },
       });
     }
     // Coins an on-ramp sent for a purchase (issue 32) show as that purchase: the deposit shares its history item.
@@ -182,7 +183,7 @@ export async function recordTransfers(
       accountFromType: null,
       accountToType: 'B2C',
       reference: `deposit:${row.id}`,
-      ...(below ? { failureReason: `${BELOW_MINIMUM_REASON}: the minimum deposit is ${formatMoney(money(transfer.currency, minimum))} ${transfer.currency}, this one is not credited` } : {}),
+      ...(below ? { failureReason: `${BELOW_MINIMUM_REASON}: the minimum deposit is ${formatMoney(money(transfer.currency, unitsOf(minimum)))} ${transfer.currency}, this one is not credited` } : {}),
     });
     await db.query('UPDATE chain_deposits SET wallet_transaction_id = $2 WHERE id = $1', [row.id, shown]);
     if (!below) await queueOrderNotification(db, ORDER_TABLES.deposit, row.id, 'deposit.pending');
@@ -272,7 +273,7 @@ export async function creditDeposit(pool: pg.Pool, depositId: string, confirmati
     const deposit = claimed.rows[0];
     if (!deposit) return false;
     const user = await ensureUserLedgerAccount(client, deposit.walletAccountId);
-    const credited = money(deposit.currency, BigInt(deposit.amount));
+    const credited = money(deposit.currency, unitsFromRow(deposit.amount));
     const entry = await transferEntry(client, depositEntry('credit', { ...deposit, id: depositId }, deposit.revivals), {
       from: systemAccountId(SYSTEM_ACCOUNTS.world(deposit.network)),
       to: user,

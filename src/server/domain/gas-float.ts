@@ -12,6 +12,7 @@
  */
 import type pg from 'pg';
 import { NETWORK_INFO, NETWORKS, findCoin, type Network } from '../../lib/currencies.ts';
+import type { Units } from '../../lib/money.ts';
 import { CustodyFundingError, fundFromSurplus, fundingUnits, type Funded, type FundingChain } from './custody-funding.ts';
 import { GAS_FLOAT_NETWORKS, SYSTEM_ACCOUNTS, systemAccountId, type PostedEntry, type Queryable } from './ledger.ts';
 import { transferEntry } from './orders/entries.ts';
@@ -20,7 +21,7 @@ import { gasFundingEntry } from './orders/entry-keys.ts';
 export { GAS_FUNDING_KIND } from './orders/entry-keys.ts';
 
 /** The network's coin from outside becomes the gas float: WORLD:<network> → GAS_FLOAT:<network>, once per key. */
-export async function fundGas(db: Queryable, input: { network: Network; units: bigint; key: string }): Promise<PostedEntry> {
+export async function fundGas(db: Queryable, input: { network: Network; units: Units; key: string }): Promise<PostedEntry> {
   if (!GAS_FLOAT_NETWORKS.includes(input.network)) throw new RangeError(`${input.network} keeps no gas float`);
   if (input.units <= 0n) throw new RangeError('a gas funding must be above zero');
   const currency = NETWORK_INFO[input.network].coin;

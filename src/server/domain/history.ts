@@ -2,12 +2,13 @@
  * The transaction history (SPEC §3 Transaction, §7 asset/transactions): rows of wallet_transactions, which every
  * feature writes (deposits here; withdrawals, swaps, buy and sell later), shown with exact decimal amounts.
  */
-import { formatMoney, money } from '../../lib/money.ts';
+import { formatMoney, money, unitsOf, type Units } from '../../lib/money.ts';
 import { explorerLink, NETWORK_INFO, isNetwork } from '../../lib/currencies.ts';
 import type { Catalogue } from './catalogue.ts';
 import { pendingReasonOf, withdrawalFailureCode, type PendingReason, type WithdrawalState } from './withdrawals/view.ts';
 import type pg from 'pg';
 import { balancesOf, type Queryable } from './ledger.ts';
+import { unitsFromRow } from '../db/amounts.ts';
 import { inTransaction } from '../db/transaction.ts';
 import type { HistoryBalance } from '../../lib/wire/assets.ts';
 import type { chainDeposits, walletTransactions } from '../db/schema.ts';
@@ -115,7 +116,7 @@ export async function historyWithBalance(pool: pg.Pool, walletAccountId: string,
     async (db) => {
       const result = await listTransactions(db, walletAccountId, query, catalogue);
       const held = (await balancesOf(db, walletAccountId)).find((b) => b.currency === currency);
-      const units = (value: bigint | undefined) => formatMoney(money(currency, value ?? 0n));
+      const units = (value: Units | undefined) => formatMoney(money(currency, value ?? unitsOf(0n)));
       return { result, balance: { currency, totalAvailable: units(held?.available), onHold: units(held?.onHold) } };
     },
     { begin: 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' },
@@ -152,7 +153,7 @@ function toItem(row: Row, catalogue: Catalogue): TransactionItem {
   const units = (value: string | null, currency: string | null) => {
     if (value === null) return null;
     if (currency === null) throw new Error(`history item ${row.id} has an amount without a currency`);
-    return formatMoney(money(currency, BigInt(value)));
+    return formatMoney(money(currency, unitsFromRow(value, 'amount')));
   };
   const feeCurrency = row.feeCurrency ?? row.currency;
   const fee = units(row.fee, feeCurrency) ?? '0';

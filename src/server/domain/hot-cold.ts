@@ -13,6 +13,7 @@
  */
 import type pg from 'pg';
 import { NETWORK_INFO, type Network } from '../../lib/currencies.ts';
+import { unitsOf } from '../../lib/money.ts';
 import type { ChainAddressing, ChainEnv, HotWalletFees } from '../adapters/chains/port.ts';
 import type { Logger } from '../log.ts';
 import { extendedKeyAddress } from './addresses.ts';
@@ -99,7 +100,7 @@ async function sweepExcess(pool: pg.Pool, deps: HotColdDeps, network: Network): 
   // Not for crumbs: at least 1 % of the ceiling (a dust output would be refused by the node).
   if (amount <= 0n || amount < ceiling / 100n) return;
   try {
-    const movement = await orderColdSweep(pool, deps, { network, address, amount, key: `hot-ceiling:${network}:${sweeps}` });
+    const movement = await orderColdSweep(pool, deps, { network, address, amount: unitsOf(amount), key: `hot-ceiling:${network}:${sweeps}` });
     deps.log.info({ network, movement: movement.id, amount: movement.amount, to: address, state: movement.state }, 'hot wallet above HOT_WALLET_MAX: the excess is on its way to cold storage');
   } catch (error) {
     if (!(error instanceof CustodyMovementError)) throw error;

@@ -5,6 +5,7 @@
  * dependency-cruiser rule `ledger-writes-only-from-orders`): every entry is a step of a flow there, under a key
  * built in orders/entry-keys.ts.
  */
+import { negateUnits, sumUnits, type Units } from '../../lib/money.ts';
 import { LedgerError, type EntryInput, type PostedEntry, type Queryable } from './ledger.ts';
 
 /** Applies one entry exactly once per key: a replay with the same postings returns the first entry. */
@@ -43,7 +44,7 @@ export async function post(db: Queryable, entry: EntryInput): Promise<PostedEntr
   return posted;
 }
 
-type MoveBase = { key: string; kind: string; currency: string; amount: bigint; reference?: string };
+type MoveBase = { key: string; kind: string; currency: string; amount: Units; reference?: string };
 type Side = { account: string; bucket: 'AVAILABLE' | 'ON_HOLD' };
 
 /** The common shape of transfer, hold and release: `amount` leaves one account's bucket for another's. */
@@ -53,7 +54,7 @@ async function twoLegs(db: Queryable, move: MoveBase, from: Side, to: Side): Pro
     kind: move.kind,
     reference: move.reference,
     postings: [
-      { ...from, currency: move.currency, amount: -positive(move.amount) },
+      { ...from, currency: move.currency, amount: negateUnits(positive(move.amount)) },
       { ...to, currency: move.currency, amount: move.amount },
     ],
   });
@@ -77,21 +78,21 @@ export async function release(db: Queryable, move: MoveBase & { account: string 
 /** Pays held money out to one or more accounts (the world, fee income...); `amount` is their total. */
 export async function settle(
   db: Queryable,
-  move: Omit<MoveBase, 'amount'> & { account: string; to: readonly { account: string; amount: bigint }[] },
+  move: Omit<MoveBase, 'amount'> & { account: string; to: readonly { account: string; amount: Units }[] },
 ): Promise<PostedEntry> {
-  const total = move.to.reduce((sum, leg) => sum + positive(leg.amount), 0n);
+  const total = sumUnits(move.to.map((leg) => positive(leg.amount)));
   return post(db, {
     key: move.key,
     kind: move.kind,
     reference: move.reference,
     postings: [
-      { account: move.account, currency: move.currency, bucket: 'ON_HOLD', amount: -total },
+      { account: move.account, currency: move.currency, bucket: 'ON_HOLD', amount: negateUnits(total) },
       ...move.to.map((leg) => ({ account: leg.account, currency: move.currency, bucket: 'AVAILABLE' as const, amount: leg.amount })),
     ],
   });
 }
 
-function positive(amount: bigint): bigint {
+function positive(amount: Units): Units {
   if (amount <= 0n) throw new LedgerError('UNBALANCED', 'an amount to move must be above zero');
   return amount;
 }

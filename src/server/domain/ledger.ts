@@ -2,7 +2,7 @@
  * The double-entry ledger (ARCHITECTURE.md, "Money and the ledger"): its accounts, balances, types and refusal.
  * Every movement is one journal entry whose postings sum to zero per currency; the writes (`post`, `transfer`,
  * `hold`, `release`, `settle`) are in ledger-writes.ts, which only domain/orders/ imports, so every entry is a step
- * of a flow under a key built in orders/entry-keys.ts. Amounts are bigint atomic units here and numeric in PostgreSQL.
+ * of a flow under a key built in orders/entry-keys.ts. Amounts are bigint atomic units here, branded `Units` (src/lib/money.ts), and numeric in PostgreSQL.
  */
 import type pg from 'pg';
 import type { Units } from '../../lib/money.ts';
@@ -11,7 +11,8 @@ import { createHash } from 'node:crypto';
 import { DomainError } from './errors.ts';
 
 export type Bucket = 'AVAILABLE' | 'ON_HOLD';
-export type Posting = { account: string; currency: string; bucket: Bucket; amount: bigint };
+/** One leg of an entry: signed units of `currency` (a run-time code, so the generic Units), from unitsOf or a row. */
+export type Posting = { account: string; currency: string; bucket: Bucket; amount: Units };
 export type EntryInput = { key: string; kind: string; reference?: string | undefined; postings: readonly Posting[] };
 export type PostedEntry = { entryId: number; replayed: boolean };
 

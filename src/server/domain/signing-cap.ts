@@ -12,6 +12,7 @@
 import type pg from 'pg';
 import { unitsFromRow } from '../db/amounts.ts';
 import { formatUnits } from '../../lib/amount.ts';
+import { sumUnits, type Units } from '../../lib/money.ts';
 import { findCoin, type Network } from '../../lib/currencies.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { SigningRefusal } from './signing.ts';
@@ -19,7 +20,7 @@ import { SigningRefusal } from './signing.ts';
 export const DAILY_CAP_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** One payment the signer is about to sign out: `reference` a withdrawal's id, `amount` what leaves, atomic units. */
-export type CappedPayment = { reference: string; network: Network; currency: string; amount: bigint };
+export type CappedPayment = { reference: string; network: Network; currency: string; amount: Units };
 
 /** The rule: `adding` on top of what was signed in the window stays within `cap` (no cap: always). */
 export function withinDailyCap(cap: bigint | undefined, signedInWindow: bigint, adding: bigint): boolean {
@@ -40,7 +41,7 @@ export type DailyCap = {
 
 export function dailyCap(pool: pg.Pool, caps: Readonly<Record<string, bigint>>, now: () => number = Date.now): DailyCap {
   // This process's own record of what it signed, by reference.
-  const signed = new Map<string, { currency: string; amount: bigint; at: number }>();
+  const signed = new Map<string, { currency: string; amount: Units; at: number }>();
   const forget = () => {
     for (const [reference, entry] of signed) if (entry.at < now() - DAILY_CAP_WINDOW_MS) signed.delete(reference);
   };
@@ -61,13 +62,13 @@ export function dailyCap(pool: pg.Pool, caps: Readonly<Record<string, bigint>>, 
         const counted = new Set(known.rows.map((r) => r.reference));
         for (const reference of signed.keys()) counted.add(reference);
         // What the window holds: the database's rows and this process's own, each reference once.
-        const window = new Map<string, { currency: string; amount: bigint }>();
+        const window = new Map<string, { currency: string; amount: Units }>();
         for (const r of rows.rows) window.set(r.reference, { currency: r.currency, amount: unitsFromRow(r.amount, 'amount') });
         for (const [reference, entry] of signed) if (currencies.includes(entry.currency)) window.set(reference, entry);
         const fresh = capped.filter((p) => !counted.has(p.reference));
         for (const currency of currencies) {
-          const inWindow = [...window.values()].filter((e) => e.currency === currency).reduce((sum, e) => sum + e.amount, 0n);
-          const adding = fresh.filter((p) => p.currency === currency).reduce((sum, p) => sum + p.amount, 0n);
+          const inWindow = sumUnits([...window.values()].filter((e) => e.currency === currency).map((e) => e.amount));
+          const adding = sumUnits(fresh.filter((p) => p.currency === currency).map((p) => p.amount));
           if (!withinDailyCap(caps[currency], inWindow, adding)) {
             throw new SigningRefusal(
               'OVER_DAILY_CAP',

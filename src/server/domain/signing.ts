@@ -19,6 +19,7 @@
  *   one, built by the signer's adapter from deposit outputs into the hot wallet's own address.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { subtractUnits } from '../../lib/money.ts';
 import { unitsFromRow } from '../db/amounts.ts';
 import { NETWORK_INFO, type ChainEnv, type Network } from '../../lib/currencies.ts';
 import type { ChainAddressing, SweepSource, WithdrawalOrder } from '../adapters/chains/port.ts';
@@ -95,7 +96,7 @@ async function neverSettled(db: Queryable, id: string): Promise<void> {
   if (settled.rowCount) throw new SigningRefusal('NOT_APPROVED', `withdrawal ${id} was already paid (it has a settlement)`);
 }
 
-const orderOf = (w: WithdrawalRow): WithdrawalOrder => ({ reference: w.id, network: w.network as Network, currency: w.currency, toAddress: w.toAddress, amount: BigInt(w.amount) - BigInt(w.fee) });
+const orderOf = (w: WithdrawalRow): WithdrawalOrder => ({ reference: w.id, network: w.network as Network, currency: w.currency, toAddress: w.toAddress, amount: subtractUnits(unitsFromRow(w.amount), unitsFromRow(w.fee, 'fee')) });
 
 /** The order of a PENDING withdrawal the worker asks to sign. */
 export async function withdrawalToSign(db: Queryable, id: string, seal: ApprovalSeal): Promise<WithdrawalOrder> {
@@ -162,10 +163,10 @@ async function sweepOf(db: Queryable, reference: unknown, keys: WalletKeys, addr
 export async function sweepToSign(db: Queryable, reference: unknown, keys: WalletKeys, addresses: ChainAddressing): Promise<SweepSource> {
   const { sweep, topUp } = await sweepOf(db, reference, keys, addresses);
   if (topUp !== undefined) throw new SigningRefusal('BAD_REQUEST', `${String(reference)} is a top-up, not a sweep`);
-  if (!sweep.collected || BigInt(sweep.amount) > BigInt(sweep.collected)) {
+  if (!sweep.collected || unitsFromRow(sweep.amount) > unitsFromRow(sweep.collected, 'collected')) {
     throw new SigningRefusal('NOT_HELD', `sweep ${sweep.id} moves ${sweep.amount} ${sweep.currency}, its credited deposits hold ${sweep.collected ?? 'nothing'}`);
   }
-  return { network: sweep.network, currency: sweep.currency, address: sweep.address, index: sweep.index, amount: BigInt(sweep.amount), reference: `sweep:${sweep.id}` };
+  return { network: sweep.network, currency: sweep.currency, address: sweep.address, index: sweep.index, amount: unitsFromRow(sweep.amount), reference: `sweep:${sweep.id}` };
 }
 
 /** A gas top-up pays at most this many times the network's fee for moving the sweep's currency (`topUpToSign`). */
@@ -232,7 +233,7 @@ export async function coldSweepToSign(db: Queryable, id: unknown, rules: HotCold
   if (!isColdDestination(cold, m.network, m.toAddress, rules.env, m.sweeps)) {
     throw new SigningRefusal('TAMPERED', `cold sweep ${m.id} pays ${m.toAddress}, not the signer's COLD_WALLET for ${m.network}`);
   }
-  const amount = BigInt(m.amount);
+  const amount = unitsFromRow(m.amount);
   const holds = await held(m.network);
   if (amount <= 0n || holds - amount < ceiling) {
     throw new SigningRefusal('NOT_HELD', `cold sweep ${m.id} moves ${m.amount} ${m.currency}: the custody holds ${holds}, it would fall below HOT_WALLET_MAX ${ceiling}`);

@@ -20,7 +20,8 @@
  *   custody: no ledger entry.
  */
 import type pg from 'pg';
-import { unitsFromRow } from '../db/amounts.ts';
+import { unitsFromRow, unitsFromRowOrZero } from '../db/amounts.ts';
+import { negateUnits, unitsOf, type Units } from '../../lib/money.ts';
 import { NETWORK_INFO, type Network } from '../../lib/currencies.ts';
 import { transferKey, type ChainPort, type CollectionPort, type TransferStatus } from '../adapters/chains/port.ts';
 import { selectColumns } from '../db/columns.ts';
@@ -96,7 +97,7 @@ export async function runSweeps(pool: pg.Pool, chain: SweepChain, network: Netwo
       if (!sweep) return 'idle';
       tried.push(sweep.id);
       try {
-        const result = await chain.collection.sweep({ network, currency: sweep.currency, address: sweep.address, index: sweep.derivationIndex, amount: BigInt(sweep.amount), reference: `sweep:${sweep.id}` });
+        const result = await chain.collection.sweep({ network, currency: sweep.currency, address: sweep.address, index: sweep.derivationIndex, amount: unitsFromRow(sweep.amount), reference: `sweep:${sweep.id}` });
         if (result.state === 'SENT') {
           await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'PENDING', to: 'SENT', set: { tx_hash: result.signed.txHash } });
           return 'sent';
@@ -140,7 +141,7 @@ export async function confirmSweeps(pool: pg.Pool, chain: SweepChain, network: N
       if (!sweep) return;
       if (sweep.state === 'TOPPING_UP') {
         if (status.state === 'SEEN' && status.confirmations < 1) return;
-        const fee = status.state === 'DROPPED' ? 0n : (status.fee ?? 0n);
+        const fee = unitsOf(status.state === 'DROPPED' ? 0n : (status.fee ?? 0n));
         await bookFee(client, network, sweepEntry('topUpFee', sweep.id, sweep.topUps), fee);
         await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'TOPPING_UP', to: 'PENDING', set: { top_up_fees: { add: fee } } });
       } else if ((status.state === 'SEEN' && status.blockHeight === null) || status.state === 'DROPPED') {
@@ -163,12 +164,12 @@ export async function confirmSweeps(pool: pg.Pool, chain: SweepChain, network: N
         }
       } else if (status.state === 'SEEN') {
         if (status.confirmations < required) return;
-        await bookFee(client, network, sweepEntry('fee', sweep.id, sweep.reopened), status.fee ?? 0n);
+        await bookFee(client, network, sweepEntry('fee', sweep.id, sweep.reopened), unitsOf(status.fee ?? 0n));
         // A reorganisation's mark is kept (its status may predate it): the confirmed sweep is checked once more.
         await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'SENT', to: 'CONFIRMED', set: { fee: status.fee ?? 0n, block_height: status.blockHeight, closed_at: NOW } });
         confirmed++;
       } else if (status.state === 'FAILED') {
-        await bookFee(client, network, sweepEntry('fee', sweep.id, sweep.reopened), status.fee ?? 0n);
+        await bookFee(client, network, sweepEntry('fee', sweep.id, sweep.reopened), unitsOf(status.fee ?? 0n));
         await moveOrder(client, ORDER_TABLES.sweep, sweep.id, { from: 'SENT', to: 'FAILED', set: { fee: status.fee ?? 0n, reason: status.reason, closed_at: NOW } });
         await client.query('DELETE FROM sweep_deposits WHERE sweep_id = $1', [sweep.id]);
         log.error({ sweep: sweep.id, network, tx: sweep.txHash, reason: status.reason }, 'sweep failed on the chain; its deposits will be swept again');
@@ -198,7 +199,7 @@ async function recheckConfirmedSweeps(pool: pg.Pool, chain: SweepChain, network:
       const claimed = await client.query(`SELECT 1 FROM sweeps WHERE id = $1 AND state = 'CONFIRMED' AND xmin = $2::text::xid FOR UPDATE SKIP LOCKED`, [row.id, row.version]);
       if (claimed.rowCount === 0) return false;
       const round = row.reopened + 1;
-      const fee = row.fee === null ? 0n : unitsFromRow(row.fee, 'fee');
+      const fee = unitsFromRowOrZero(row.fee, 'fee');
       if (fee > 0n) {
         await transferEntry(client, sweepEntry('feeReopen', row.id, round), {
           from: systemAccountId(SYSTEM_ACCOUNTS.world(network)),
@@ -245,7 +246,7 @@ async function checkTopUp(client: pg.PoolClient, chain: SweepChain, sweep: Sweep
       WHERE e.idempotency_key = $1 AND p.ledger_account_id = $2`,
     [booking.key, payer],
   );
-  const fee = -BigInt(booked.rows[0]?.amount ?? '0');
+  const fee = negateUnits(unitsFromRowOrZero(booked.rows[0]?.amount, 'amount'));
   // Keyed under the top-ups' prefix, so the audit's sum of top-up fees nets it out.
   if (fee > 0n) {
     await transferEntry(client, sweepEntry('topUpFeeReopen', sweep.id, sweep.topUps), {
@@ -259,7 +260,7 @@ async function checkTopUp(client: pg.PoolClient, chain: SweepChain, sweep: Sweep
 }
 
 /** What the network charged the custodian for one of its own transactions: gas float → WORLD, in the network's coin. */
-async function bookFee(db: Queryable, network: Network, entry: EntryRef, fee: bigint): Promise<void> {
+async function bookFee(db: Queryable, network: Network, entry: EntryRef, fee: Units): Promise<void> {
   if (fee <= 0n) return;
   await transferEntry(db, entry, {
     from: networkFeePayer(network),

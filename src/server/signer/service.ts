@@ -16,6 +16,7 @@ import { openChains } from '../adapters/chains/open.ts';
 import { listenSigner, signerChannel, type SignerChannel, type SignerRequest } from '../adapters/signer/channel.ts';
 import { chainAddressing } from '../domain/addresses.ts';
 import { NETWORK_INFO, type Network } from '../../lib/currencies.ts';
+import { unitsOf } from '../../lib/money.ts';
 import { approvalSealer, batchToSign, coldSweepToSign, consolidationToSign, SigningRefusal, sweepToSign, topUpToSign, withdrawalToReplace, withdrawalToSign, type HotColdRules } from '../domain/signing.ts';
 import { dailyCap, type CappedPayment } from '../domain/signing-cap.ts';
 import type { WithdrawalOrder } from '../adapters/chains/port.ts';
@@ -50,7 +51,8 @@ export async function startSigner(config: SignerConfig, log: Logger, pool: pg.Po
   // The seal's key is the gateway's too: what the signer signs out in a day is capped whatever the seals say.
   const cap = dailyCap(pool, config.signer.dailyMax ?? {});
   const capped = (orders: readonly WithdrawalOrder[]) =>
-    cap.reserve(orders.map((o): CappedPayment => ({ reference: o.reference, network: o.network, currency: o.currency, amount: o.amount })));
+    // The order's amount is the chain port's plain bigint: units of its currency, what leaves.
+    cap.reserve(orders.map((o): CappedPayment => ({ reference: o.reference, network: o.network, currency: o.currency, amount: unitsOf(o.amount) })));
 
   // What moving a sweep's currency costs now, by the adapter's estimate: a top-up pays at most a margin over it.
   const sweepFee = async (sweep: { network: Network; currency: string; address: string }) =>

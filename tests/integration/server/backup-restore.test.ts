@@ -9,6 +9,7 @@ import { auditFailures, createWalletAccount, openTestCustody, TEST_SECRETS_KEY }
 import type { Database } from '../../../src/server/db/database.ts';
 import { balancesOf, ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId } from '../../../src/server/domain/ledger.ts';
 import { hold, transfer } from '../../../src/server/domain/ledger-writes.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 /**
  * README, "Backups and restore", tried on a real database (issue 30 item 6): users and ledger movements made through
@@ -58,9 +59,9 @@ describe('backup and restore with pg_dump and pg_restore', () => {
     const world = systemAccountId(SYSTEM_ACCOUNTS.world('BITCOIN'));
     const alice = await ensureUserLedgerAccount(pool, (await createWalletAccount(pool)).accountId);
     const bob = await ensureUserLedgerAccount(pool, (await createWalletAccount(pool)).accountId);
-    await transfer(pool, { key: 'backup:deposit', kind: 'DEPOSIT', from: world, to: alice, currency: 'BTC', amount: 150_000n });
-    await transfer(pool, { key: 'backup:internal', kind: 'INTERNAL_TRANSFER', from: alice, to: bob, currency: 'BTC', amount: 40_000n });
-    await hold(pool, { key: 'backup:hold', kind: 'WITHDRAWAL', account: alice, currency: 'BTC', amount: 10_000n });
+    await transfer(pool, { key: 'backup:deposit', kind: 'DEPOSIT', from: world, to: alice, currency: 'BTC', amount: unitsOf(150_000n) });
+    await transfer(pool, { key: 'backup:internal', kind: 'INTERNAL_TRANSFER', from: alice, to: bob, currency: 'BTC', amount: unitsOf(40_000n) });
+    await hold(pool, { key: 'backup:hold', kind: 'WITHDRAWAL', account: alice, currency: 'BTC', amount: unitsOf(10_000n) });
     // Every stored balance, in one order: the copy must hold exactly these.
     const allBalances = async (p: typeof pool) =>
       (await p.query(`SELECT ledger_account_id, currency, available::text, on_hold::text FROM ledger_balances ORDER BY ledger_account_id, currency`)).rows;

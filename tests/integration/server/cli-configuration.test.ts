@@ -13,6 +13,7 @@ import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId } from '../..
 import { transfer } from '../../../src/server/domain/ledger-writes.ts';
 import { formatUnits } from '../../../src/lib/amount.ts';
 import { findCoin } from '../../../src/lib/currencies.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 /**
  * Issue 30 item 7: the commands read the configuration as the server does (ENV_FILE and the environment, one
@@ -75,7 +76,7 @@ describe('the commands read the server configuration', () => {
   it('reports the figures of the server composition when run on its ENV_FILE', async () => {
     const pool = database.pool;
     const alice = await ensureUserLedgerAccount(pool, (await createWalletAccount(pool)).accountId);
-    await transfer(pool, { key: 'cli:deposit', kind: 'DEPOSIT', from: systemAccountId(SYSTEM_ACCOUNTS.world('LITECOIN')), to: alice, currency: 'LTC', amount: 123_456_789n });
+    await transfer(pool, { key: 'cli:deposit', kind: 'DEPOSIT', from: systemAccountId(SYSTEM_ACCOUNTS.world('LITECOIN')), to: alice, currency: 'LTC', amount: unitsOf(123_456_789n) });
     const config = loadEnvironmentConfig({ ENV_FILE: serverFile });
     expect(config.chains.confirmations).toEqual({ BITCOIN: 3, LITECOIN: 7, ETHEREUM: 5 });
     const custody = await openCustody(config, quietLog, pool, { owner: false });

@@ -11,6 +11,7 @@ import { post } from '../../../src/server/domain/ledger-writes.ts';
 import { DESK_ACCOUNT } from '../../../src/server/domain/market/desk.ts';
 import { deskExposure } from '../../../src/server/domain/market/exposure.ts';
 import { hedgeExposure } from '../../../src/server/domain/market/hedge.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 /**
  * Hedging the desk through a real ccxt client against the binance stand-in, which checks each order's HMAC signature
@@ -42,10 +43,10 @@ describe('hedging the swap desk', () => {
       key: 'test:desk-moves',
       kind: 'SWAP',
       postings: [
-        { account: DESK_ACCOUNT, currency: 'ETH', bucket: 'AVAILABLE', amount: -3n * 10n ** 18n },
-        { account: accountId, currency: 'ETH', bucket: 'AVAILABLE', amount: 3n * 10n ** 18n },
-        { account: DESK_ACCOUNT, currency: 'BTC', bucket: 'AVAILABLE', amount: 15_000_000n },
-        { account: world('BITCOIN'), currency: 'BTC', bucket: 'AVAILABLE', amount: -15_000_000n },
+        { account: DESK_ACCOUNT, currency: 'ETH', bucket: 'AVAILABLE', amount: unitsOf(-3n * 10n ** 18n) },
+        { account: accountId, currency: 'ETH', bucket: 'AVAILABLE', amount: unitsOf(3n * 10n ** 18n) },
+        { account: DESK_ACCOUNT, currency: 'BTC', bucket: 'AVAILABLE', amount: unitsOf(15_000_000n) },
+        { account: world('BITCOIN'), currency: 'BTC', bucket: 'AVAILABLE', amount: unitsOf(-15_000_000n) },
       ],
     });
   });
@@ -113,8 +114,8 @@ describe('hedging the swap desk', () => {
       key: 'test:desk-moves-2',
       kind: 'SWAP',
       postings: [
-        { account: DESK_ACCOUNT, currency: 'ETH', bucket: 'AVAILABLE', amount: -2n * 10n ** 18n },
-        { account: world('ETHEREUM'), currency: 'ETH', bucket: 'AVAILABLE', amount: 2n * 10n ** 18n },
+        { account: DESK_ACCOUNT, currency: 'ETH', bucket: 'AVAILABLE', amount: unitsOf(-2n * 10n ** 18n) },
+        { account: world('ETHEREUM'), currency: 'ETH', bucket: 'AVAILABLE', amount: unitsOf(2n * 10n ** 18n) },
       ],
     });
     const before = standIn.orders.length;

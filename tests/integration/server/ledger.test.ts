@@ -5,6 +5,7 @@ import type { Database } from '../../../src/server/db/database.ts';
 import { auditLedger } from '../../../src/server/domain/ledger-audit.ts';
 import { balancesOf, ensureUserLedgerAccount, LedgerError, SYSTEM_ACCOUNTS, systemAccountId } from '../../../src/server/domain/ledger.ts';
 import { hold, post, release, settle, transfer } from '../../../src/server/domain/ledger-writes.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 describe('the ledger', () => {
   let testDatabase: TestDatabase;
@@ -14,7 +15,7 @@ describe('the ledger', () => {
 
   const newUser = async () => ensureUserLedgerAccount(database.pool, (await createWalletAccount(database.pool)).accountId);
   const fund = (account: string, amount: bigint, key = `fund:${account}:${amount}:${Math.random()}`) =>
-    transfer(database.pool, { key, kind: 'DEPOSIT', from: world, to: account, currency: 'BTC', amount });
+    transfer(database.pool, { key, kind: 'DEPOSIT', from: world, to: account, currency: 'BTC', amount: unitsOf(amount) });
   const balance = async (account: string, currency = 'BTC') => (await balancesOf(database.pool, account)).find((b) => b.currency === currency);
 
   beforeAll(async () => {
@@ -47,7 +48,7 @@ describe('the ledger', () => {
   it('refuses to take more than is available, and leaves no trace', async () => {
     const [alice, bob] = [await newUser(), await newUser()];
     await fund(alice, 100n);
-    const move = transfer(database.pool, { key: `too-much:${alice}`, kind: 'TRANSFER', from: alice, to: bob, currency: 'BTC', amount: 101n });
+    const move = transfer(database.pool, { key: `too-much:${alice}`, kind: 'TRANSFER', from: alice, to: bob, currency: 'BTC', amount: unitsOf(101n) });
     await expect(move).rejects.toBeInstanceOf(LedgerError);
     await expect(move).rejects.toMatchObject({ problem: 'INSUFFICIENT_FUNDS' });
     expect((await balance(alice))?.available).toBe(100n);
@@ -55,7 +56,7 @@ describe('the ledger', () => {
     const entries = await database.pool.query(`SELECT 1 FROM ledger_entries WHERE idempotency_key = $1`, [`too-much:${alice}`]);
     expect(entries.rowCount).toBe(0);
     // A currency the user never had is no different.
-    await expect(transfer(database.pool, { key: `none:${alice}`, kind: 'T', from: alice, to: bob, currency: 'ETH', amount: 1n })).rejects.toMatchObject({
+    await expect(transfer(database.pool, { key: `none:${alice}`, kind: 'T', from: alice, to: bob, currency: 'ETH', amount: unitsOf(1n) })).rejects.toMatchObject({
       problem: 'INSUFFICIENT_FUNDS',
     });
   });
@@ -63,12 +64,12 @@ describe('the ledger', () => {
   it('holds, releases and settles held money (a withdrawal: amount to the world, fee to fee income)', async () => {
     const alice = await newUser();
     await fund(alice, 1_000n);
-    await hold(database.pool, { key: `hold:${alice}`, kind: 'WITHDRAWAL_HOLD', account: alice, currency: 'BTC', amount: 600n });
+    await hold(database.pool, { key: `hold:${alice}`, kind: 'WITHDRAWAL_HOLD', account: alice, currency: 'BTC', amount: unitsOf(600n) });
     expect(await balance(alice)).toMatchObject({ available: 400n, onHold: 600n });
-    await expect(hold(database.pool, { key: `hold2:${alice}`, kind: 'WITHDRAWAL_HOLD', account: alice, currency: 'BTC', amount: 401n })).rejects.toMatchObject({
+    await expect(hold(database.pool, { key: `hold2:${alice}`, kind: 'WITHDRAWAL_HOLD', account: alice, currency: 'BTC', amount: unitsOf(401n) })).rejects.toMatchObject({
       problem: 'INSUFFICIENT_FUNDS',
     });
-    await release(database.pool, { key: `release:${alice}`, kind: 'WITHDRAWAL_RELEASE', account: alice, currency: 'BTC', amount: 100n });
+    await release(database.pool, { key: `release:${alice}`, kind: 'WITHDRAWAL_RELEASE', account: alice, currency: 'BTC', amount: unitsOf(100n) });
     expect(await balance(alice)).toMatchObject({ available: 500n, onHold: 500n });
     await settle(database.pool, {
       key: `settle:${alice}`,
@@ -76,12 +77,12 @@ describe('the ledger', () => {
       account: alice,
       currency: 'BTC',
       to: [
-        { account: world, amount: 490n },
-        { account: fees, amount: 10n },
+        { account: world, amount: unitsOf(490n) },
+        { account: fees, amount: unitsOf(10n) },
       ],
     });
     expect(await balance(alice)).toMatchObject({ available: 500n, onHold: 0n });
-    await expect(release(database.pool, { key: `release2:${alice}`, kind: 'WITHDRAWAL_RELEASE', account: alice, currency: 'BTC', amount: 1n })).rejects.toMatchObject({
+    await expect(release(database.pool, { key: `release2:${alice}`, kind: 'WITHDRAWAL_RELEASE', account: alice, currency: 'BTC', amount: unitsOf(1n) })).rejects.toMatchObject({
       problem: 'INSUFFICIENT_FUNDS',
     });
   });
@@ -89,14 +90,14 @@ describe('the ledger', () => {
   it('refuses entries that do not balance, before and inside the database', async () => {
     const alice = await newUser();
     await expect(
-      post(database.pool, { key: `bad:${alice}`, kind: 'T', postings: [{ account: alice, currency: 'BTC', bucket: 'AVAILABLE', amount: 5n }, { account: world, currency: 'BTC', bucket: 'AVAILABLE', amount: -4n }] }),
+      post(database.pool, { key: `bad:${alice}`, kind: 'T', postings: [{ account: alice, currency: 'BTC', bucket: 'AVAILABLE', amount: unitsOf(5n) }, { account: world, currency: 'BTC', bucket: 'AVAILABLE', amount: unitsOf(-4n) }] }),
     ).rejects.toMatchObject({ problem: 'UNBALANCED' });
     await expect(
       database.pool.query(`SELECT * FROM ledger_post('raw', 'T', NULL, ARRAY[$1, $2]::uuid[], ARRAY['BTC','BTC'], ARRAY['AVAILABLE','AVAILABLE'], ARRAY[5, -4]::numeric[])`, [alice, world]),
     ).rejects.toMatchObject({ code: 'WL001' });
-    await expect(transfer(database.pool, { key: `zero:${alice}`, kind: 'T', from: world, to: alice, currency: 'BTC', amount: 0n })).rejects.toMatchObject({ problem: 'UNBALANCED' });
+    await expect(transfer(database.pool, { key: `zero:${alice}`, kind: 'T', from: world, to: alice, currency: 'BTC', amount: unitsOf(0n) })).rejects.toMatchObject({ problem: 'UNBALANCED' });
     await expect(
-      transfer(database.pool, { key: `ghost:${alice}`, kind: 'T', from: world, to: '00000000-0000-4000-8000-000000000000', currency: 'BTC', amount: 1n }),
+      transfer(database.pool, { key: `ghost:${alice}`, kind: 'T', from: world, to: '00000000-0000-4000-8000-000000000000', currency: 'BTC', amount: unitsOf(1n) }),
     ).rejects.toMatchObject({ problem: 'UNKNOWN_ACCOUNT' });
   });
 
@@ -105,7 +106,7 @@ describe('the ledger', () => {
     const others = await Promise.all(Array.from({ length: 5 }, () => newUser()));
     await fund(alice, 100n);
     const attempts = Array.from({ length: 60 }, (_, i) =>
-      transfer(database.pool, { key: `race:${alice}:${i}`, kind: 'T', from: alice, to: others[i % others.length] ?? alice, currency: 'BTC', amount: 3n }).then(
+      transfer(database.pool, { key: `race:${alice}:${i}`, kind: 'T', from: alice, to: others[i % others.length] ?? alice, currency: 'BTC', amount: unitsOf(3n) }).then(
         () => 'ok' as const,
         (error: unknown) => (error instanceof LedgerError && error.problem === 'INSUFFICIENT_FUNDS' ? ('refused' as const) : Promise.reject(error)),
       ),
@@ -129,7 +130,7 @@ describe('the ledger', () => {
     await fund(bob, 10_000n);
     await Promise.all(
       Array.from({ length: 80 }, (_, i) =>
-        transfer(database.pool, { key: `both:${alice}:${i}`, kind: 'T', from: i % 2 ? alice : bob, to: i % 2 ? bob : alice, currency: 'BTC', amount: 7n }),
+        transfer(database.pool, { key: `both:${alice}:${i}`, kind: 'T', from: i % 2 ? alice : bob, to: i % 2 ? bob : alice, currency: 'BTC', amount: unitsOf(7n) }),
       ),
     );
     expect((await balance(alice))?.available).toBe(10_000n);
@@ -139,7 +140,7 @@ describe('the ledger', () => {
   it('keeps amounts beyond 64 bits exact (wei)', async () => {
     const alice = await newUser();
     const big = 123_456_789_012_345_678_901_234_567n;
-    await transfer(database.pool, { key: `wei:${alice}`, kind: 'DEPOSIT', from: systemAccountId(SYSTEM_ACCOUNTS.world('ETHEREUM')), to: alice, currency: 'ETH', amount: big });
+    await transfer(database.pool, { key: `wei:${alice}`, kind: 'DEPOSIT', from: systemAccountId(SYSTEM_ACCOUNTS.world('ETHEREUM')), to: alice, currency: 'ETH', amount: unitsOf(big) });
     expect((await balance(alice, 'ETH'))?.available).toBe(big);
   });
 

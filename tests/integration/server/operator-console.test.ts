@@ -23,6 +23,7 @@ import { approveAdjustment, proposeAdjustment } from '../../../src/server/domain
 import { openWithdrawal } from '../../../src/server/domain/withdrawals/open.ts';
 import type { CheckedAddress } from '../../../src/server/domain/withdrawals/rules.ts';
 import { findCoin } from '../../../src/lib/currencies.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 type Body = Record<string, unknown> & { exceptionCode?: string; result?: string };
 
@@ -285,7 +286,7 @@ describe('the operator console, in process', () => {
     if (!coin) throw new Error('no BTC');
     const check = { checkResult: 'VALID', belongsToSameUser: false, accountType: 'B2C', internal: false, address: to, network: 'BITCOIN', recipientName: null, saved: false, recipientAccountId: null, senderType: 'B2C', senderName: null } satisfies CheckedAddress;
     return inTransaction(database.pool, (db) =>
-      openWithdrawal(db, { account: accountId, coin, units, fee: 1000n, check, idempotencyKey: `review-${to}`, requestHash: to, limits: { usd: 650n * 10n ** 8n, reasons: ['ABOVE_THRESHOLD', 'NEW_ADDRESS'] } }),
+      openWithdrawal(db, { account: accountId, coin, units: unitsOf(units), fee: unitsOf(1000n), check, idempotencyKey: `review-${to}`, requestHash: to, limits: { usd: 650n * 10n ** 8n, reasons: ['ABOVE_THRESHOLD', 'NEW_ADDRESS'] } }),
     );
   };
 

@@ -19,6 +19,7 @@ import { publishReserves, reserveLeafOf, type ReservesProof } from '../../../src
 import { signReserveMessage } from '../../../src/server/adapters/keys/reserve-signer.ts';
 import type { AddressHolding } from '../../../src/server/adapters/chains/port.ts';
 import type { Network } from '../../../src/lib/currencies.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const run = promisify(execFile);
@@ -57,8 +58,8 @@ describe('proof of reserves', () => {
       await ensureUserLedgerAccount(pool, account.accountId);
       const btc = BigInt(i * 1_000_000);
       const eth = BigInt(i % 3) * 10n ** 17n;
-      if (btc > 0n) await transfer(pool, { key: `seed-btc-${i}`, kind: 'TEST', currency: 'BTC', amount: btc, from: systemAccountId(SYSTEM_ACCOUNTS.world('BITCOIN')), to: account.accountId });
-      if (eth > 0n) await transfer(pool, { key: `seed-eth-${i}`, kind: 'TEST', currency: 'ETH', amount: eth, from: systemAccountId(SYSTEM_ACCOUNTS.world('ETHEREUM')), to: account.accountId });
+      if (btc > 0n) await transfer(pool, { key: `seed-btc-${i}`, kind: 'TEST', currency: 'BTC', amount: unitsOf(btc), from: systemAccountId(SYSTEM_ACCOUNTS.world('BITCOIN')), to: account.accountId });
+      if (eth > 0n) await transfer(pool, { key: `seed-eth-${i}`, kind: 'TEST', currency: 'ETH', amount: unitsOf(eth), from: systemAccountId(SYSTEM_ACCOUNTS.world('ETHEREUM')), to: account.accountId });
       users.push({ ...account, btc, eth });
     }
     // A user with no money is in the tree too.

@@ -21,6 +21,7 @@ import { signerClient, SignerCallError } from '../../../src/server/adapters/sign
 import type { SignedWithdrawal } from '../../../src/server/adapters/chains/port.ts';
 import { accountXpubs } from '../../../src/server/adapters/keys/wallet-keys.ts';
 import { seedFromMnemonic } from '../../../src/server/adapters/keys/seed.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 /**
  * The review of the signer (issue 31): what it records is authenticated, what it signs is capped, and it refuses what
@@ -41,12 +42,12 @@ describe('the signer guards', { timeout: 120_000 }, () => {
   const withdrawal = async (amount: string, to?: string) => {
     const { accountId } = await createWalletAccount(database.pool);
     const coin = findCoin('BTC')!;
-    const units = parseDecimal(amount, 8);
+    const units = unitsOf(parseDecimal(amount, 8));
     await ensureUserLedgerAccount(database.pool, accountId);
     await transfer(database.pool, { key: `fund:${accountId}`, kind: 'DEPOSIT', from: systemAccountId(SYSTEM_ACCOUNTS.world('BITCOIN')), to: accountId, currency: 'BTC', amount: units });
     const address = to ?? (await local.addresses.derive(local.keys, 'BITCOIN', 1_000 + Math.floor(Math.random() * 1_000_000)));
     const check = { checkResult: 'VALID', belongsToSameUser: false, accountType: 'B2C', internal: false, address, network: 'BITCOIN', recipientName: null, saved: false, recipientAccountId: null, senderType: 'B2C', senderName: null } as const;
-    return openWithdrawal(database.pool, { account: accountId, coin, units, fee: 100_000n, check, idempotencyKey: randomBytes(8).toString('hex'), requestHash: 'x', seal: approvalSealer(token) });
+    return openWithdrawal(database.pool, { account: accountId, coin, units, fee: unitsOf(100_000n), check, idempotencyKey: randomBytes(8).toString('hex'), requestHash: 'x', seal: approvalSealer(token) });
   };
   const ask = (request: Parameters<ReturnType<typeof signerClient>['call']>[0]) => signerClient({ path: signerConfig.signer.socket!, token }).call(request);
   const refusal = async (request: Parameters<typeof ask>[0]) => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unitsOf } from '../../../src/lib/money.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
@@ -304,7 +305,7 @@ describe('the signer process on Litecoin Core regtest', { timeout: 300_000 }, ()
     const holding = await held();
     // The worker records the sweep and dies before the signer is asked (orderColdSweep: recorded SIGNING first).
     const dying = { ...remote.chain, signWithdrawal: () => Promise.reject(new Error('the worker died before asking the signer')) };
-    await expect(orderColdSweep(database.pool, { chain: dying, addresses: remote.addresses }, { network: 'LITECOIN', address: cold, amount: 10_000_000n, key: 'hot-ceiling:LITECOIN:tampered' })).rejects.toThrow('died');
+    await expect(orderColdSweep(database.pool, { chain: dying, addresses: remote.addresses }, { network: 'LITECOIN', address: cold, amount: unitsOf(10_000_000n), key: 'hot-ceiling:LITECOIN:tampered' })).rejects.toThrow('died');
     const id = (await movements('COLD')).find((m) => m.state === 'SIGNING')?.id ?? '';
     const thief = await node.newAddress();
     await database.pool.query('UPDATE custody_movements SET to_address = $2 WHERE id = $1', [id, thief]);

@@ -12,6 +12,7 @@ import type { SwapOrderView, QuoteView } from '../../../src/server/domain/swaps/
 import { parseDecimal } from '../../../src/lib/amount.ts';
 import { hold } from '../../../src/server/domain/ledger-writes.ts';
 import { recordHistory } from '../../../src/server/domain/orders/history.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 /**
  * Swaps through the real server, ledger and PostgreSQL. Rates are fixed (no random walk: BTC 65000, USDT 1) and the
@@ -267,7 +268,7 @@ describe('swaps', () => {
 
     // An order as the previous release left it: held and shown as Swapping from its creation.
     const legacy = await btcToUsdt(alice, '0.001');
-    await hold(pool, { key: `swap:hold:${legacy.id}`, kind: 'SWAP_HOLD', reference: `swap:${legacy.id}`, account: alice.accountId, currency: 'BTC', amount: 100_000n });
+    await hold(pool, { key: `swap:hold:${legacy.id}`, kind: 'SWAP_HOLD', reference: `swap:${legacy.id}`, account: alice.accountId, currency: 'BTC', amount: unitsOf(100_000n) });
     const shown = await recordHistory(pool, { walletAccountId: alice.accountId, transactionType: 'EXCHANGE', direction: 'WITHDRAWAL', state: 'IN_PROGRESS', currency: 'BTC', amount: '100000', reference: `swap:${legacy.id}` });
     await pool.query('UPDATE swap_orders SET wallet_transaction_id = $2 WHERE id = $1', [legacy.id, shown]);
     expect((await ledgerBalance(alice, 'BTC')).onHold).toBe(100_000n);

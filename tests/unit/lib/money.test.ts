@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { AmountError } from '../../../src/lib/amount.ts';
-import { formatMoney, money, parseMoney } from '../../../src/lib/money.ts';
+import { formatMoney, money, parseMoney, unitsOf } from '../../../src/lib/money.ts';
 
 describe('money', () => {
   it('is a known currency with bigint units', () => {
-    expect(money('BTC', 1_500_000n)).toEqual({ currency: 'BTC', units: 1_500_000n });
-    expect(() => money('XYZ', 1n)).toThrow('unknown currency XYZ');
+    expect(money('BTC', unitsOf(1_500_000n))).toEqual({ currency: 'BTC', units: 1_500_000n });
+    expect(() => money('XYZ', unitsOf(1n))).toThrow('unknown currency XYZ');
   });
 
   it('parses a decimal string into units of the currency, refusing more decimals than it has', () => {
@@ -24,10 +24,10 @@ describe('money', () => {
   });
 
   it('formats exactly, trailing zeros trimmed', () => {
-    expect(formatMoney(money('BTC', 1_500_000n))).toBe('0.015');
-    expect(formatMoney(money('ETH', 10n))).toBe('0.00000000000000001');
-    expect(formatMoney(money('USD', 1200n))).toBe('12');
-    expect(formatMoney(money('TRX', 0n))).toBe('0');
-    expect(() => formatMoney({ currency: 'XYZ', units: 1n })).toThrow('unknown currency XYZ');
+    expect(formatMoney(money('BTC', unitsOf(1_500_000n)))).toBe('0.015');
+    expect(formatMoney(money('ETH', unitsOf(10n)))).toBe('0.00000000000000001');
+    expect(formatMoney(money('USD', unitsOf(1200n)))).toBe('12');
+    expect(formatMoney(money('TRX', unitsOf(0n)))).toBe('0');
+    expect(() => formatMoney({ currency: 'XYZ', units: unitsOf(1n) })).toThrow('unknown currency XYZ');
   });
 });

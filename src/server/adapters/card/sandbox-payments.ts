@@ -4,6 +4,7 @@
  */
 import type pg from 'pg';
 import { formatUnits } from '../../../lib/amount.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { enqueueWebhook } from '../webhooks/delivery.ts';
 import { CardProviderUnavailableError, type CardPaymentEvent, type CardPaymentStatus, type CardProvider } from './port.ts';
@@ -76,7 +77,7 @@ export function createSandboxPayments(options: SandboxPaymentsOptions): SandboxP
           paymentId: row.id,
           reference: row.reference,
           status: to,
-          amount: formatUnits(BigInt(row.amount), 2),
+          amount: formatUnits(unitsFromRow(row.amount), 2),
           currency: row.currency,
           reason: row.failure_reason,
           occurredAt: new Date().toISOString(),

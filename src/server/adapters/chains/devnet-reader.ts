@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import { formatUnits } from '../../../lib/amount.ts';
 import { findCoin, type Network } from '../../../lib/currencies.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 import { HEIGHT } from './devnet-clock.ts';
 import { transferKey, type ChainPort, type ChainTransfer, type DevnetControls, type TransferStatus } from './port.ts';
 
@@ -52,7 +53,7 @@ export function createDevnetReader(pool: pg.Pool, context: { explorer: string; c
           currency: row.currency,
           fromAddress: row.from_address,
           toAddress: row.to_address,
-          amount: BigInt(row.amount),
+          amount: unitsFromRow(row.amount),
           blockHeight: mined ? Number(row.block_height) : null,
         };
       });
@@ -105,7 +106,7 @@ export function createDevnetReader(pool: pg.Pool, context: { explorer: string; c
         outputIndex: row.output_index,
         fromAddress: row.from_address,
         toAddress: row.to_address,
-        amount: formatUnits(BigInt(row.amount), coin.decimals),
+        amount: formatUnits(unitsFromRow(row.amount), coin.decimals),
         blockHeight: Number(row.block_height),
         explorerUrl: context.explorer.replace('{tx}', row.tx_hash),
         height: Number(row.height),

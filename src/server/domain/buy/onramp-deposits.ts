@@ -35,7 +35,7 @@ export function matchingOrder(orders: readonly AwaitingOrder[], deposit: Pick<Re
   const byHash = orders.find((o) => sameChainText(o.providerTxHash, deposit.txHash));
   if (byHash) return byHash;
   // What each purchase should bring: the amount the provider reported, else its estimate.
-  const expected = (o: AwaitingOrder) => BigInt(o.providerAmount ?? o.amount);
+  const expected = (o: AwaitingOrder) => unitsFromRow(o.providerAmount ?? o.amount);
   const fits = orders.filter((o) => {
     if (o.providerTxHash) return false;
     if (o.providerAmount !== null) return expected(o) === deposit.amount;

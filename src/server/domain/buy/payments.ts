@@ -5,6 +5,7 @@
  */
 import type pg from 'pg';
 import type { CardPaymentEvent, CardPaymentStatus } from '../../adapters/card/port.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { Logger } from '../../log.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
@@ -35,7 +36,7 @@ export async function settleBuyOrder(client: pg.PoolClient, log: Logger, order: 
   if (target === 'COMPLETED') {
     const user = await ensureUserLedgerAccount(client, order.walletAccountId);
     const from = systemAccountId(SYSTEM_ACCOUNTS.cardSettlement());
-    await transferForOrder(client, { flow: 'buy', id: order.id }, 'credit', { from, to: user, money: money(order.currency, BigInt(order.amount)) });
+    await transferForOrder(client, { flow: 'buy', id: order.id }, 'credit', { from, to: user, money: money(order.currency, unitsFromRow(order.amount)) });
   }
   const failure = target === 'FAILED' ? (reason ?? 'The payment failed') : null;
   await moveOrder(client, ORDER_TABLES.buy, order.id, {

@@ -37,7 +37,7 @@ export async function inventoryOf(db: Queryable, currency: string): Promise<Unit
 }
 
 /** Refuses selling `units` when it would take `available` below the currency's floor. */
-function refuseBelowFloor(available: bigint, currency: string, units: bigint, limits: Readonly<Record<string, string>>): void {
+function refuseBelowFloor(available: Units, currency: string, units: Units, limits: Readonly<Record<string, string>>): void {
   const coin = findCoin(currency);
   if (!coin) throw new Error(`unknown currency ${currency}`);
   if (available - units < inventoryFloor(limits, currency, coin.decimals)) {
@@ -46,7 +46,7 @@ function refuseBelowFloor(available: bigint, currency: string, units: bigint, li
 }
 
 /** Whether the desk may sell `units` of a currency now by its last known inventory (a quote asks; the swap decides). */
-export async function refuseBeyondInventory(db: Queryable, currency: string, units: bigint, limits: Readonly<Record<string, string>>): Promise<void> {
+export async function refuseBeyondInventory(db: Queryable, currency: string, units: Units, limits: Readonly<Record<string, string>>): Promise<void> {
   refuseBelowFloor(await inventoryOf(db, currency), currency, units, limits);
 }
 
@@ -55,7 +55,7 @@ export async function refuseBeyondInventory(db: Queryable, currency: string, uni
  * yet, so a race on its first sale waits too) and refuses a sale below the floor. The entry that follows updates the
  * same row, so no other swap can pass the check on the same inventory meanwhile.
  */
-export async function reserveInventory(db: Queryable, currency: string, units: bigint, limits: Readonly<Record<string, string>>): Promise<void> {
+export async function reserveInventory(db: Queryable, currency: string, units: Units, limits: Readonly<Record<string, string>>): Promise<void> {
   await db.query(
     `INSERT INTO ledger_balances (ledger_account_id, currency, available, on_hold, allow_negative) VALUES ($1, $2, 0, 0, true)
      ON CONFLICT (ledger_account_id, currency) DO NOTHING`,
@@ -66,7 +66,7 @@ export async function reserveInventory(db: Queryable, currency: string, units: b
 }
 
 /** Coins from outside that become the desk's inventory: WORLD:<network> → desk, once per key. */
-export async function fundDesk(db: Queryable, input: { currency: string; units: bigint; key: string }): Promise<PostedEntry> {
+export async function fundDesk(db: Queryable, input: { currency: string; units: Units; key: string }): Promise<PostedEntry> {
   const coin = findCoin(input.currency);
   if (!coin) throw new Error(`unknown currency ${input.currency}`);
   if (input.units <= 0n) throw new RangeError('desk funding must be above zero');

@@ -4,7 +4,7 @@
  */
 import { LedgerError, type Posting, type PostedEntry, type Queryable } from '../ledger.ts';
 import { hold, post, release, settle, transfer } from '../ledger-writes.ts';
-import type { Money } from '../../../lib/money.ts';
+import { addUnits, negateUnits, sumUnits, unitsOf, type Money, type Units } from '../../../lib/money.ts';
 import { orderEntryKey, orderEntryKind, orderReference, type EntryRef, type OrderFlow, type OrderRef, type OrderStep } from './entry-keys.ts';
 
 /** Flows whose orders have a given step. */
@@ -31,7 +31,7 @@ async function refusingShort<T>(work: Promise<T>, whenShort: WhenShort | undefin
 }
 
 /** Where held money goes when an order settles: an account and units of the held currency. */
-export type SettleLeg = { account: string; units: bigint };
+export type SettleLeg = { account: string; units: Units };
 
 /** Opens the order: available → on hold on the owner's account. */
 export function holdOrder(db: Queryable, order: OrderRef<FlowsWith<'hold'>>, move: { account: string; money: Money }, whenShort?: WhenShort): Promise<PostedEntry> {
@@ -48,7 +48,7 @@ export function releaseOrder(db: Queryable, order: OrderRef<FlowsWith<'release'>
  * `round`: the settlement after the order's n-th reopening (`reopenOrder`), an entry of its own.
  */
 export async function settleOrder(db: Queryable, order: OrderRef<FlowsWith<'settle'>>, move: { account: string; money: Money; to: readonly SettleLeg[]; round?: number }): Promise<PostedEntry> {
-  const paid = move.to.reduce((sum, leg) => sum + leg.units, 0n);
+  const paid = sumUnits(move.to.map((leg) => leg.units));
   if (paid !== move.money.units) throw new Error(`settling ${order.flow} ${order.id} pays ${paid}, not the ${move.money.units} held`);
   const to = move.to.map((leg) => ({ account: leg.account, amount: leg.units }));
   return settle(db, { ...entryOf(order, 'settle', move.round), account: move.account, currency: move.money.currency, to });
@@ -67,11 +67,11 @@ export function reopenOrder(
   const postings = new Map<string, Posting>();
   const add = (posting: Posting) => {
     const key = `${posting.account}|${posting.currency}|${posting.bucket}`;
-    const amount = (postings.get(key)?.amount ?? 0n) + posting.amount;
+    const amount = addUnits(postings.get(key)?.amount ?? unitsOf(0n), posting.amount);
     postings.set(key, { ...posting, amount });
   };
   add({ account: move.account, currency: move.money.currency, bucket: 'ON_HOLD', amount: move.money.units });
-  for (const leg of move.from) add({ account: leg.account, currency: move.money.currency, bucket: 'AVAILABLE', amount: -leg.units });
+  for (const leg of move.from) add({ account: leg.account, currency: move.money.currency, bucket: 'AVAILABLE', amount: negateUnits(leg.units) });
   for (const posting of move.undo ?? []) add(posting);
   return post(db, { ...entryOf(order, 'reopen', move.round), postings: [...postings.values()].filter((p) => p.amount !== 0n) });
 }

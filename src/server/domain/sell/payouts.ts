@@ -9,6 +9,7 @@ import { notifyAccountChanged } from '../account-changes.ts';
 import { SYSTEM_ACCOUNTS, systemAccountId } from '../ledger.ts';
 import { releaseOrder, settleOrder } from '../orders/entries.ts';
 import { money } from '../../../lib/money.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 import { orderIdOfReference } from '../orders/entry-keys.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
@@ -35,7 +36,7 @@ export async function applyPayoutReport(deps: Pick<SellDeps, 'pool' | 'log'>, re
       return order.state === target ? 'duplicate' : 'conflict';
     }
     const ref = { flow: 'sell', id: orderId } as const;
-    const held = { account: order.walletAccountId, money: money(order.currency, BigInt(order.amount)) };
+    const held = { account: order.walletAccountId, money: money(order.currency, unitsFromRow(order.amount)) };
     if (target === 'COMPLETED') await settleOrder(client, ref, { ...held, to: [{ account: systemAccountId(SYSTEM_ACCOUNTS.payoutSettlement()), units: held.money.units }] });
     else await releaseOrder(client, ref, held);
     const reason = report.status === 'FAILED' ? (report.reason ?? 'The payout failed') : null;

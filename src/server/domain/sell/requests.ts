@@ -9,7 +9,7 @@ import type { sellRateQuotes } from '../../db/schema/sell.ts';
 import { notifyAccountChanged } from '../account-changes.ts';
 import { ensureUserLedgerAccount, type Queryable } from '../ledger.ts';
 import { holdOrder, type WhenShort } from '../orders/entries.ts';
-import { money } from '../../../lib/money.ts';
+import { money, unitsOf } from '../../../lib/money.ts';
 import { orderReference } from '../orders/entry-keys.ts';
 import { recordHistory } from '../orders/history.ts';
 import { oncePerKey, requestHash } from '../orders/idempotency.ts';
@@ -65,7 +65,7 @@ async function openOrder(deps: SellDeps, db: pg.PoolClient, account: string, inp
   const order = inserted.rows[0];
   if (!order) throw new Error('the sell order was not saved');
   const user = await ensureUserLedgerAccount(db, account);
-  await holdOrder(db, { flow: 'sell', id: order.id }, { account: user, money: money(input.currency, amount) }, notEnough);
+  await holdOrder(db, { flow: 'sell', id: order.id }, { account: user, money: money(input.currency, unitsOf(amount)) }, notEnough);
   const shown = await recordHistory(db, {
     walletAccountId: account,
     transactionType: 'C2F',

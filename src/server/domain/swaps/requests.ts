@@ -7,6 +7,7 @@
 import type pg from 'pg';
 import { unitsFromRow } from '../../db/amounts.ts';
 import { formatUnits, parseDecimal } from '../../../lib/amount.ts';
+import { addUnits } from '../../../lib/money.ts';
 import type { CoinMeta } from '../../../lib/currencies.ts';
 import type { RatesPort } from '../../adapters/rates/port.ts';
 import { selectColumns } from '../../db/columns.ts';
@@ -15,7 +16,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import type { Catalogue } from '../catalogue.ts';
 import { balancesOf } from '../ledger.ts';
 import { oncePerKey, requestHash } from '../orders/idempotency.ts';
-import { amountUnits, limitOf, ORDER_MOVED, QUOTE_MOVED, quoteByDestination, quoteBySource, quoteHolds, SWAP_QUOTE_TTL_SECONDS, SwapError, type SwapPair, type SwapSettings } from './rules.ts';
+import { amountUnits, limitOf, ORDER_MOVED, QUOTE_MOVED, quoteByDestination, quoteBySource, quoteHolds, SWAP_QUOTE_TTL_SECONDS, SwapError, type SourceUnits, type SwapPair, type SwapSettings } from './rules.ts';
 import { closeSwap, holdAndSettleSwap } from './settlement.ts';
 import { quotePrices, requireUsd } from '../rates.ts';
 import { refuseBeyondInventory } from '../market/desk.ts';
@@ -82,7 +83,11 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
     const to = coins.get(row.destinationCurrency);
     if (!from || !to) return false;
     return quoteHolds(
-      { source: unitsFromRow(row.sourceAmount, 'sourceAmount'), destination: unitsFromRow(row.destinationAmount, 'destinationAmount'), fee: unitsFromRow(row.feeAmount, 'feeAmount') },
+      {
+        source: unitsFromRow<'source'>(row.sourceAmount, 'sourceAmount'),
+        destination: unitsFromRow<'destination'>(row.destinationAmount, 'destinationAmount'),
+        fee: unitsFromRow<'destination'>(row.feeAmount, 'feeAmount'),
+      },
       { price: usd[from.baseCurrency] ?? 0n, decimals: from.decimals },
       { price: usd[to.baseCurrency] ?? 0n, decimals: to.decimals },
       settings.maxSlippageBps,
@@ -103,10 +108,10 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
     const sides = { from: { price: usd[from.baseCurrency] ?? 0n, decimals: from.decimals }, to: { price: usd[to.baseCurrency] ?? 0n, decimals: to.decimals } };
     const bySource = input.sourceAmount !== undefined;
     const amounts = bySource
-      ? quoteBySource(amountUnits(input.sourceAmount ?? '', from), sides.from, sides.to, settings.spreadBps)
-      : quoteByDestination(amountUnits(input.destinationAmount ?? '', to), sides.from, sides.to, settings.spreadBps);
+      ? quoteBySource(amountUnits<'source'>(input.sourceAmount ?? '', from), sides.from, sides.to, settings.spreadBps)
+      : quoteByDestination(amountUnits<'destination'>(input.destinationAmount ?? '', to), sides.from, sides.to, settings.spreadBps);
     // The desk pays the destination and the spread: a quote it could not fill now is no quote.
-    await refuseBeyondInventory(pool, to.currency, amounts.destination + amounts.fee, settings.inventoryLimits);
+    await refuseBeyondInventory(pool, to.currency, addUnits(amounts.destination, amounts.fee), settings.inventoryLimits);
     // Counted once it is a quote to keep: a malformed amount or a missing price costs nothing of the allowance.
     await deps.quoteLimit?.(account);
     const saved = await pool.query<Pick<typeof swapQuotes.$inferSelect, 'id' | 'expiresAt'> & { expiresIn: number }>(
@@ -171,9 +176,9 @@ export function createSwapService(deps: { pool: pg.Pool; catalogue: Catalogue; r
           throw new SwapError('SWAP_QUOTE_MISMATCH', 'The currencies differ from the quote');
         }
         const { from, limit: l, usd } = await pair(quote.sourceCurrency, quote.destinationCurrency);
-        const source = BigInt(quote.sourceAmount);
-        if (amountUnits(input.sourceAmount, from) !== source) throw new SwapError('SWAP_QUOTE_MISMATCH', 'sourceAmount differs from the quote');
-        const limitError = (code: 'SWAP_MIN_LIMIT' | 'SWAP_MAX_LIMIT', units: bigint) => {
+        const source = unitsFromRow<'source'>(quote.sourceAmount, 'sourceAmount');
+        if (amountUnits<'source'>(input.sourceAmount, from) !== source) throw new SwapError('SWAP_QUOTE_MISMATCH', 'sourceAmount differs from the quote');
+        const limitError = (code: 'SWAP_MIN_LIMIT' | 'SWAP_MAX_LIMIT', units: SourceUnits) => {
           const amount = formatUnits(units, from.decimals);
           return new SwapError(code, `${code === 'SWAP_MIN_LIMIT' ? 'Min' : 'Max'} amount limit is: ${amount} ${from.currency}`, { details: { amount, currency: from.currency } });
         };

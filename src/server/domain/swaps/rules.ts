@@ -1,11 +1,13 @@
 /**
  * The rules of a swap (SPEC §3 swap quote, limits; §5 swap rules): a quote fixes a rate from the rates port less a
  * spread; the user pays `source` and gets `destination`, the spread (`fee`) is taken in the destination currency.
+ * The two sides' units carry distinct brands (`SourceUnits`, `DestinationUnits`), so adding one to the other, or
+ * passing one where the other belongs, does not compile.
  * A quote is no free option (issue 14 item 11): it may be swapped only while the market has not moved against the
  * desk by more than SWAP_MAX_SLIPPAGE_BPS since it was taken.
  */
 import { AmountError, divideUnits, formatUnits, parseDecimal, pow10 } from '../../../lib/amount.ts';
-import { parseMoney } from '../../../lib/money.ts';
+import { addUnits, parseMoney, subtractUnits, unitsOf, type Units } from '../../../lib/money.ts';
 import type { CoinMeta } from '../../../lib/currencies.ts';
 import { PRICE_DECIMALS } from '../../adapters/rates/port.ts';
 import { DomainError } from '../errors.ts';
@@ -52,59 +54,66 @@ export type SwapCode =
 
 export class SwapError extends DomainError<SwapCode> {}
 
-export type SwapLimit = { minLimit: bigint; maxLimit: bigint };
+/**
+ * Units of what the user pays (the source currency) and of what they get (the destination currency, the spread's
+ * too). Both currencies are known only at run time, so the brands name the side: the two do not mix.
+ */
+export type SourceUnits = Units<'source'>;
+export type DestinationUnits = Units<'destination'>;
+
+export type SwapLimit = { minLimit: SourceUnits; maxLimit: SourceUnits };
 
 /** One computed quote in atomic units: the user pays `source`, gets `destination`; `fee` (destination units) is the spread. */
-export type QuoteAmounts = { source: bigint; destination: bigint; fee: bigint; rate: string };
+export type QuoteAmounts = { source: SourceUnits; destination: DestinationUnits; fee: DestinationUnits; rate: string };
 
 export type Side = { price: bigint; decimals: number };
 
 const ceilDiv = (a: bigint, b: bigint) => divideUnits(a, b, 'up');
 /** Places an amount of a currency may have on screen: its decimals, at most 8. */
 const placesOf = (decimals: number) => Math.min(decimals, SHOWN_DECIMALS);
-const floorTo = (units: bigint, decimals: number) => {
+const floorTo = <S extends string>(units: Units<S>, decimals: number): Units<S> => {
   const step = pow10(decimals - placesOf(decimals));
-  return (units / step) * step;
+  return unitsOf((units / step) * step);
 };
-const ceilTo = (units: bigint, decimals: number) => {
+const ceilTo = <S extends string>(units: Units<S>, decimals: number): Units<S> => {
   const step = pow10(decimals - placesOf(decimals));
-  return ceilDiv(units, step) * step;
+  return unitsOf(ceilDiv(units, step) * step);
 };
 
 /** What `source` units buy before the spread, in destination units, rounded down (the custodian never pays more). */
-function grossOf(source: bigint, from: Side, to: Side): bigint {
-  return (source * from.price * pow10(to.decimals)) / (to.price * pow10(from.decimals));
+function grossOf(source: SourceUnits, from: Side, to: Side): DestinationUnits {
+  return unitsOf((source * from.price * pow10(to.decimals)) / (to.price * pow10(from.decimals)));
 }
 
 /** Destination units per one source unit, to 8 decimals, rounded down. */
-function rateOf(source: bigint, destination: bigint, from: Side, to: Side): string {
+function rateOf(source: SourceUnits, destination: DestinationUnits, from: Side, to: Side): string {
   const scaled = (destination * pow10(from.decimals) * pow10(PRICE_DECIMALS)) / (source * pow10(to.decimals));
   return formatUnits(scaled, PRICE_DECIMALS);
 }
 
 /** The user typed the source amount: the destination is what it buys less the spread, rounded down to 8 places. */
-export function quoteBySource(source: bigint, from: Side, to: Side, spreadBps: number): QuoteAmounts {
+export function quoteBySource(source: SourceUnits, from: Side, to: Side, spreadBps: number): QuoteAmounts {
   const gross = grossOf(source, from, to);
-  const destination = floorTo((gross * BigInt(10_000 - spreadBps)) / 10_000n, to.decimals);
+  const destination = floorTo(unitsOf<'destination'>((gross * BigInt(10_000 - spreadBps)) / 10_000n), to.decimals);
   if (source <= 0n || destination <= 0n) throw new SwapError('SWAP_AMOUNT_TOO_SMALL', 'The amount is too small to swap');
-  return { source, destination, fee: gross - destination, rate: rateOf(source, destination, from, to) };
+  return { source, destination, fee: subtractUnits(gross, destination), rate: rateOf(source, destination, from, to) };
 }
 
 /** The user typed the destination amount: the source is what buys it and the spread, rounded up; they get exactly it. */
-export function quoteByDestination(destination: bigint, from: Side, to: Side, spreadBps: number): QuoteAmounts {
+export function quoteByDestination(destination: DestinationUnits, from: Side, to: Side, spreadBps: number): QuoteAmounts {
   if (destination <= 0n) throw new SwapError('SWAP_AMOUNT_TOO_SMALL', 'The amount is too small to swap');
   const grossNeeded = ceilDiv(destination * 10_000n, BigInt(10_000 - spreadBps));
-  const source = ceilTo(ceilDiv(grossNeeded * to.price * pow10(from.decimals), from.price * pow10(to.decimals)), from.decimals);
+  const source = ceilTo(unitsOf<'source'>(ceilDiv(grossNeeded * to.price * pow10(from.decimals), from.price * pow10(to.decimals))), from.decimals);
   const gross = grossOf(source, from, to);
-  return { source, destination, fee: gross - destination, rate: rateOf(source, destination, from, to) };
+  return { source, destination, fee: subtractUnits(gross, destination), rate: rateOf(source, destination, from, to) };
 }
 
-/** An amount from the wire to units of a currency: at most 8 decimals, above zero. */
-export function amountUnits(text: string, coin: CoinMeta): bigint {
+/** An amount from the wire to units of a currency (of the side `S` of the swap): at most 8 decimals, above zero. */
+export function amountUnits<S extends 'source' | 'destination'>(text: string, coin: CoinMeta): Units<S> {
   try {
     const { units } = parseMoney(coin.currency, text, { places: placesOf(coin.decimals) });
     if (units <= 0n) throw new SwapError('SWAP_AMOUNT_TOO_SMALL', 'The amount must be above 0');
-    return units;
+    return unitsOf<S>(units);
   } catch (error) {
     if (error instanceof AmountError) throw new SwapError('SWAP_AMOUNT_TOO_SMALL', `${coin.currency} amounts have at most ${placesOf(coin.decimals)} decimals`, { cause: error });
     throw error;
@@ -124,9 +133,9 @@ export type SwapSettings = {
  * the destination, before the spread, against what it was worth when quoted (destination + spread). Without a
  * current price for either side it may not.
  */
-export function quoteHolds(quoted: { source: bigint; destination: bigint; fee: bigint }, from: Side, to: Side, maxSlippageBps: number): boolean {
+export function quoteHolds(quoted: Omit<QuoteAmounts, 'rate'>, from: Side, to: Side, maxSlippageBps: number): boolean {
   if (from.price <= 0n || to.price <= 0n) return false;
-  return honoursFixedRate(quoted.destination + quoted.fee, grossOf(quoted.source, from, to), maxSlippageBps);
+  return honoursFixedRate(addUnits(quoted.destination, quoted.fee), grossOf(quoted.source, from, to), maxSlippageBps);
 }
 
 export const QUOTE_MOVED = 'The rate has moved since this quote: request a new one';
@@ -137,6 +146,6 @@ export function limitOf(settings: Pick<SwapSettings, 'limits'>, from: CoinMeta, 
   const chosen =
     settings.limits[`${from.currency}/${to.currency}`] ?? settings.limits[from.currency] ?? settings.limits[from.baseCurrency] ?? DEFAULT_SWAP_LIMITS[from.baseCurrency];
   if (!chosen) return undefined;
-  const toUnits = (value: string) => parseDecimal(value, Math.max(from.decimals, 18)) / pow10(Math.max(from.decimals, 18) - from.decimals);
+  const toUnits = (value: string) => unitsOf<'source'>(parseDecimal(value, Math.max(from.decimals, 18)) / pow10(Math.max(from.decimals, 18) - from.decimals));
   return { minLimit: toUnits(chosen.min), maxLimit: toUnits(chosen.max) };
 }

@@ -10,11 +10,12 @@ import { ensureUserLedgerAccount, SYSTEM_ACCOUNTS, systemAccountId, type Posting
 import { DESK_ACCOUNT, reserveInventory } from '../market/desk.ts';
 import { hasOrderEntry, holdOrder, postOrderEntry, releaseOrder } from '../orders/entries.ts';
 import { recordHistory } from '../orders/history.ts';
-import { money } from '../../../lib/money.ts';
+import { addUnits, money, negateUnits } from '../../../lib/money.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 import { orderReference } from '../orders/entry-keys.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
-import { SwapError } from './rules.ts';
+import { SwapError, type DestinationUnits, type SourceUnits } from './rules.ts';
 import type { SwapOrderRow } from './view.ts';
 
 type Settled = Pick<SwapOrderRow, 'id' | 'walletAccountId' | 'sourceCurrency' | 'destinationCurrency' | 'sourceAmount' | 'destinationAmount' | 'feeAmount'>;
@@ -27,7 +28,7 @@ type Confirmed = Settled & Pick<SwapOrderRow, 'rate' | 'walletTransactionId'>;
  */
 export async function holdAndSettleSwap(db: Queryable, order: Confirmed, inventoryLimits: Readonly<Record<string, string>>): Promise<string> {
   await ensureUserLedgerAccount(db, order.walletAccountId);
-  await holdOrder(db, { flow: 'swap', id: order.id }, { account: order.walletAccountId, money: money(order.sourceCurrency, BigInt(order.sourceAmount)) }, (cause) => new SwapError('SWAP_NOT_ENOUGH', 'Not enough funds', { cause }));
+  await holdOrder(db, { flow: 'swap', id: order.id }, { account: order.walletAccountId, money: money(order.sourceCurrency, unitsFromRow(order.sourceAmount, 'sourceAmount')) }, (cause) => new SwapError('SWAP_NOT_ENOUGH', 'Not enough funds', { cause }));
   let shown = order.walletTransactionId;
   if (!shown) {
     shown = await recordHistory(db, {
@@ -60,17 +61,21 @@ export async function holdAndSettleSwap(db: Queryable, order: Confirmed, invento
  */
 export async function settleSwap(db: Queryable, order: Settled, inventoryLimits: Readonly<Record<string, string>>): Promise<void> {
   const liquidity = DESK_ACCOUNT;
-  const source = BigInt(order.sourceAmount);
-  const destination = BigInt(order.destinationAmount);
-  const fee = BigInt(order.feeAmount);
-  await reserveInventory(db, order.destinationCurrency, destination + fee, inventoryLimits);
+  const source = unitsFromRow<'source'>(order.sourceAmount, 'sourceAmount');
+  const destination = unitsFromRow<'destination'>(order.destinationAmount, 'destinationAmount');
+  const fee = unitsFromRow<'destination'>(order.feeAmount, 'feeAmount');
+  const sold = addUnits(destination, fee);
+  await reserveInventory(db, order.destinationCurrency, sold, inventoryLimits);
+  // A leg takes only its own side's units: the source currency's are SourceUnits, the destination's DestinationUnits.
+  const paid = (account: string, bucket: Posting['bucket'], amount: SourceUnits): Posting => ({ account, currency: order.sourceCurrency, bucket, amount });
+  const got = (account: string, bucket: Posting['bucket'], amount: DestinationUnits): Posting => ({ account, currency: order.destinationCurrency, bucket, amount });
   const postings: Posting[] = [
-    { account: order.walletAccountId, currency: order.sourceCurrency, bucket: 'ON_HOLD', amount: -source },
-    { account: liquidity, currency: order.sourceCurrency, bucket: 'AVAILABLE', amount: source },
-    { account: liquidity, currency: order.destinationCurrency, bucket: 'AVAILABLE', amount: -(destination + fee) },
-    { account: order.walletAccountId, currency: order.destinationCurrency, bucket: 'AVAILABLE', amount: destination },
+    paid(order.walletAccountId, 'ON_HOLD', negateUnits(source)),
+    paid(liquidity, 'AVAILABLE', source),
+    got(liquidity, 'AVAILABLE', negateUnits(sold)),
+    got(order.walletAccountId, 'AVAILABLE', destination),
   ];
-  if (fee > 0n) postings.push({ account: systemAccountId(SYSTEM_ACCOUNTS.feeIncome()), currency: order.destinationCurrency, bucket: 'AVAILABLE', amount: fee });
+  if (fee > 0n) postings.push(got(systemAccountId(SYSTEM_ACCOUNTS.feeIncome()), 'AVAILABLE', fee));
   await postOrderEntry(db, { flow: 'swap', id: order.id }, 'confirm', postings);
   await moveOrder(db, ORDER_TABLES.swap, order.id, { from: 'PENDING', to: 'COMPLETED', set: { closed_at: NOW }, history: { state: 'COMPLETED' } });
   // The destination shows in the account even if the user never added it (or hid it).
@@ -90,7 +95,7 @@ export async function settleSwap(db: Queryable, order: Settled, inventoryLimits:
 export async function closeSwap(db: Queryable, order: Settled, state: 'EXPIRED' | 'CANCELLED', reason = 'The rate expired before the swap was confirmed'): Promise<void> {
   const ref = { flow: 'swap', id: order.id } as const;
   const held = await hasOrderEntry(db, ref, 'hold');
-  if (held) await releaseOrder(db, ref, { account: order.walletAccountId, money: money(order.sourceCurrency, BigInt(order.sourceAmount)) });
+  if (held) await releaseOrder(db, ref, { account: order.walletAccountId, money: money(order.sourceCurrency, unitsFromRow(order.sourceAmount, 'sourceAmount')) });
   if (state === 'EXPIRED') {
     await moveOrder(db, ORDER_TABLES.swap, order.id, { from: 'PENDING', to: state, set: { closed_at: NOW }, history: { state: 'FAILED', set: { failure_reason: reason } } });
   } else {

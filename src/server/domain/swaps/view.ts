@@ -1,5 +1,6 @@
 /** A swap quote and order as the gateway shows them (SPEC §7 exchange), and the reads of an order. */
 import { formatMoney, money } from '../../../lib/money.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 import { selectColumns } from '../../db/columns.ts';
 import { swapOrders } from '../../db/schema/swaps.ts';
 import type { Queryable } from '../ledger.ts';
@@ -46,9 +47,9 @@ export function orderView(order: SwapOrderRow): SwapOrderView {
     id: order.id,
     sourceCurrency: order.sourceCurrency,
     destinationCurrency: order.destinationCurrency,
-    sourceAmount: formatMoney(money(order.sourceCurrency, BigInt(order.sourceAmount))),
-    destinationAmount: formatMoney(money(order.destinationCurrency, BigInt(order.destinationAmount))),
-    fee: formatMoney(money(order.destinationCurrency, BigInt(order.feeAmount))),
+    sourceAmount: formatMoney(money(order.sourceCurrency, unitsFromRow(order.sourceAmount, 'sourceAmount'))),
+    destinationAmount: formatMoney(money(order.destinationCurrency, unitsFromRow(order.destinationAmount, 'destinationAmount'))),
+    fee: formatMoney(money(order.destinationCurrency, unitsFromRow(order.feeAmount, 'feeAmount'))),
     feeCurrency: order.destinationCurrency,
     rate: order.rate,
     state: order.state,

@@ -18,7 +18,7 @@ const QUOTE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$
 export type SavedFeeQuote = { id: string; expiresAt: Date };
 
 /** Keeps a quote of `fee` for a withdrawal of `currency` from `account` to `toAddress` (address-book spelling). */
-export async function saveFeeQuote(db: Queryable, quote: { account: string; currency: string; toAddress: string; fee: bigint; estimate: FeeEstimate; marginBps: number }): Promise<SavedFeeQuote> {
+export async function saveFeeQuote(db: Queryable, quote: { account: string; currency: string; toAddress: string; fee: Units; estimate: FeeEstimate; marginBps: number }): Promise<SavedFeeQuote> {
   const saved = await db.query<SavedFeeQuote>(
     `INSERT INTO withdrawal_fee_quotes (wallet_account_id, currency, to_address, fee, estimate, estimate_currency, margin_bps, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, now() + make_interval(secs => $8)) RETURNING id, expires_at AS "expiresAt"`,

@@ -8,6 +8,7 @@
  */
 import { divideUnits, pow10 } from '../../../lib/amount.ts';
 import { findCoin, type CoinMeta, type Network } from '../../../lib/currencies.ts';
+import { unitsOf, type Units } from '../../../lib/money.ts';
 import { ChainUnavailableError, type FeeEstimate, type HotWalletFees, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
 import type { PriceTable, RatesPort } from '../../adapters/rates/port.ts';
 import { requireUsd } from '../rates.ts';
@@ -45,13 +46,13 @@ export function roundUpToShown(units: bigint, coin: Pick<CoinMeta, 'decimals'>):
 }
 
 /** fee = max(floor, ceil(estimate in the asset × (10000 + margin) / 10000)), rounded up to what the coin shows. */
-export function withdrawalFee(input: { floor: bigint; estimateInAsset: bigint; marginBps: number; coin: Pick<CoinMeta, 'decimals'> }): bigint {
+export function withdrawalFee(input: { floor: bigint; estimateInAsset: bigint; marginBps: number; coin: Pick<CoinMeta, 'decimals'> }): Units {
   const withMargin = roundUpToShown(divideUnits(input.estimateInAsset * (BPS + BigInt(input.marginBps)), BPS, 'up'), input.coin);
-  return withMargin > input.floor ? withMargin : input.floor;
+  return unitsOf(withMargin > input.floor ? withMargin : input.floor);
 }
 
 /** A fee as it is charged now, and the estimate it was made from (kept with a fee quote). */
-export type CurrentFee = { fee: bigint; estimate: FeeEstimate };
+export type CurrentFee = { fee: Units; estimate: FeeEstimate };
 
 export type FeeChain = Pick<WithdrawalChainPort, 'hotWalletAddress'> & Pick<HotWalletFees, 'estimateFee'>;
 
@@ -71,7 +72,7 @@ export function createFeeCalculator(deps: { chain: FeeChain; rates: RatesPort; f
     if (cache.size >= CACHE_LIMIT) cache.clear();
   };
 
-  async function ask(network: Network, currency: string, toAddress: string | undefined, amount: bigint): Promise<FeeEstimate> {
+  async function ask(network: Network, currency: string, toAddress: string | undefined, amount: Units): Promise<FeeEstimate> {
     try {
       const recipient = toAddress ?? (await deps.chain.hotWalletAddress(network));
       return await deps.chain.estimateFee({ network, currency, toAddress: recipient, amount });
@@ -83,7 +84,7 @@ export function createFeeCalculator(deps: { chain: FeeChain; rates: RatesPort; f
   }
 
   /** The network's estimate, shared by the requests of a few seconds (a failed one is not kept). */
-  function estimate(coin: CoinMeta, toAddress: string | undefined, amount: bigint): Promise<FeeEstimate> {
+  function estimate(coin: CoinMeta, toAddress: string | undefined, amount: Units): Promise<FeeEstimate> {
     const key = `${coin.network}:${coin.currency}:${toAddress ?? ''}`;
     const at = now();
     const cached = cache.get(key);
@@ -98,7 +99,7 @@ export function createFeeCalculator(deps: { chain: FeeChain; rates: RatesPort; f
   }
 
   /** `amount`: the units asked to be sent (a TRC-20 transfer is simulated with it). */
-  async function current(coin: CoinMeta, toAddress: string | undefined, amount: bigint): Promise<CurrentFee> {
+  async function current(coin: CoinMeta, toAddress: string | undefined, amount: Units): Promise<CurrentFee> {
     const estimated = await estimate(coin, toAddress, amount);
     const feeCoin = findCoin(estimated.currency);
     // Prices are read only where the fee is in another asset (a token's): a coin's own withdrawal never waits for them.

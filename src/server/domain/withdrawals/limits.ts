@@ -6,6 +6,7 @@
  * on (it is neither refused nor passed unchecked). Transfers to other users of this wallet count the same.
  */
 import type { CoinMeta } from '../../../lib/currencies.ts';
+import type { Units } from '../../../lib/money.ts';
 import { parseDecimal } from '../../../lib/amount.ts';
 import { PRICE_DECIMALS, PRICE_SCALE, type RatesPort } from '../../adapters/rates/port.ts';
 import { balancesOf, type Queryable } from '../ledger.ts';
@@ -70,7 +71,7 @@ export type LimitCheck = { usd: bigint | undefined; reasons: ReviewReason[] };
  */
 export async function checkWithdrawalLimits(
   db: Queryable,
-  input: { account: string; coin: CoinMeta; units: bigint; address: string; limits: WithdrawalLimits; rates: RatesPort },
+  input: { account: string; coin: CoinMeta; units: Units; address: string; limits: WithdrawalLimits; rates: RatesPort },
 ): Promise<LimitCheck> {
   const { limits, coin } = input;
   if (!limitsOn(limits)) return { usd: undefined, reasons: [] };

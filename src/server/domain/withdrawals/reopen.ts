@@ -12,9 +12,9 @@
  * Its reserved inputs stay reserved throughout: the same transaction may still be mined.
  */
 import type pg from 'pg';
-import { unitsFromRow } from '../../db/amounts.ts';
+import { unitsFromRow, unitsFromRowOrZero } from '../../db/amounts.ts';
 import { NETWORK_INFO } from '../../../lib/currencies.ts';
-import { money } from '../../../lib/money.ts';
+import { money, negateUnits, subtractUnits } from '../../../lib/money.ts';
 import { transferKey, type HotWalletFees, type TransferStatus, type WithdrawalChainPort } from '../../adapters/chains/port.ts';
 import { selectColumns } from '../../db/columns.ts';
 import { withdrawals } from '../../db/schema/withdrawals.ts';
@@ -32,8 +32,8 @@ type Completed = Pick<typeof withdrawals.$inferSelect, (typeof FIELDS)[number]> 
 
 /** Where a withdrawal's held amount goes when it completes: less the fee to the network's world account, the fee to fee income. */
 export function settleLegs(w: Pick<typeof withdrawals.$inferSelect, 'network' | 'amount' | 'fee'>): SettleLeg[] {
-  const fee = BigInt(w.fee);
-  const legs: SettleLeg[] = [{ account: systemAccountId(SYSTEM_ACCOUNTS.world(w.network)), units: BigInt(w.amount) - fee }];
+  const fee = unitsFromRow(w.fee, 'fee');
+  const legs: SettleLeg[] = [{ account: systemAccountId(SYSTEM_ACCOUNTS.world(w.network)), units: subtractUnits(unitsFromRow(w.amount, 'amount'), fee) }];
   if (fee > 0n) legs.push({ account: systemAccountId(SYSTEM_ACCOUNTS.feeIncome()), units: fee });
   return legs;
 }
@@ -79,11 +79,11 @@ async function reopen(pool: pg.Pool, row: Completed, status: TransferStatus, tip
     if (claimed.rowCount === 0) return false;
     const round = row.reopened + 1;
     const coin = NETWORK_INFO[row.network].coin;
-    const networkFee = row.networkFee === null ? 0n : unitsFromRow(row.networkFee, 'networkFee');
+    const networkFee = unitsFromRowOrZero(row.networkFee, 'networkFee');
     const undo: Posting[] =
       networkFee > 0n
         ? [
-            { account: systemAccountId(SYSTEM_ACCOUNTS.world(row.network)), currency: coin, bucket: 'AVAILABLE', amount: -networkFee },
+            { account: systemAccountId(SYSTEM_ACCOUNTS.world(row.network)), currency: coin, bucket: 'AVAILABLE', amount: negateUnits(networkFee) },
             { account: await feePayerOf(client, orderEntryKey('withdrawal', row.id, 'networkFee', row.reopened), row.network), currency: coin, bucket: 'AVAILABLE', amount: networkFee },
           ]
         : [];

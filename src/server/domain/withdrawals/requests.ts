@@ -7,6 +7,7 @@ import type { ApprovalSeal } from '../signing.ts';
 import { unitsFromRow } from '../../db/amounts.ts';
 import type pg from 'pg';
 import { formatUnits } from '../../../lib/amount.ts';
+import { unitsOf, type Units } from '../../../lib/money.ts';
 import type { CoinMeta } from '../../../lib/currencies.ts';
 import type { ChainAddressing, HotWalletFees, WithdrawalChainPort } from '../../adapters/chains/port.ts';
 import type { RatesPort } from '../../adapters/rates/port.ts';
@@ -78,7 +79,7 @@ export function createWithdrawalService(deps: {
       if (checked.checkResult === 'INVALID') throw new WithdrawalError('WITHDRAWAL_WRONG_ADDRESS', 'The withdrawal address format is wrong.');
     }
     const internal = checked?.internal ?? false;
-    let fee = 0n;
+    let fee = unitsOf(0n);
     let quote: { id: string; expiresAt: Date } | undefined;
     if (!internal) {
       const sendable = checked?.checkResult === 'VALID' && !checked.belongsToSameUser;
@@ -126,8 +127,8 @@ export function createWithdrawalService(deps: {
         if (checked.checkResult === 'INVALID') throw new WithdrawalError('WITHDRAWAL_WRONG_ADDRESS', 'The withdrawal address format is wrong.');
         if (checked.checkResult === 'BLOCKED' || checked.checkResult === 'NOT_USED') throw new WithdrawalError('WITHDRAWAL_ADDRESS_NOT_USED', 'Address not used');
         if (checked.belongsToSameUser) throw new WithdrawalError('WITHDRAWAL_SAME_USER', "You can't make a transfer to yourself");
-        let fee = 0n;
-        let quote: { id: string; fee: bigint } | undefined;
+        let fee = unitsOf(0n);
+        let quote: { id: string; fee: Units } | undefined;
         if (!checked.internal) {
           const toAddress = bookAddress(coin.network, typed);
           quote = input.feeQuoteId === undefined ? undefined : await takeFeeQuote(db, { id: input.feeQuoteId, account, currency: coin.currency, toAddress });

@@ -121,7 +121,7 @@ export async function approveWithdrawal(
         return;
       }
       const order = { flow: 'withdrawal', id: w.id } as const;
-      const held = money(w.currency, BigInt(w.amount));
+      const held = money(w.currency, unitsFromRow(w.amount));
       await releaseOrder(client, order, { account: w.walletAccountId, money: held });
       await ensureUserLedgerAccount(client, w.recipientAccountId);
       await transferForOrder(client, order, 'internal', { from: w.walletAccountId, to: w.recipientAccountId, money: held });
@@ -145,7 +145,7 @@ export async function rejectWithdrawal(
     input,
     'REJECTED',
     async (client, w) => {
-      await releaseOrder(client, { flow: 'withdrawal', id: w.id }, { account: w.walletAccountId, money: money(w.currency, BigInt(w.amount)) });
+      await releaseOrder(client, { flow: 'withdrawal', id: w.id }, { account: w.walletAccountId, money: money(w.currency, unitsFromRow(w.amount)) });
       await moveOrder(client, ORDER_TABLES.withdrawal, w.id, {
         from: 'UNDER_REVIEW',
         to: 'FAILED',

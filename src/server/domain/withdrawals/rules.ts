@@ -4,7 +4,7 @@
  */
 import { Address as TonAddress } from '@ton/core';
 import { AmountError, parseDecimal } from '../../../lib/amount.ts';
-import { parseMoney } from '../../../lib/money.ts';
+import { parseMoney, type Units } from '../../../lib/money.ts';
 import type { CoinMeta, Network } from '../../../lib/currencies.ts';
 import { DomainError } from '../errors.ts';
 import { toChecksumAddress } from '../addresses.ts';
@@ -93,9 +93,9 @@ export function isBounceableTonAddress(address: string): boolean {
 }
 
 /** An amount from the wire to units of the coin: at most 8 decimals and no more than the coin has, above zero. */
-export function withdrawalUnits(text: string, coin: CoinMeta): bigint {
+export function withdrawalUnits(text: string, coin: CoinMeta): Units {
   const places = Math.min(coin.decimals, SHOWN_DECIMALS);
-  let units: bigint;
+  let units: Units;
   try {
     units = parseMoney(coin.currency, text, { places }).units;
   } catch (error) {
@@ -121,6 +121,6 @@ export function withdrawalFees(coins: readonly CoinMeta[], configured: Readonly<
 }
 
 /** What defines a withdrawal request for its idempotency key: the coin, the units and the address however it was spelled. */
-export function withdrawalRequestFields(coin: CoinMeta, units: bigint, typedAddress: string) {
+export function withdrawalRequestFields(coin: CoinMeta, units: Units, typedAddress: string) {
   return { currency: coin.currency, amount: units, address: bookAddress(coin.network, typedAddress) };
 }

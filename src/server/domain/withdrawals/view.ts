@@ -1,5 +1,5 @@
 /** A withdrawal as the gateway shows it (SPEC §7 withdrawal), and the reads that give one. */
-import { formatMoney, money } from '../../../lib/money.ts';
+import { formatMoney, money, subtractUnits, type Units } from '../../../lib/money.ts';
 import { unitsFromRow } from '../../db/amounts.ts';
 import { explorerLink, type CoinMeta } from '../../../lib/currencies.ts';
 import { selectColumns } from '../../db/columns.ts';
@@ -79,7 +79,7 @@ export function pendingReasonOf(withdrawal: { state: WithdrawalState; waitingFor
 export function withdrawalView(row: WithdrawalRow, coin: CoinMeta | undefined): WithdrawalView {
   const amount = unitsFromRow(row.amount, 'amount');
   const fee = unitsFromRow(row.fee, 'fee');
-  const shown = (units: bigint) => formatMoney(money(row.currency, units));
+  const shown = (units: Units) => formatMoney(money(row.currency, units));
   const shownHash = row.state === 'PENDING' || row.state === 'SIGNED' ? null : row.txHash;
   return {
     id: row.id,
@@ -89,7 +89,7 @@ export function withdrawalView(row: WithdrawalRow, coin: CoinMeta | undefined): 
     amount: shown(amount),
     fee: shown(fee),
     feeCurrency: row.currency,
-    receiveAmount: shown(amount - fee),
+    receiveAmount: shown(subtractUnits(amount, fee)),
     depositAddress: row.toAddress,
     internal: row.kind === 'INTERNAL',
     state: row.state === 'COMPLETED' ? 'COMPLETED' : row.state === 'FAILED' ? 'FAILED' : 'IN_PROGRESS',

@@ -24,7 +24,8 @@ import { networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, type Queryable } fro
 import { NETWORK_INFO, type Network } from '../../../lib/currencies.ts';
 import { releaseOrder, settleOrder, transferForOrder } from '../orders/entries.ts';
 import { recheckCompletedWithdrawals, settleLegs } from './reopen.ts';
-import { money } from '../../../lib/money.ts';
+import { money, unitsOf, type Units } from '../../../lib/money.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import { NOW } from '../orders/sql-set.ts';
 
@@ -415,7 +416,7 @@ async function claimBroadcast(pool: pg.Pool, id: string, work: (client: pg.PoolC
  * reopened before settles by its round's own entry.
  */
 async function completeWithdrawal(db: Queryable, w: Claimed, status: { confirmations: number; blockHeight: number | null; fee?: bigint | undefined }, minedHash: string): Promise<void> {
-  const held = money(w.currency, BigInt(w.amount));
+  const held = money(w.currency, unitsFromRow(w.amount));
   await settleOrder(db, { flow: 'withdrawal', id: w.id }, { account: w.walletAccountId, money: held, to: settleLegs(w), round: w.reopened });
   await moveOrder(db, ORDER_TABLES.withdrawal, w.id, {
     from: 'BROADCAST',
@@ -435,7 +436,7 @@ async function completeWithdrawal(db: Queryable, w: Claimed, status: { confirmat
  */
 async function bookNetworkFee(db: Queryable, w: Claimed, whole: bigint | undefined): Promise<void> {
   if (whole === undefined || whole <= 0n) return;
-  const fee = await networkFeeShare(db, w, whole);
+  const fee = await networkFeeShare(db, w, unitsOf(whole));
   if (fee <= 0n) return;
   await transferForOrder(db, { flow: 'withdrawal', id: w.id }, 'networkFee', {
     from: networkFeePayer(w.network),
@@ -458,17 +459,17 @@ async function lockedAll(client: pg.PoolClient, batchId: string): Promise<boolea
  * first by id, so the parts add up to the fee exactly; each part is booked (and taken back on a reopen) with its
  * withdrawal like a single withdrawal's whole fee. The whole fee for a withdrawal paid alone.
  */
-async function networkFeeShare(db: Queryable, w: Claimed, fee: bigint): Promise<bigint> {
+async function networkFeeShare(db: Queryable, w: Claimed, fee: Units): Promise<Units> {
   if (!w.batchId) return fee;
   const members = await db.query<{ id: string }>('SELECT id FROM withdrawals WHERE batch_id = $1 ORDER BY id', [w.batchId]);
   const count = BigInt(members.rows.length);
   if (count === 0n) return fee;
-  return fee / count + (members.rows[0]?.id === w.id ? fee % count : 0n);
+  return unitsOf(fee / count + (members.rows[0]?.id === w.id ? fee % count : 0n));
 }
 
 /** Gives the held amount back and shows the withdrawal as failed. */
 async function failWithdrawal(db: Queryable, w: Claimed, from: 'SIGNED' | 'BROADCAST', reason: string): Promise<void> {
-  await releaseOrder(db, { flow: 'withdrawal', id: w.id }, { account: w.walletAccountId, money: money(w.currency, BigInt(w.amount)) });
+  await releaseOrder(db, { flow: 'withdrawal', id: w.id }, { account: w.walletAccountId, money: money(w.currency, unitsFromRow(w.amount)) });
   await moveOrder(db, ORDER_TABLES.withdrawal, w.id, { from, to: 'FAILED', set: { failure_reason: reason, closed_at: NOW }, history: { state: 'FAILED', set: { failure_reason: reason } } });
   await notifyAccountChanged(db, w.walletAccountId);
 }

@@ -1,6 +1,7 @@
 // The one row reader for amount columns (src/server/db/amounts.ts) and the Units brand it returns (src/lib/money.ts).
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { addUnits, subtractUnits, unitsOf, type Units } from '../../../../src/lib/money.ts';
+import { addUnits, money, negateUnits, subtractUnits, sumUnits, unitsOf, type Units } from '../../../../src/lib/money.ts';
+import type { Posting } from '../../../../src/server/domain/ledger.ts';
 import { unitsFromRow, unitsFromRowOrZero } from '../../../../src/server/db/amounts.ts';
 
 describe('unitsFromRow', () => {
@@ -42,5 +43,26 @@ describe('Units', () => {
     expect(bare).toBe(5n);
     expectTypeOf(addUnits(btc, btc)).toEqualTypeOf<Units<'BTC'>>();
     expectTypeOf(btc).toMatchTypeOf<bigint>();
+  });
+
+  it('negates and sums within one currency', () => {
+    const btc = unitsOf<'BTC'>(5n);
+    expect(negateUnits(btc)).toBe(-5n);
+    expect(sumUnits([btc, unitsOf<'BTC'>(2n), unitsOf<'BTC'>(3n)])).toBe(10n);
+    expect(sumUnits<'BTC'>([])).toBe(0n);
+    expectTypeOf(negateUnits(btc)).toEqualTypeOf<Units<'BTC'>>();
+    // @ts-expect-error: BTC units summed with USDT units are no BTC amount
+    const mixed: Units<'BTC'> = sumUnits([btc, unitsOf<'USDT'>(1n)]);
+    expect(mixed).toBe(6n);
+  });
+
+  it('is what Money and a ledger posting carry: a plain bigint goes in through unitsOf or the row reader only', () => {
+    const posting: Posting = { account: 'a', currency: 'BTC', bucket: 'AVAILABLE', amount: unitsFromRow('5') };
+    expect(posting.amount).toBe(5n);
+    // @ts-expect-error: a bare bigint is no posting's amount
+    const bare: Posting = { account: 'a', currency: 'BTC', bucket: 'AVAILABLE', amount: 5n };
+    // @ts-expect-error: nor Money's units
+    expect(() => money('XYZ', 5n)).toThrow('unknown currency XYZ');
+    expect(bare.amount).toBe(5n);
   });
 });

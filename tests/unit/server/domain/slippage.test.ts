@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { unitsOf } from '../../../../src/lib/money.ts';
 import { honoursFixedRate } from '../../../../src/server/domain/slippage.ts';
 import { MAX_SLIPPAGE_BPS } from '../../../../src/lib/slippage.ts';
 import { quoteBySource, quoteByDestination, quoteHolds } from '../../../../src/server/domain/swaps/rules.ts';
@@ -27,14 +28,14 @@ describe('a fixed rate is honoured only within the slippage against the desk (is
   });
 
   it('a swap quote holds at its own prices, by source and by destination, with no slippage at all', () => {
-    const q = quoteBySource(1_000_000n, btcAt(65_000), usdt, 50);
+    const q = quoteBySource(unitsOf(1_000_000n), btcAt(65_000), usdt, 50);
     expect(quoteHolds(q, btcAt(65_000), usdt, 0)).toBe(true);
-    const d = quoteByDestination(123_456_789n, btcAt(65_000), usdt, 50);
+    const d = quoteByDestination(unitsOf(123_456_789n), btcAt(65_000), usdt, 50);
     expect(quoteHolds(d, btcAt(65_000), usdt, 0)).toBe(true);
   });
 
   it('BTC → USDT: refused once BTC fell more than the slippage, honoured within it or when BTC rose', () => {
-    const q = quoteBySource(1_000_000n, btcAt(65_000), usdt, 50);
+    const q = quoteBySource(unitsOf(1_000_000n), btcAt(65_000), usdt, 50);
     expect(quoteHolds(q, btcAt(64_350), usdt, 100)).toBe(true); // −1.0 %
     expect(quoteHolds(q, btcAt(64_349), usdt, 100)).toBe(false);
     expect(quoteHolds(q, btcAt(62_000), usdt, 100)).toBe(false);
@@ -42,14 +43,14 @@ describe('a fixed rate is honoured only within the slippage against the desk (is
   });
 
   it('USDT → BTC: the desk loses when BTC rose, so that is what refuses', () => {
-    const q = quoteBySource(650_000_000n, usdt, btcAt(65_000), 50);
+    const q = quoteBySource(unitsOf(650_000_000n), usdt, btcAt(65_000), 50);
     expect(quoteHolds(q, usdt, btcAt(65_600), 100)).toBe(true); // +0.92 %
     expect(quoteHolds(q, usdt, btcAt(66_000), 100)).toBe(false); // +1.5 %
     expect(quoteHolds(q, usdt, btcAt(60_000), 100)).toBe(true);
   });
 
   it('without a current price for either side nothing holds', () => {
-    const q = quoteBySource(1_000_000n, btcAt(65_000), usdt, 50);
+    const q = quoteBySource(unitsOf(1_000_000n), btcAt(65_000), usdt, 50);
     expect(quoteHolds(q, side(0n, 8), usdt, 100)).toBe(false);
     expect(quoteHolds(q, btcAt(65_000), side(0n, 6), 100)).toBe(false);
   });

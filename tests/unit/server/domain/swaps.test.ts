@@ -1,5 +1,16 @@
-import { describe, expect, it } from 'vitest';
-import { amountUnits, limitOf, quoteByDestination, quoteBySource, SwapError, DEFAULT_SWAP_LIMITS } from '../../../../src/server/domain/swaps/rules.ts';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { addUnits, subtractUnits, unitsOf, type Units } from '../../../../src/lib/money.ts';
+import {
+  amountUnits,
+  limitOf,
+  quoteByDestination,
+  quoteBySource,
+  quoteHolds,
+  SwapError,
+  DEFAULT_SWAP_LIMITS,
+  type DestinationUnits,
+  type SourceUnits,
+} from '../../../../src/server/domain/swaps/rules.ts';
 import { findCoin, type CoinMeta } from '../../../../src/lib/currencies.ts';
 
 const PRICE = 10n ** 8n;
@@ -8,18 +19,52 @@ const usdt = { price: 1n * PRICE, decimals: 6 };
 const eth = { price: 3_200n * PRICE, decimals: 18 };
 const coin = (currency: string) => findCoin(currency) as CoinMeta;
 
+describe('the two sides of a swap do not mix (issue 34 item 4)', () => {
+  it('brands what the user pays apart from what they get, each a bigint at run time', () => {
+    const q = quoteBySource(unitsOf(100_000n), btc, usdt, 50);
+    expectTypeOf(q.source).toEqualTypeOf<SourceUnits>();
+    expectTypeOf(q.destination).toEqualTypeOf<DestinationUnits>();
+    expectTypeOf(q.fee).toEqualTypeOf<DestinationUnits>();
+    // The spread is in the destination currency: it adds to what the user gets.
+    expect(addUnits(q.destination, q.fee)).toBe(65_000_000n);
+    expect(typeof q.source).toBe('bigint');
+  });
+
+  it('refuses to compile a source amount where a destination one belongs, and the other way', () => {
+    const q = quoteBySource(unitsOf(100_000n), btc, usdt, 50);
+    // @ts-expect-error: source units plus destination units
+    addUnits(q.source, q.destination);
+    // @ts-expect-error: the fee (destination units) taken from the source
+    subtractUnits(q.source, q.fee);
+    // @ts-expect-error: quoting by destination with what the user pays
+    quoteByDestination(q.source, btc, usdt, 50);
+    // @ts-expect-error: quoting by source with what the user gets
+    quoteBySource(q.destination, btc, usdt, 50);
+    // @ts-expect-error: a quote whose sides are swapped
+    quoteHolds({ source: q.destination, destination: q.source, fee: q.fee }, btc, usdt, 100);
+    // @ts-expect-error: a plain bigint is no side's units
+    const plain: SourceUnits = 100_000n;
+    // @ts-expect-error: nor is units of some currency unknown at compile time
+    const generic: DestinationUnits = unitsOf<string>(1n);
+    expect([plain, generic]).toEqual([100_000n, 1n]);
+    // Either side is still units of some currency: it goes where any currency's units go (a ledger posting).
+    const anyCurrency: Units = q.source;
+    expect(anyCurrency).toBe(100_000n);
+  });
+});
+
 describe('swap quotes: exact, with the spread in the destination currency', () => {
   it('by source: what the source buys less the spread, rounded down; the fee is the rest', () => {
-    const q = quoteBySource(100_000n, btc, usdt, 50);
+    const q = quoteBySource(unitsOf(100_000n), btc, usdt, 50);
     expect(q).toEqual({ source: 100_000n, destination: 64_675_000n, fee: 325_000n, rate: '64675' });
     expect(q.destination + q.fee).toBe(65_000_000n);
   });
 
   it('by destination: the user gets exactly what they typed, paying the source rounded up', () => {
-    const q = quoteByDestination(64_675_000n, btc, usdt, 50);
+    const q = quoteByDestination(unitsOf(64_675_000n), btc, usdt, 50);
     expect(q.source).toBe(100_000n);
     expect(q.destination).toBe(64_675_000n);
-    const odd = quoteByDestination(1_000_000n, btc, usdt, 50);
+    const odd = quoteByDestination(unitsOf(1_000_000n), btc, usdt, 50);
     // 1 USDT needs 1/0.995 USDT gross = 0.00001547… BTC, rounded up to the satoshi.
     expect(odd.source).toBe(1547n);
     expect(odd.destination).toBe(1_000_000n);
@@ -28,7 +73,7 @@ describe('swap quotes: exact, with the spread in the destination currency', () =
   });
 
   it('never shows more than 8 decimals of an 18-decimal coin, and never pays more than the price', () => {
-    const q = quoteBySource(10_000_000n, usdt, eth, 50);
+    const q = quoteBySource(unitsOf(10_000_000n), usdt, eth, 50);
     expect(q.destination % 10n ** 10n).toBe(0n);
     expect(q.destination + q.fee).toBe((10_000_000n * 10n ** 18n) / (3_200n * 10n ** 6n));
     const back = quoteByDestination(q.destination, usdt, eth, 50);
@@ -36,8 +81,8 @@ describe('swap quotes: exact, with the spread in the destination currency', () =
   });
 
   it('refuses amounts too small to buy anything', () => {
-    expect(() => quoteBySource(1n, usdt, btc, 50)).toThrow(SwapError);
-    expect(() => quoteByDestination(0n, btc, usdt, 50)).toThrow(SwapError);
+    expect(() => quoteBySource(unitsOf(1n), usdt, btc, 50)).toThrow(SwapError);
+    expect(() => quoteByDestination(unitsOf(0n), btc, usdt, 50)).toThrow(SwapError);
   });
 
   it('reads wire amounts with at most 8 decimals, above zero', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { unitsOf } from '../../../../src/lib/money.ts';
 import { findCoin, type CoinMeta } from '../../../../src/lib/currencies.ts';
 import type { FeeEstimate, FeeQuery } from '../../../../src/server/adapters/chains/port.ts';
 import { createFeeCalculator, estimateInAsset, FEE_ESTIMATE_CACHE_MS, roundUpToShown, withdrawalFee } from '../../../../src/server/domain/withdrawals/fees.ts';
@@ -86,21 +87,21 @@ describe('the current fee of a withdrawal', () => {
 
   it('asks the node once per network, currency and recipient for a few seconds, and prices only tokens', async () => {
     const { fees, estimateFee, readPrices, later } = setup(async () => eth(10_000_000_000_000_000n));
-    expect((await fees.current(coin('USDT_ETH'), '0xabc', 1n)).fee).toBe(38_400_000n);
-    expect((await fees.current(coin('USDT_ETH'), '0xabc', 2n)).fee).toBe(38_400_000n);
+    expect((await fees.current(coin('USDT_ETH'), '0xabc', unitsOf(1n))).fee).toBe(38_400_000n);
+    expect((await fees.current(coin('USDT_ETH'), '0xabc', unitsOf(2n))).fee).toBe(38_400_000n);
     expect(estimateFee).toHaveBeenCalledTimes(1);
     // Another recipient may cost more gas (its first token balance): asked on its own.
-    await fees.current(coin('USDT_ETH'), '0xdef', 1n);
+    await fees.current(coin('USDT_ETH'), '0xdef', unitsOf(1n));
     expect(estimateFee).toHaveBeenCalledTimes(2);
     later(FEE_ESTIMATE_CACHE_MS);
-    await fees.current(coin('USDT_ETH'), '0xabc', 1n);
+    await fees.current(coin('USDT_ETH'), '0xabc', unitsOf(1n));
     expect(estimateFee).toHaveBeenCalledTimes(3);
     readPrices.mockClear();
     // ETH for ETH: 0.01 ETH + 20 %, no price read.
-    expect((await fees.current(coin('ETH'), '0xabc', 1n)).fee).toBe(12_000_000_000_000_000n);
+    expect((await fees.current(coin('ETH'), '0xabc', unitsOf(1n))).fee).toBe(12_000_000_000_000_000n);
     expect(readPrices).not.toHaveBeenCalled();
     // No recipient yet: priced as a transfer to the hot wallet's own address.
-    await fees.current(coin('ETH'), undefined, 1n);
+    await fees.current(coin('ETH'), undefined, unitsOf(1n));
     expect(estimateFee).toHaveBeenLastCalledWith({ network: 'ETHEREUM', currency: 'ETH', toAddress: '0xhot', amount: 1n });
   });
 
@@ -110,17 +111,17 @@ describe('the current fee of a withdrawal', () => {
       if (down) throw new Error('connect ECONNREFUSED');
       return eth(100_000_000_000_000n);
     });
-    const refused = await fees.current(coin('ETH'), '0xabc', 1n).catch((error: unknown) => error);
+    const refused = await fees.current(coin('ETH'), '0xabc', unitsOf(1n)).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(WithdrawalError);
     expect(refused).toMatchObject({ code: 'WITHDRAWAL_FEE_UNAVAILABLE' });
     down = false;
-    expect((await fees.current(coin('ETH'), '0xabc', 1n)).fee).toBe(1_000_000_000_000_000n);
+    expect((await fees.current(coin('ETH'), '0xabc', unitsOf(1n))).fee).toBe(1_000_000_000_000_000n);
     expect(estimateFee).toHaveBeenCalledTimes(2);
   });
 
   it('refuses a token withdrawal with PRICE_UNAVAILABLE when the market has no price for its fee coin', async () => {
     const { fees } = setup(async () => eth(10_000_000_000_000_000n), { USDT: '1' });
-    await expect(fees.current(coin('USDT_ETH'), '0xabc', 1n)).rejects.toMatchObject({ code: 'PRICE_UNAVAILABLE' });
+    await expect(fees.current(coin('USDT_ETH'), '0xabc', unitsOf(1n))).rejects.toMatchObject({ code: 'PRICE_UNAVAILABLE' });
   });
 });
 

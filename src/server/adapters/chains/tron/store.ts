@@ -3,6 +3,7 @@
  * is the one kept, whoever signed it (two workers racing converge on one row).
  */
 import type pg from 'pg';
+import { unitsFromRow } from '../../../db/amounts.ts';
 
 export type KeptTransaction = { reference: string; txHash: string; rawTx: string; fromAddress: string; expiresAt: number; fee: bigint };
 
@@ -11,7 +12,7 @@ type Row = { reference: string; tx_hash: string; raw_tx: string; from_address: s
 const COLUMNS = 'reference, tx_hash, raw_tx, from_address, expires_at, fee_estimate';
 
 const kept = (row: Row | undefined): KeptTransaction | undefined =>
-  row && { reference: row.reference, txHash: row.tx_hash, rawTx: row.raw_tx, fromAddress: row.from_address, expiresAt: Number(row.expires_at), fee: BigInt(row.fee_estimate) };
+  row && { reference: row.reference, txHash: row.tx_hash, rawTx: row.raw_tx, fromAddress: row.from_address, expiresAt: Number(row.expires_at), fee: unitsFromRow(row.fee_estimate, 'fee_estimate') };
 
 export type TronStore = {
   byReference(reference: string): Promise<KeptTransaction | undefined>;

@@ -11,6 +11,7 @@
 import type pg from 'pg';
 import { hex } from '@scure/base';
 import { RawTx, Transaction } from '@scure/btc-signer';
+import { unitsFromRow } from '../../../db/amounts.ts';
 import { FeeBumpBlockedError, type FeeEstimate, type SignedWithdrawal, type StuckWithdrawal } from '../port.ts';
 import { outputScript, virtualSize, type Coin, type Payment } from './builder.ts';
 import { feeRates, type FeeRates } from './fees.ts';
@@ -222,7 +223,7 @@ async function buildReplacement(ctx: WalletContext, client: pg.PoolClient, old: 
     [ctx.network, old.inputs],
   );
   if (coins.rows.length !== old.inputs.length) throw new Error(`the inputs of ${old.txHash} are no longer in the custody's index`);
-  const inputs: Coin[] = coins.rows.map((r) => ({ txHash: r.tx_hash, vout: r.vout, amount: BigInt(r.amount), keyChain: r.key_chain, keyIndex: r.key_index }));
+  const inputs: Coin[] = coins.rows.map((r) => ({ txHash: r.tx_hash, vout: r.vout, amount: unitsFromRow(r.amount), keyChain: r.key_chain, keyIndex: r.key_index }));
   const total = inputs.reduce((sum, c) => sum + c.amount, 0n);
   // A batch's payments all stay, in their order; only the change pays the higher fee.
   const paid: Payment[] = old.payments ? [...old.payments] : [{ address: old.toAddress, amount: old.amount }];

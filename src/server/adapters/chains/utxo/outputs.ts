@@ -5,6 +5,7 @@
  * (withdrawals, their replacements and CPFP children).
  */
 import type pg from 'pg';
+import { unitsFromRow, unitsFromRowOrZero } from '../../../db/amounts.ts';
 import type { Coin } from './builder.ts';
 
 type Db = Pick<pg.ClientBase, 'query'>;
@@ -83,7 +84,7 @@ export async function spendable(db: Db, network: string, tip: number, confirmati
       ORDER BY amount DESC, tx_hash, vout`,
     [network, tip - confirmations + 1],
   );
-  return rows.rows.map((r) => ({ txHash: r.tx_hash, vout: r.vout, amount: BigInt(r.amount), keyChain: r.key_chain, keyIndex: r.key_index }));
+  return rows.rows.map((r) => ({ txHash: r.tx_hash, vout: r.vout, amount: unitsFromRow(r.amount), keyChain: r.key_chain, keyIndex: r.key_index }));
 }
 
 /**
@@ -97,7 +98,7 @@ export async function heldUnits(db: Db, network: string, tip: number, confirmati
       WHERE network = $1 AND block_height <= $2 AND (spent_height IS NULL OR spent_height > $2)`,
     [network, deep],
   );
-  return BigInt(sum.rows[0]?.total ?? '0');
+  return unitsFromRowOrZero(sum.rows[0]?.total, 'total');
 }
 
 /** heldUnits address by address, with the key (chain 0 deposit, 1 change, and index) of each. */
@@ -108,7 +109,7 @@ export async function heldByAddress(db: Db, network: string, tip: number, confir
       GROUP BY address, key_chain, key_index HAVING sum(amount) > 0 ORDER BY address`,
     [network, tip - confirmations + 1],
   );
-  return rows.rows.map((r) => ({ address: r.address, keyChain: r.key_chain, keyIndex: r.key_index, amount: BigInt(r.total) }));
+  return rows.rows.map((r) => ({ address: r.address, keyChain: r.key_chain, keyIndex: r.key_index, amount: unitsFromRow(r.total, 'total') }));
 }
 
 export type SignedRecord = {
@@ -136,10 +137,11 @@ const SIGNED_COLUMNS = `reference, attempt, tx_hash AS "txHash", raw_tx AS "rawT
 type SignedRow = Omit<SignedRecord, 'amount' | 'fee' | 'feeRate' | 'payments'> & { amount: string; fee: string; feeRate: string; payments: { address: string; amount: string }[] | null };
 const fromRow = (r: SignedRow): SignedRecord => ({
   ...r,
-  amount: BigInt(r.amount),
-  fee: BigInt(r.fee),
+  amount: unitsFromRow(r.amount),
+  fee: unitsFromRow(r.fee, 'fee'),
+  // A rate (atomic units per virtual byte), not an amount.
   feeRate: BigInt(r.feeRate),
-  payments: r.payments?.map((p) => ({ address: p.address, amount: BigInt(p.amount) })) ?? null,
+  payments: r.payments?.map((p) => ({ address: p.address, amount: unitsFromRow(p.amount, 'payments.amount') })) ?? null,
 });
 
 /** The newest transaction signed for `reference` (the first or a replacement the node took; not a CPFP child), if any. */
