@@ -17,15 +17,20 @@ const LOG_MAX_WRITE = 128 * 1024;
  * `dest`: the file descriptor (stdout; bench:balances measures the access log alone on a file).
  */
 export function createLogger(level: string, dest = 1): Logger {
-  const options = {
+  const options = loggerOptions(level);
+  // A silent logger writes nothing: no stream, no exit hook (tests create many).
+  if (level === 'silent') return pino(options);
+  return pino(options, pino.destination({ dest, sync: false, minLength: LOG_BATCH_BYTES, maxWrite: LOG_MAX_WRITE, periodicFlush: LOG_FLUSH_MS }));
+}
+
+/** The server's log lines as createLogger makes them (its fields, its redaction), whatever stream they go to (the in-process tests keep them). */
+export function loggerOptions(level: string) {
+  return {
     level,
     base: { service: 'wallet' },
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: ['password', '*.password', 'pinCode', '*.pinCode', 'card', '*.card', 'headers.authorization', 'headers.pincode'], censor: '[redacted]' },
   };
-  // A silent logger writes nothing: no stream, no exit hook (tests create many).
-  if (level === 'silent') return pino(options);
-  return pino(options, pino.destination({ dest, sync: false, minLength: LOG_BATCH_BYTES, maxWrite: LOG_MAX_WRITE, periodicFlush: LOG_FLUSH_MS }));
 }
 
 /**

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/server/config.ts';
 import { startServer, type RunningServer } from '../../src/server/main.ts';
+import { loggerOptions } from '../../src/server/log.ts';
 import { TEST_MNEMONIC, TEST_SECRETS_KEY } from './custody.ts';
 import { freePort, startProductionSigner } from './server.ts';
 
@@ -14,24 +15,28 @@ export function testServerEnv(databaseUrl: string): Record<string, string> {
 }
 
 export type LogLine = { level: number; msg: string; err?: { message?: string; code?: string } };
-export type InProcessServer = RunningServer & { url: string; logs: LogLine[] };
+export type InProcessServer = RunningServer & { url: string; logs: LogLine[]; /** Every log line as written, as a spawned server's stdout. */ output: () => string };
 
 /**
  * The whole product composed as `npm start` composes it (main.ts' startServer: /oidc, /api, /sandbox, pages), in
- * this process, with its log lines kept for assertions. Its `routes` are the gateway's registered endpoints.
+ * this process, with its log lines kept for assertions. Its `routes` are the gateway's registered endpoints. The log
+ * is the server's own (its fields and redaction) at `env.LOG_LEVEL`, else warn, as launchServer runs a child.
  */
 export async function startInProcess(env: Record<string, string>): Promise<InProcessServer> {
   const port = await freePort();
   const config = loadConfig({ HOST: '127.0.0.1', PORT: String(port), DATA_DIR: await mkdtemp(join(tmpdir(), 'wallet-in-process-')), ANALYTICS_WRITE_KEY: 'off', ...env }, '0.0.0-test');
   const logs: LogLine[] = [];
+  let output = '';
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line.trim()) logs.push(JSON.parse(line) as LogLine);
+      const text = chunk.toString();
+      output += text;
+      for (const line of text.split('\n')) if (line.trim()) logs.push(JSON.parse(line) as LogLine);
       done();
     },
   });
-  const running = await startServer(config, pino({ level: 'warn' }, sink));
-  return { ...running, url: `http://127.0.0.1:${running.port}`, logs };
+  const running = await startServer(config, pino(loggerOptions(env.LOG_LEVEL ?? 'warn'), sink));
+  return { ...running, url: `http://127.0.0.1:${running.port}`, logs, output: () => output };
 }
 
 /** Production in this process as it runs: the signer apart with `env.WALLET_SEED`, the server without it; `close` stops both. */

@@ -6,7 +6,8 @@ import { SignJWT, importJWK, decodeJwt, type JWK } from 'jose';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { TEST_SECRETS_KEY } from '../../support/custody.ts';
 import { parseSecretsKey, secretsKeyFrom } from '../../../src/server/adapters/keys/secrets-key.ts';
-import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
+import { freePort } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import {
   clientConfig,
   codeFromLink,
@@ -30,7 +31,7 @@ function json(body: unknown): RequestInit {
 
 describe('accounts and sign-in against the real server', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let db: pg.Client;
   let base: string;
   let counter = 0;
@@ -47,13 +48,13 @@ describe('accounts and sign-in against the real server', () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // TRUST_PROXY lets the address-throttle test speak from other addresses through X-Forwarded-For.
-    server = await launchServer({ DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: base, TRUST_PROXY: 'on', SECRETS_KEY: TEST_SECRETS_KEY });
+    server = await startInProcess({ ...testServerEnv(database.url), PORT: String(port), PUBLIC_URL: base, TRUST_PROXY: 'on', SECRETS_KEY: TEST_SECRETS_KEY });
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
   });
   afterAll(async () => {
     await db?.end();
-    await server?.stop();
+    await server?.close();
     await database?.drop();
   });
 

@@ -2,14 +2,15 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { startMailCatcher, type MailCatcher } from '../../support/smtp.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
+import { freePort } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { codeFromLink, confirmEmail, signIn, signUp, signUpAndSignIn } from '../../support/auth.ts';
 
 const PASSWORD = 'a quite long secret';
 
 describe('mail through SMTP_URL', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let smtp: MailCatcher;
   const waitForMail = (to: string, subject: RegExp) => smtp.waitForMail(to, subject);
 
@@ -17,10 +18,10 @@ describe('mail through SMTP_URL', () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     smtp = await startMailCatcher();
     const port = await freePort();
-    server = await launchServer({ DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SMTP_URL: smtp.url });
+    server = await startInProcess({ ...testServerEnv(database.url), PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SMTP_URL: smtp.url });
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     await smtp?.close();
     await database?.drop();
   });
@@ -105,8 +106,8 @@ describe('mail through SMTP_URL', () => {
 describe('an external OpenID issuer replaces the embedded one', () => {
   let issuerDb: TestDatabase;
   let gatewayDb: TestDatabase;
-  let issuer: LaunchedServer;
-  let gateway: LaunchedServer;
+  let issuer: InProcessServer;
+  let gateway: InProcessServer;
 
   beforeAll(async () => {
     [issuerDb, gatewayDb] = await Promise.all([createTestDatabase(inject('adminDatabaseUrl')), createTestDatabase(inject('adminDatabaseUrl'))]);
@@ -114,10 +115,10 @@ describe('an external OpenID issuer replaces the embedded one', () => {
     let gatewayPort = await freePort();
     while (gatewayPort === issuerPort) gatewayPort = await freePort();
     const issuerUrl = `http://127.0.0.1:${issuerPort}`;
-    issuer = await launchServer({ DATABASE_URL: issuerDb.url, PORT: String(issuerPort), PUBLIC_URL: issuerUrl });
+    issuer = await startInProcess({ ...testServerEnv(issuerDb.url), PORT: String(issuerPort), PUBLIC_URL: issuerUrl });
     // The gateway trusts the first server's provider as an operator would trust Keycloak.
-    gateway = await launchServer({
-      DATABASE_URL: gatewayDb.url,
+    gateway = await startInProcess({
+      ...testServerEnv(gatewayDb.url),
       PORT: String(gatewayPort),
       PUBLIC_URL: `http://127.0.0.1:${gatewayPort}`,
       OIDC_ISSUER: `${issuerUrl}/oidc`,
@@ -125,8 +126,8 @@ describe('an external OpenID issuer replaces the embedded one', () => {
     });
   });
   afterAll(async () => {
-    await gateway?.stop();
-    await issuer?.stop();
+    await gateway?.close();
+    await issuer?.close();
     await Promise.all([issuerDb?.drop(), gatewayDb?.drop()]);
   });
 

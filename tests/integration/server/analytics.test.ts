@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
+import { freePort } from '../../support/server.ts';
+import { startInProcess, type InProcessServer } from '../../support/in-process.ts';
 import { purgeAnalyticsEvents } from '../../../src/server/domain/analytics.ts';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -37,7 +38,7 @@ async function post(url: string, body: unknown, headers: Record<string, string>)
 /** Issue 20: the embedded data plane the SDK talks to when no other collector is configured. */
 describe('the embedded analytics data plane (SPEC §7 Analytics)', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let dataDir: string;
   let source: Source;
   let pool: pg.Pool;
@@ -49,13 +50,13 @@ describe('the embedded analytics data plane (SPEC §7 Analytics)', () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     dataDir = await mkdtemp(join(tmpdir(), 'wallet-analytics-'));
     port = await freePort();
-    server = await launchServer(env());
+    server = await startInProcess(env());
     pool = new pg.Pool({ connectionString: database.url, max: 2 });
     source = ((await (await fetch(`${server.url}/api/client-config`)).json()) as { analytics: Source }).analytics;
   });
   afterAll(async () => {
     await pool?.end();
-    await server?.stop();
+    await server?.close();
     await database?.drop();
     await rm(dataDir, { recursive: true, force: true });
   });
@@ -148,10 +149,10 @@ describe('the embedded analytics data plane (SPEC §7 Analytics)', () => {
   });
 
   it('keeps the events and the write key across a restart; the rate limit holds; the report reads them', async () => {
-    await server.stop();
+    await server.close();
     // The posts above counted against the default limit in the shared store: this one starts from nothing.
     await pool.query("DELETE FROM rate_limit WHERE key LIKE 'analytics%'");
-    server = await launchServer({ ...env(), ANALYTICS_RATE_LIMIT: '3' });
+    server = await startInProcess({ ...env(), ANALYTICS_RATE_LIMIT: '3' });
     const after = ((await (await fetch(`${server.url}/api/client-config`)).json()) as { analytics: Source }).analytics;
     expect(after.writeKey).toBe(source.writeKey);
     expect((await pool.query('SELECT count(*)::int AS n FROM analytics_events')).rows[0]).toEqual({ n: 7 });

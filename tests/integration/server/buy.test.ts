@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { launchServer, type LaunchedServer } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, quietLog, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
@@ -27,7 +27,7 @@ const CARDS = { paid: '4242 4242 4242 4242', declined: '4000 0000 0000 0002', co
 
 describe('buy crypto with a card', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let pool: pg.Pool;
   let alice: SignedInUser;
   let bob: SignedInUser;
@@ -85,7 +85,7 @@ describe('buy crypto with a card', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
-    server = await launchServer({ DATABASE_URL: database.url, ...ENV });
+    server = await startInProcess({ ...testServerEnv(database.url), ...ENV });
     pool = new pg.Pool({ connectionString: database.url, max: 4 });
     alice = await signUpAndSignIn(server.url, { email: `buy-alice-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
     bob = await signUpAndSignIn(server.url, { email: `buy-bob-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
@@ -101,7 +101,7 @@ describe('buy crypto with a card', () => {
         await pool.end();
       }
     } finally {
-      await server?.stop();
+      await server?.close();
       await database?.drop();
     }
   });
@@ -386,7 +386,7 @@ describe('buy crypto with a card', () => {
     expect(rows.rows.map((r) => r.attempts)).toEqual([3, 3, 3, 3, 3]);
   });
   it('limits each client address on the public endpoints that write rows (PUBLIC_RATE_LIMIT)', async () => {
-    const limited = await launchServer({ DATABASE_URL: database.url, ...ENV, WORKERS: 'off', PUBLIC_RATE_LIMIT: '2' });
+    const limited = await startInProcess({ ...testServerEnv(database.url), ...ENV, WORKERS: 'off', PUBLIC_RATE_LIMIT: '2' });
     // The count is shared by every instance on the database (the other server's quotes above count too): start from none.
     await pool.query("DELETE FROM rate_limit WHERE key LIKE 'public:%'");
     try {
@@ -402,7 +402,7 @@ describe('buy crypto with a card', () => {
       // Reads and the signed-in routes are not counted.
       expect((await fetch(`${limited.url}/api/b2c/fiat/availability`)).status).toBe(200);
     } finally {
-      await limited.stop();
+      await limited.close();
     }
   });
 

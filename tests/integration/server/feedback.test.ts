@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
+import { freePort } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { signUpAndSignIn } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 
@@ -11,19 +12,19 @@ type Answer = { status: number; body: { exceptionCode?: string; id?: string } | 
 describe('leave feedback', () => {
   const SUPPORT = 'help@wallet.example';
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let db: pg.Client;
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     const port = await freePort();
-    server = await launchServer({ DATABASE_URL: database.url, PUBLIC_URL: `http://127.0.0.1:${port}`, PORT: String(port), SUPPORT_EMAIL: SUPPORT, SUPPORT_TELEGRAM: '@wallet_support' });
+    server = await startInProcess({ ...testServerEnv(database.url), PUBLIC_URL: `http://127.0.0.1:${port}`, PORT: String(port), SUPPORT_EMAIL: SUPPORT, SUPPORT_TELEGRAM: '@wallet_support' });
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
   });
   afterAll(async () => {
     await db?.end();
-    await server?.stop();
+    await server?.close();
     await database?.drop();
   });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { launchServer, type LaunchedServer } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
 import { formatUnits } from '../../../src/lib/amount.ts';
@@ -42,7 +42,7 @@ function parseCsv(text: string): string[][] {
 
 describe('the history as CSV (issue 36 item 4)', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let alice: SignedInUser;
   let bob: SignedInUser;
   let pool: pg.Pool;
@@ -64,14 +64,14 @@ describe('the history as CSV (issue 36 item 4)', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
-    server = await launchServer({ DATABASE_URL: database.url, ...ENV });
+    server = await startInProcess({ ...testServerEnv(database.url), ...ENV });
     alice = await signUpAndSignIn(server.url, { email: `alice-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
     bob = await signUpAndSignIn(server.url, { email: `bob-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
     pool = new pg.Pool({ connectionString: database.url, max: 2 });
   });
   afterAll(async () => {
     await pool?.end();
-    await server?.stop();
+    await server?.close();
     await database?.drop();
   });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { codeFromLink, confirmEmail, readMailLink, signIn, signUp, startAuthorization, submitLogin, type AuthorizationStart } from '../../support/auth.ts';
 import { ACCOUNT_POLICY, PAIR_POLICY } from '../../../src/server/domain/throttle.ts';
 import { openDatabase } from '../../../src/server/db/database.ts';
@@ -21,18 +22,20 @@ function json(body: unknown, headers: Record<string, string> = {}): RequestInit 
 
 /**
  * Issue 14 items 6, 7, 8 and 12 against two real gateway processes on one database, behind one proxy hop
- * (TRUST_PROXY=on): the test plays the proxy, so the right-most X-Forwarded-For entry is the client it saw.
+ * (TRUST_PROXY=on): the test plays the proxy, so the right-most X-Forwarded-For entry is the client it saw. `a` runs
+ * in this process (measured by coverage), `b` is a process of its own: a count either keeps in memory, the other
+ * cannot see.
  */
 describe('limits shared by two gateway processes', () => {
   let database: TestDatabase;
-  let a: LaunchedServer;
+  let a: InProcessServer;
   let b: LaunchedServer;
   let db: pg.Client;
   let seq = 0;
   const nextEmail = () => `limits-${++seq}-${Date.now()}@example.com`;
 
   /** One POST of the sign-in form from `from` (what the proxy appends), with whatever the client put before it. */
-  const attempt = async (server: LaunchedServer, start: AuthorizationStart, email: string, password: string, from: string, spoofed = '') => {
+  const attempt = async (server: { url: string }, start: AuthorizationStart, email: string, password: string, from: string, spoofed = '') => {
     const response = await fetch(`${server.url}/oidc/interaction/${start.uid}/login`, {
       method: 'POST',
       redirect: 'manual',
@@ -57,15 +60,15 @@ describe('limits shared by two gateway processes', () => {
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     const port = await freePort();
-    // Two processes behind one public address, as behind a load balancer.
-    const env = { DATABASE_URL: database.url, PUBLIC_URL: `http://127.0.0.1:${port}`, TRUST_PROXY: 'on', PUBLIC_RATE_LIMIT: String(PUBLIC_LIMIT), MAIL_RATE_LIMIT: String(MAIL_LIMIT) };
-    [a, b] = await Promise.all([launchServer({ ...env, PORT: String(port) }), launchServer(env)]);
+    // Two processes behind one public address, as behind a load balancer, on the same seed and secrets key.
+    const env = { ...testServerEnv(database.url), PUBLIC_URL: `http://127.0.0.1:${port}`, TRUST_PROXY: 'on', PUBLIC_RATE_LIMIT: String(PUBLIC_LIMIT), MAIL_RATE_LIMIT: String(MAIL_LIMIT) };
+    [a, b] = await Promise.all([startInProcess({ ...env, PORT: String(port) }), launchServer(env)]);
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
   });
   afterAll(async () => {
     await db?.end();
-    await a?.stop();
+    await a?.close();
     await b?.stop();
     await database?.drop();
   });

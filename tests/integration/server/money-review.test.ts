@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { launchServer, type LaunchedServer } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 import { TEST_MNEMONIC } from '../../support/custody.ts';
@@ -14,19 +14,19 @@ const PASSWORD = 'a long enough passphrase 42';
 
 describe('money paths: inputs', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let alice: SignedInUser;
 
   const call = gatewayClient(() => server.url, { headers: { 'content-type': 'application/json' } });
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
-    server = await launchServer({ DATABASE_URL: database.url, WALLET_SEED: TEST_MNEMONIC, WORKER_POLL_MS: '100', RATES_WALK_MS: '0', WITHDRAWAL_FEES: JSON.stringify({ BTC: '0.0001' }) });
+    server = await startInProcess({ ...testServerEnv(database.url), WALLET_SEED: TEST_MNEMONIC, WORKER_POLL_MS: '100', RATES_WALK_MS: '0', WITHDRAWAL_FEES: JSON.stringify({ BTC: '0.0001' }) });
     alice = await signUpAndSignIn(server.url, { email: `review-alice-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
   }, 120_000);
 
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     await database?.drop();
   });
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import * as oidc from 'openid-client';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
+import { freePort } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { CookieJar, followToLogin, followToRedirect, signUpAndSignIn, submitLogin } from '../../support/auth.ts';
 
 const PASSWORD = 'a quite long secret';
@@ -12,7 +13,7 @@ const PASSWORD = 'a quite long secret';
  */
 describe('the identity provider as openid-client sees it', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let base: string;
   let config: oidc.Configuration;
   let counter = 0;
@@ -23,11 +24,11 @@ describe('the identity provider as openid-client sees it', () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    server = await launchServer({ DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: base });
+    server = await startInProcess({ ...testServerEnv(database.url), PORT: String(port), PUBLIC_URL: base });
     config = await oidc.discovery(new URL(`${base}/oidc`), 'wallet-web', undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     await database?.drop();
   });
 

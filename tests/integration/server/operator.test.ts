@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
+import { freePort } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { finishAuthorization, signUpAndSignIn, startAuthorization, submitLogin, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 import { auditFailures } from '../../support/custody.ts';
@@ -16,7 +17,7 @@ type Body = Record<string, unknown> & { exceptionCode?: string; result?: string 
  */
 describe('the operator console', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let pool: pg.Pool;
   const call = gatewayClient<Body>(() => server.url);
   const password = 'a quite long secret';
@@ -26,7 +27,7 @@ describe('the operator console', () => {
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     const port = await freePort();
-    server = await launchServer({ DATABASE_URL: database.url, PUBLIC_URL: `http://127.0.0.1:${port}`, PORT: String(port), AUTH_RATE_LIMIT: '0', MAIL_RATE_LIMIT: '0' });
+    server = await startInProcess({ ...testServerEnv(database.url), PUBLIC_URL: `http://127.0.0.1:${port}`, PORT: String(port), AUTH_RATE_LIMIT: '0', MAIL_RATE_LIMIT: '0' });
     pool = new pg.Pool({ connectionString: database.url, max: 4 });
     for (const name of ['admin', 'finance1', 'finance2', 'support', 'user'] as const) {
       const email = `${name}-${stamp}@example.com`;
@@ -37,7 +38,7 @@ describe('the operator console', () => {
   afterAll(async () => {
     if (pool) expect(await auditFailures(pool)).toEqual([]);
     await pool?.end();
-    await server?.stop();
+    await server?.close();
     await database?.drop();
   });
 

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { createHash } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 
@@ -13,18 +14,20 @@ type Answer = { status: number; body: { exceptionCode?: string; message?: string
 /**
  * The passcode (SPEC §5, §6, §8) against two gateway processes sharing one PostgreSQL: the lockout steps
  * B2C_USM0031 → 0030 (a wait that grows) → 0032 are counted in the database, so they hold across processes and a
- * restart. A lock's wait is run out by moving `locked_until` into the past: the test's clock, not a sleep.
+ * restart. A lock's wait is run out by moving `locked_until` into the past: the test's clock, not a sleep. One
+ * gateway runs in this process (measured by coverage), the other is a process of its own, the one restarted: what
+ * one gateway holds in memory, the other cannot see.
  */
 describe('passcode and e-mail change', () => {
   let database: TestDatabase;
-  let a: LaunchedServer;
+  let a: InProcessServer;
   let b: LaunchedServer;
   let publicUrl: string;
   let env: Record<string, string>;
   let db: pg.Client;
   let seq = 0;
 
-  const call = async (server: LaunchedServer, user: SignedInUser, path: string, options: { pincode?: string; body?: unknown } = {}): Promise<Answer> => {
+  const call = async (server: { url: string }, user: SignedInUser, path: string, options: { pincode?: string; body?: unknown } = {}): Promise<Answer> => {
     const read = path === '/user';
     const headers: Record<string, string> = options.pincode === undefined ? {} : { pincode: options.pincode };
     const answer = await gatewayClient<Answer['body'] | undefined>(server.url, { headers: { 'content-type': 'application/json' } })(user, read ? 'GET' : 'POST', `/api${path}`, read ? undefined : (options.body ?? {}), headers);
@@ -64,17 +67,17 @@ describe('passcode and e-mail change', () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     const port = await freePort();
     publicUrl = `http://127.0.0.1:${port}`;
-    // Two processes behind one public address, as behind a load balancer.
+    // Two processes behind one public address, as behind a load balancer, on the same seed and secrets key.
     // The per-address mail cap (MAIL_RATE_LIMIT, tested in limits.test.ts) would stop the code mails counted here first.
-    env = { DATABASE_URL: database.url, PUBLIC_URL: publicUrl, MAIL_RATE_LIMIT: '100' };
-    a = await launchServer({ ...env, PORT: String(port) });
+    env = { ...testServerEnv(database.url), PUBLIC_URL: publicUrl, MAIL_RATE_LIMIT: '100' };
+    a = await startInProcess({ ...env, PORT: String(port) });
     b = await launchServer(env);
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
   });
   afterAll(async () => {
     await db?.end();
-    await a?.stop();
+    await a?.close();
     await b?.stop();
     await database?.drop();
   });
@@ -112,7 +115,7 @@ describe('passcode and e-mail change', () => {
 
     // Four wrong codes in a row, alternating processes.
     for (let i = 0; i < 4; i += 1) {
-      const answer = await call(servers()[i % 2] as LaunchedServer, user, '/user/pinCode/validate', { pincode: '0000' });
+      const answer = await call(servers()[i % 2] as { url: string }, user, '/user/pinCode/validate', { pincode: '0000' });
       expect([answer.status, answer.body.exceptionCode]).toEqual([403, 'B2C_USM0031']);
     }
     expect((await state(user.userId))?.failures).toBe(4);
@@ -129,15 +132,15 @@ describe('passcode and e-mail change', () => {
     expect((await state(user.userId))?.failures).toBe(5);
 
     // A restart of one process changes nothing: the count and the lock are in PostgreSQL.
-    await a.stop();
-    a = await launchServer({ ...env, PORT: String(a.port) });
-    expect((await call(a, user, '/user/pinCode/validate', { pincode: '2580' })).body.exceptionCode).toBe('B2C_USM0030');
+    await b.stop();
+    b = await launchServer({ ...env, PORT: String(b.port) });
+    expect((await call(b, user, '/user/pinCode/validate', { pincode: '2580' })).body.exceptionCode).toBe('B2C_USM0030');
 
     // Each further wrong code after a wait: a longer wait.
     let previous = first?.wait ?? 0;
     for (let failures = 6; failures <= 9; failures += 1) {
       await runOutWait(user.userId);
-      const answer = await call(servers()[failures % 2] as LaunchedServer, user, '/user/pinCode/validate', { pincode: '1111' });
+      const answer = await call(servers()[failures % 2] as { url: string }, user, '/user/pinCode/validate', { pincode: '1111' });
       expect(answer.body.exceptionCode).toBe('B2C_USM0030');
       const now = await state(user.userId);
       expect(now?.failures).toBe(failures);

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { createHash, randomBytes } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { freePort, launchProductionServer, launchServer, runUntilExit, type LaunchedServer } from '../../support/server.ts';
+import { freePort, runUntilExit } from '../../support/server.ts';
+import { startInProcess, startProductionInProcess, type InProcessServer } from '../../support/in-process.ts';
 import { codeFromLink, readMailLink, refresh, refreshTokens, signUp, signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { TEST_MNEMONIC } from '../../support/custody.ts';
 import { SIGNATURE_HEADER, signWebhook } from '../../../src/server/adapters/webhooks/port.ts';
@@ -20,23 +21,25 @@ type Setting = { sealed?: string } & Record<string, unknown>;
  */
 describe('secrets at rest', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let env: Record<string, string>;
   let db: pg.Client;
   let user: SignedInUser & { email: string };
 
   const setting = async (key: string): Promise<Setting | undefined> => (await db.query<{ value: Setting }>('SELECT value FROM app_setting WHERE key = $1', [key])).rows[0]?.value;
   const restart = async (extra: Record<string, string> = {}) => {
-    expect(await server.stop()).toBe(0);
-    server = await launchServer({ ...env, ...extra });
+    // Shut down cleanly (what `npm start` exits 0 after), then start again on the same port and database.
+    await server.close();
+    server = await startInProcess({ ...env, ...extra });
   };
   const getUser = (token: string) => fetch(`${server.url}/api/user`, { headers: { authorization: `Bearer ${token}` } });
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     const port = await freePort();
-    env = { DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SECRETS_KEY: KEY };
-    server = await launchServer(env);
+    // One seed across the restarts (each in-process start has a DATA_DIR of its own, where a missing seed is generated).
+    env = { DATABASE_URL: database.url, WALLET_SEED: TEST_MNEMONIC, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, SECRETS_KEY: KEY };
+    server = await startInProcess(env);
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
     const email = `secrets-${Date.now()}@example.com`;
@@ -44,7 +47,7 @@ describe('secrets at rest', () => {
   });
   afterAll(async () => {
     await db?.end();
-    await server?.stop();
+    await server?.close();
     await database?.drop();
   });
 
@@ -139,7 +142,8 @@ describe('secrets at rest', () => {
   });
 
   it('refuses to start with another SECRETS_KEY, in one line naming it', async () => {
-    expect(await server.stop()).toBe(0);
+    // The refusals are processes' own (their exit code and the one line they print); this server only steps aside.
+    await server.close();
     try {
       const result = await runUntilExit({ ...env, SECRETS_KEY: OTHER_KEY });
       expect(result.code).toBe(1);
@@ -149,7 +153,7 @@ describe('secrets at rest', () => {
       expect(malformed.code).toBe(1);
       expect(malformed.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^wallet: cannot start: SECRETS_KEY is invalid/)]);
     } finally {
-      server = await launchServer(env);
+      server = await startInProcess(env);
     }
   });
 });
@@ -171,7 +175,7 @@ describe('secrets in production', () => {
 
   it('keeps no link in the outbox or the log when no SMTP_URL delivers the mail', async () => {
     const port = await freePort();
-    const server = await launchProductionServer({
+    const server = await startProductionInProcess({
       DATABASE_URL: database.url,
       PORT: String(port),
       PUBLIC_URL: `http://127.0.0.1:${port}`,
@@ -192,7 +196,7 @@ describe('secrets in production', () => {
       expect(server.output()).not.toMatch(/\/auth\/signup\/confirm\//);
     } finally {
       await db.end();
-      await server.stop();
+      await server.close();
     }
   });
 });

@@ -4,7 +4,9 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
+import { freePort } from '../../support/server.ts';
+import { startInProcess, type InProcessServer } from '../../support/in-process.ts';
+import { TEST_MNEMONIC } from '../../support/custody.ts';
 import { codeFromLink, readMailLink, refresh, signUp, signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { SIGNATURE_HEADER, signWebhook } from '../../../src/server/adapters/webhooks/port.ts';
 import { loadSecretsKey, openSecretsKey, parseSecretsKey, secretsKeyFrom } from '../../../src/server/adapters/keys/secrets-key.ts';
@@ -37,7 +39,7 @@ function runReseal(env: Record<string, string>): Promise<{ code: number | null; 
  */
 describe('SECRETS_KEY rotation', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let env: Record<string, string>;
   let db: pg.Client;
   let early: SignedInUser;
@@ -54,15 +56,17 @@ describe('SECRETS_KEY rotation', () => {
   const sealedSettings = async () => (await db.query<{ key: string; value: { sealed: string } }>(`SELECT key, value FROM app_setting WHERE value ? 'sealed'`)).rows;
   const openKeys = (value: string, previous?: string) => openSecretsKey({ value, previous, dataDir: '/nonexistent', production: true }, createLogger('silent'), db);
   const restart = async (keys: Record<string, string>) => {
-    expect(await server.stop()).toBe(0);
-    server = await launchServer({ ...env, ...keys });
+    // Shut down cleanly (what `npm start` exits 0 after), then start again on the same port and database.
+    await server.close();
+    server = await startInProcess({ ...env, ...keys });
   };
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     const port = await freePort();
-    env = { DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` };
-    server = await launchServer({ ...env, SECRETS_KEY: KEY_A });
+    // One seed across the restarts (each in-process start has a DATA_DIR of its own, where a missing seed is generated).
+    env = { DATABASE_URL: database.url, WALLET_SEED: TEST_MNEMONIC, PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` };
+    server = await startInProcess({ ...env, SECRETS_KEY: KEY_A });
     db = new pg.Client({ connectionString: database.url });
     await db.connect();
     early = await signUpAndSignIn(server.url, { email: `rotation-a-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
@@ -75,7 +79,7 @@ describe('SECRETS_KEY rotation', () => {
   }, 240_000);
   afterAll(async () => {
     await db?.end();
-    await server?.stop();
+    await server?.close();
     await database?.drop();
   }, 240_000);
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { launchServer, type LaunchedServer } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { clientConfig, codeFromLink, confirmEmail, finishAuthorization, readMailLink, signUp, startAuthorization, submitLogin } from '../../support/auth.ts';
 
 /** The policy as directive → sources. */
@@ -29,13 +29,13 @@ function expectCommonHeaders(response: Response): void {
 
 describe('security headers (issue 14, item 10)', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
-    server = await launchServer({ DATABASE_URL: database.url });
+    server = await startInProcess({ ...testServerEnv(database.url) });
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     await database?.drop();
   });
 
@@ -137,13 +137,13 @@ describe('security headers (issue 14, item 10)', () => {
 
 describe('security headers when PUBLIC_URL is https', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
-    server = await launchServer({ DATABASE_URL: database.url, PUBLIC_URL: 'https://wallet.example' });
+    server = await startInProcess({ ...testServerEnv(database.url), PUBLIC_URL: 'https://wallet.example' });
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     await database?.drop();
   });
 

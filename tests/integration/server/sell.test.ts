@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { launchServer, type LaunchedServer } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
@@ -41,7 +41,7 @@ const CARDS = [SBER_CARD, SBER_DECLINED, OTHER_BANK_CARD, SBER_OTHER];
 
 describe('sell to a bank card', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let pool: pg.Pool;
   let alice: SignedInUser;
   let bob: SignedInUser;
@@ -54,7 +54,7 @@ describe('sell to a bank card', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
-    server = await launchServer({ DATABASE_URL: database.url, ...ENV });
+    server = await startInProcess({ ...testServerEnv(database.url), ...ENV });
     pool = new pg.Pool({ connectionString: database.url, max: 3 });
     alice = await signUpAndSignIn(server.url, { email: `sell-alice-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
     bob = await signUpAndSignIn(server.url, { email: `sell-bob-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
@@ -81,7 +81,7 @@ describe('sell to a bank card', () => {
         for (const card of CARDS) expect(dump.includes(card), `card ${card.slice(0, 6)}… in the database`).toBe(false);
       }
     } finally {
-      await server?.stop();
+      await server?.close();
       const output = server?.output() ?? '';
       expect(output.includes('"msg":"request"'), 'the request log was captured').toBe(true);
       for (const card of CARDS) expect(output.includes(card), `card ${card.slice(0, 6)}… in the logs`).toBe(false);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { launchServer, type LaunchedServer } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
@@ -32,7 +32,7 @@ const PASSWORD = 'a long enough passphrase 42';
 
 describe('swaps', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let pool: pg.Pool;
   let alice: SignedInUser;
   let bob: SignedInUser;
@@ -80,14 +80,14 @@ describe('swaps', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
-    server = await launchServer({ DATABASE_URL: database.url, ...ENV });
+    server = await startInProcess({ ...testServerEnv(database.url), ...ENV });
     pool = new pg.Pool({ connectionString: database.url, max: 3 });
     alice = await signUpAndSignIn(server.url, { email: `swap-alice-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
     bob = await signUpAndSignIn(server.url, { email: `swap-bob-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
     await deposit(alice, 'BTC', '0.05');
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     if (pool) {
       try {
         expect(await auditFailures(pool)).toEqual([]);

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { decodeJwt } from 'jose';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { freePort, launchServer, type LaunchedServer } from '../../support/server.ts';
+import { freePort } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { codeFromLink, readMailLink, refresh, refreshTokens, signIn, signUpAndSignIn } from '../../support/auth.ts';
 import { botMessagesTo, forgedInitData, initDataFor, newTelegramUser, postUpdate, startUpdate, telegramEnv, TEST_BOT_USERNAME } from '../../support/telegram.ts';
 
@@ -14,7 +15,7 @@ const post = (url: string, body: unknown, token?: string) =>
 
 describe('Telegram sign-in, linking and the bot against the real server', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let base: string;
   let counter = 0;
   const nextEmail = () => `tg${++counter}-${Date.now()}@example.com`;
@@ -23,10 +24,10 @@ describe('Telegram sign-in, linking and the bot against the real server', () => 
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    server = await launchServer({ DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: base, ...telegramEnv() });
+    server = await startInProcess({ ...testServerEnv(database.url), PORT: String(port), PUBLIC_URL: base, ...telegramEnv() });
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     await database?.drop();
   });
 
@@ -228,17 +229,17 @@ describe('Telegram sign-in, linking and the bot against the real server', () => 
 
 describe('the development mode without a bot token', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let base: string;
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    server = await launchServer({ DATABASE_URL: database.url, PORT: String(port), PUBLIC_URL: base });
+    server = await startInProcess({ ...testServerEnv(database.url), PORT: String(port), PUBLIC_URL: base });
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     await database?.drop();
   });
 

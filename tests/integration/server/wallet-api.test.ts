@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { launchProductionServer, launchServer, type LaunchedServer } from '../../support/server.ts';
+import { launchServer } from '../../support/server.ts';
+import { startInProcess, startProductionInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor } from '../../support/custody.ts';
@@ -19,7 +20,7 @@ const PASSWORD = 'a long enough passphrase 42';
 
 describe('the wallet API', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let alice: SignedInUser;
   let bob: SignedInUser;
 
@@ -31,12 +32,12 @@ describe('the wallet API', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
-    server = await launchServer({ DATABASE_URL: database.url, ...ENV });
+    server = await startInProcess({ ...testServerEnv(database.url), ...ENV });
     alice = await signUpAndSignIn(server.url, { email: `alice-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
     bob = await signUpAndSignIn(server.url, { email: `bob-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: database.url });
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     if (database) {
       const pool = new pg.Pool({ connectionString: database.url });
       try {
@@ -196,7 +197,8 @@ describe('the wallet API', () => {
   });
 
   it('credits each deposit once with a second server and its worker on the same database', async () => {
-    const second = await launchServer({ DATABASE_URL: database.url, ...ENV });
+    // A process of its own (its worker races this one's on the database alone), on the same seed and secrets key.
+    const second = await launchServer({ ...testServerEnv(database.url), ...ENV });
     try {
       const address = (await assets(bob)).find((a) => a.currency === 'BTC')?.depositAddress ?? '';
       for (let i = 0; i < 10; i++) {
@@ -238,12 +240,12 @@ describe('the catalogue in production', () => {
   it('hides BTC_LNG and keeps everything else, with the seed in the signer alone', async () => {
     const database = await createTestDatabase(inject('adminDatabaseUrl'));
     try {
-      const server = await launchProductionServer({ DATABASE_URL: database.url, SECRETS_KEY: TEST_SECRETS_KEY, WALLET_SEED: TEST_MNEMONIC });
+      const server = await startProductionInProcess({ DATABASE_URL: database.url, SECRETS_KEY: TEST_SECRETS_KEY, WALLET_SEED: TEST_MNEMONIC });
       try {
         const body = (await (await fetch(`${server.url}/api/b2c-wallet/meta-info/coin`)).json()) as { crypto: CoinMeta[] };
         expect(body.crypto.map((c) => c.currency)).toEqual(['BTC', 'ETH', 'USDT_ETH', 'USDC_ETH', 'TRX', 'USDT_TRX', 'LTC', 'DOGE', 'TON']);
       } finally {
-        await server.stop();
+        await server.close();
       }
     } finally {
       await database.drop();

@@ -2,10 +2,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { launchServer, type LaunchedServer } from '../../support/server.ts';
+import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
@@ -59,7 +62,7 @@ function client(url: () => string) {
 
 describe('withdrawals', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let pool: pg.Pool;
   let alice: SignedInUser;
   let bob: SignedInUser;
@@ -69,8 +72,8 @@ describe('withdrawals', () => {
   beforeAll(async () => {
     blockedAddress = await outside(99);
     database = await createTestDatabase(inject('adminDatabaseUrl'));
-    server = await launchServer({
-      DATABASE_URL: database.url,
+    server = await startInProcess({
+      ...testServerEnv(database.url),
       WALLET_SEED: TEST_MNEMONIC,
       DEVNET_BLOCK_MS: '100',
       CONFIRMATIONS: 'BITCOIN:2',
@@ -84,7 +87,7 @@ describe('withdrawals', () => {
     await api.deposit(alice, 'BTC', '0.05');
   });
   afterAll(async () => {
-    await server?.stop();
+    await server?.close();
     if (pool) {
       try {
         expect(await auditFailures(pool)).toEqual([]);
@@ -350,10 +353,12 @@ describe('withdrawals', () => {
 
 describe('a withdrawal worker killed between broadcast and completion', () => {
   let database: TestDatabase;
-  let server: LaunchedServer;
+  let server: InProcessServer;
   let pool: pg.Pool;
   let worker: ChildProcess | undefined;
   let workerOutput = '';
+  /** The gateway's and the worker's: the signer's channel and token are there, so the worker signs what the gateway approved. */
+  let dataDir = '';
   const api = client(() => server.url);
   const ENV = {
     WALLET_SEED: TEST_MNEMONIC,
@@ -367,7 +372,8 @@ describe('a withdrawal worker killed between broadcast and completion', () => {
 
   const startWorker = async () => {
     workerOutput = '';
-    const child = spawn(process.execPath, ['src/server/jobs/main.ts'], { cwd: ROOT, env: { ...process.env, ...ENV, DATABASE_URL: database.url, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process of its own, to be killed: on the gateway's environment (its secrets key and DATA_DIR too), the jobs in it.
+    const child = spawn(process.execPath, ['src/server/jobs/main.ts'], { cwd: ROOT, env: { ...process.env, ...testServerEnv(database.url), DATA_DIR: dataDir, ...ENV, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (chunk: Buffer) => (workerOutput += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (workerOutput += chunk.toString()));
     worker = child;
@@ -385,15 +391,17 @@ describe('a withdrawal worker killed between broadcast and completion', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
-    server = await launchServer({ DATABASE_URL: database.url, WORKERS: 'off', ...ENV });
+    dataDir = await mkdtemp(join(tmpdir(), 'withdrawal-worker-'));
+    server = await startInProcess({ ...testServerEnv(database.url), DATA_DIR: dataDir, WORKERS: 'off', ...ENV });
     pool = new pg.Pool({ connectionString: database.url, max: 3 });
     await startWorker();
   });
   afterAll(async () => {
     await killWorker();
-    await server?.stop();
+    await server?.close();
     await pool?.end();
     await database?.drop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   });
 
   it('broadcasts once, completes after a restart, and the ledger audit is green', async () => {
