@@ -10,9 +10,10 @@ export default defineConfig({
       exclude: ['src/**/*.d.ts'],
       reporter: ['text-summary', 'html'],
       reportsDirectory: '.tmp/coverage',
-      // A floor that only ever rises, half a point below what the suites measure (61.3 / 49.2 / 60.0 / 64.3 % when last
-      // raised; runs differ by a tenth or two, as background timers fire or not); raise it as coverage grows, never lower it.
-      thresholds: { statements: 60.5, branches: 48.5, functions: 59.5, lines: 63.5 },
+      // A floor that only ever rises, half a point below what the suites measure (77.2 / 66.7 / 75.9 / 80.0 % when last
+      // raised, once most servers ran in the test process; runs differ by a tenth or two, as background timers fire or
+      // not); raise it as coverage grows, never lower it.
+      thresholds: { statements: 76.5, branches: 66, functions: 75.3, lines: 79.4 },
     },
     projects: [
       {
