@@ -1,6 +1,7 @@
-import { test as base, expect, signUpAndLogIn } from './fixtures.ts';
+import { expect, signUpAndLogIn } from './fixtures.ts';
+import { test } from './litecoin-fixtures.ts';
 import { addressOf, available, pageApiUser } from './send-helpers.ts';
-import { startLitecoind, type Litecoind } from '../support/litecoind.ts';
+import type { Litecoind } from '../support/litecoind.ts';
 
 /**
  * Issue 16's walk on a real node: the server runs Litecoin on a Litecoin Core -regtest node of this spec's own. A user
@@ -8,31 +9,6 @@ import { startLitecoind, type Litecoind } from '../support/litecoind.ts';
  * to a node address and sees it Completed with its hash and no explorer link (regtest has none); the node received
  * the amount less the fee, to the litoshi.
  */
-const test = base.extend<object, { node: Litecoind }>({
-  node: [
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const node = await startLitecoind();
-      await use(node);
-      await node.stop();
-    },
-    { scope: 'worker', timeout: 60_000 },
-  ],
-  appEnv: [
-    async ({ node }, use) =>
-      use({
-        LOG_LEVEL: 'info',
-        CHAIN_ENV: 'regtest',
-        LITECOIN_RPC_URL: node.url,
-        CONFIRMATIONS: 'LITECOIN:2',
-        FEE_RATE_FALLBACK: 'LITECOIN:5',
-        WORKER_POLL_MS: '200',
-        RATES_WALK_MS: '0',
-        WITHDRAWAL_FEES: JSON.stringify({ LTC: '0.001' }),
-      }),
-    { scope: 'worker' },
-  ],
-});
 
 /** Mines a block at a time until `probe` is true (the worker polls every 200 ms, the page its balances). */
 async function mineUntil(node: Litecoind, probe: () => Promise<boolean>, timeout = 45_000): Promise<void> {

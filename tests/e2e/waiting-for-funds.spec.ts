@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
-import { test as base, expect as baseExpect, signUpAndLogIn } from './fixtures.ts';
+import { expect as baseExpect, signUpAndLogIn } from './fixtures.ts';
+import { test } from './litecoin-fixtures.ts';
 import { addressOf, available, pageApiUser } from './send-helpers.ts';
-import { startLitecoind, type Litecoind } from '../support/litecoind.ts';
+import type { Litecoind } from '../support/litecoind.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -12,31 +13,6 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * to cold storage (`npm run custody -- sweep-to-cold`), a withdrawal the hot wallet cannot pay waits; its history item
  * and its details say "Pending" and why, in English and in Russian, light and dark, whole on a 390×844 screen.
  */
-const test = base.extend<object, { node: Litecoind }>({
-  node: [
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const node = await startLitecoind();
-      await use(node);
-      await node.stop();
-    },
-    { scope: 'worker', timeout: 60_000 },
-  ],
-  appEnv: [
-    async ({ node }, use) =>
-      use({
-        LOG_LEVEL: 'info',
-        CHAIN_ENV: 'regtest',
-        LITECOIN_RPC_URL: node.url,
-        CONFIRMATIONS: 'LITECOIN:2',
-        FEE_RATE_FALLBACK: 'LITECOIN:5',
-        WORKER_POLL_MS: '200',
-        RATES_WALK_MS: '0',
-        WITHDRAWAL_FEES: JSON.stringify({ LTC: '0.001' }),
-      }),
-    { scope: 'worker' },
-  ],
-});
 
 test.use({ viewport: { width: 390, height: 844 } });
 
