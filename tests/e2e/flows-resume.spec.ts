@@ -5,7 +5,7 @@ import { test, expect, signUpAndLogIn } from './fixtures.ts';
  * Issue 19 items 14, 15, 17: an order in flight survives a reload and leaving its review gives it up at once; the
  * browser's back from the sell card step returns to the amount; the sell rate counts down and offers Update rate.
  */
-test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', WORKER_POLL_MS: '100' } });
+test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', WORKER_POLL_MS: '250' } });
 
 /** A new user holding the common assets and 0.01 BTC from the devnet faucet. */
 async function userWithBitcoin(page: Page, app: Parameters<typeof signUpAndLogIn>[1]): Promise<void> {

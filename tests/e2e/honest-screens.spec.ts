@@ -12,7 +12,7 @@ import { pageApiUser, type ApiUser } from './send-helpers.ts';
  * keypad off and says once what to do; a deposit below the minimum says why and what the minimum is; the passcode
  * change does not ask again for the code entered on the protection screen.
  */
-test.use({ appEnv: { DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', WORKER_POLL_MS: '100', MIN_DEPOSIT: 'BTC:0.001' } });
+test.use({ appEnv: { DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', WORKER_POLL_MS: '250', MIN_DEPOSIT: 'BTC:0.001' } });
 
 const headers = (user: ApiUser) => ({ authorization: `Bearer ${user.token}` });
 

@@ -6,7 +6,7 @@ import { withholdPrices } from './rates-helpers.ts';
  * would): Home and the asset show its last value with the time it held, a swap from BTC says why it cannot be
  * quoted and stays blocked, a purchase in EUR says so on the order screen; once prices return, both go on.
  */
-test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', WORKER_POLL_MS: '100' } });
+test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', WORKER_POLL_MS: '250' } });
 
 const NO_PRICE = "Prices are unavailable right now, so this can't be quoted. Please try again in a few minutes.";
 

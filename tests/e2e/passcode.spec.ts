@@ -25,7 +25,7 @@ const test = base.extend<object, { inbox: Inbox }>({
     { scope: 'worker' },
   ],
   appEnv: [
-    async ({ inbox }, use) => use({ SMTP_URL: inbox.url, RATES_WALK_MS: '0', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', WORKER_POLL_MS: '100' }),
+    async ({ inbox }, use) => use({ SMTP_URL: inbox.url, RATES_WALK_MS: '0', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', WORKER_POLL_MS: '250' }),
     { scope: 'worker' },
   ],
 });

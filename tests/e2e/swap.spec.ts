@@ -8,7 +8,7 @@ import { setReferencePrices } from './rates-helpers.ts';
  * (BTC 65000, USDT 1) and the spread is 50 bps, so 0.004 BTC buys 258.7 USDT. Once, BTC falls 1.5 % while the review
  * is open: the gateway refuses the stale rate (issue 14 item 11) and the review shows 'Order expired' with 'Update rate'.
  */
-test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', SWAP_SPREAD_BPS: '50', WORKER_POLL_MS: '100' } });
+test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', SWAP_SPREAD_BPS: '50', WORKER_POLL_MS: '250' } });
 
 test('swap BTC to USDT_TRX: quick path, limits, arrow, expiry and Update rate, then both balances move', async ({ page, app }) => {
   test.setTimeout(120_000);

@@ -12,7 +12,7 @@ import type { TelegramUser } from '../../src/server/domain/telegram-init-data.ts
  * here) and `message` events for the messenger's answers and button presses. The server trusts the tests' own bot
  * token and Ed25519 key; the bot's replies go to the server's Bot API stand-in.
  */
-test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', WORKER_POLL_MS: '100', SUPPORT_TELEGRAM: '@wallet_support', ...telegramEnv() } });
+test.use({ appEnv: { LOG_LEVEL: 'info', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', RATES_WALK_MS: '0', WORKER_POLL_MS: '250', SUPPORT_TELEGRAM: '@wallet_support', ...telegramEnv() } });
 
 type Posted = [string, Record<string, unknown> | undefined];
 
