@@ -5,11 +5,16 @@ import { startLitecoind, type Litecoind } from '../support/litecoind.ts';
  * The e2e server on a Litecoin Core -regtest node of the worker's own (litecoin.spec.ts, waiting-for-funds.spec.ts):
  * two confirmations, a fixed fee rate and withdrawal fee, a worker polling every 200 ms, prices that do not walk.
  */
-export const test = base.extend<object, { node: Litecoind }>({
+export const test = base.extend<object, { node: Litecoind; nodeOf: string }>({
+  /**
+   * Whose node (and server) this is. Playwright gives files of equal worker options one worker, so the two specs
+   * would share a node: a spec whose tests count the custody's coins (waiting-for-funds: the hot wallet holds exactly
+   * 0.01 LTC) names itself here and gets a node no other spec has paid into.
+   */
+  nodeOf: ['litecoin', { scope: 'worker', option: true }],
   node: [
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const node = await startLitecoind();
+    async ({ nodeOf }, use) => {
+      const node = await startLitecoind([], nodeOf);
       await use(node);
       await node.stop();
     },

@@ -14,7 +14,8 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * and its details say "Pending" and why, in English and in Russian, light and dark, whole on a 390×844 screen.
  */
 
-test.use({ viewport: { width: 390, height: 844 } });
+// A node of its own: the hot wallet must hold only what this test put there.
+test.use({ viewport: { width: 390, height: 844 }, nodeOf: 'waiting-for-funds' });
 
 // Screens load lazily and the machine may be busy: each step gets up to 30 s.
 const expect = baseExpect.configure({ timeout: 30_000 });

@@ -101,8 +101,9 @@ async function shutDown(node: NodeProcess, rpc: Rpc): Promise<void> {
   clearTimeout(timeout);
 }
 
-export async function startLitecoind(extraArgs: string[] = []): Promise<Litecoind> {
-  const datadir = await mkdtemp(join(tmpdir(), 'litecoind-'));
+/** `name` goes into the data directory's name (whose node it is, when several run). */
+export async function startLitecoind(extraArgs: string[] = [], name = ''): Promise<Litecoind> {
+  const datadir = await mkdtemp(join(tmpdir(), `litecoind-${name ? `${name}-` : ''}`));
   const port = await freePort();
   const url = `http://test:test@127.0.0.1:${port}`;
   const rpc = createRpc(url);
