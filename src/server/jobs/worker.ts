@@ -40,6 +40,15 @@ export function defaultConcurrency(pool: pg.Pool): number {
 /** A running job's claim: its row's next run is kept this far ahead, renewed every third of it while the job runs. */
 export const LEASE_MS = 10_000;
 
+/**
+ * The schedule's bookkeeping (a claim, a renewal, a run's end) commits without waiting for its WAL flush
+ * (`synchronous_commit` off for that one statement's transaction, then back to the connection's own setting). A crash
+ * can forget the last of them, and nothing is lost by that: the row goes back to an earlier claim or schedule, and
+ * the job, idempotent, runs again. It spares the disk two flushes per run: 21 lanes polling every 100 ms made 400 a
+ * second per process, as many as the money's commits could use.
+ */
+export const RELAXED_COMMIT = "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))";
+
 /** The longest a lane sleeps before looking at its row again (another process may have moved it). */
 const MAX_IDLE_MS = 60_000;
 
@@ -80,8 +89,8 @@ export function createWorker(options: {
     // The claim's token: renewals and the closing update change the row only while this claim still holds it.
     const owner = randomUUID();
     const claimed = await pool.query<{ failures: number; lastError: string | null }>(
-      `UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond', lease_owner = $3 WHERE name = $1 AND run_at <= now()
-       RETURNING failures, last_error AS "lastError"`,
+      `${RELAXED_COMMIT} UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond', lease_owner = $3 FROM relaxed
+        WHERE name = $1 AND run_at <= now() RETURNING failures, last_error AS "lastError"`,
       [handler.name, leaseMs, owner],
     );
     const row = claimed.rows[0];
@@ -95,7 +104,7 @@ export function createWorker(options: {
     let lost = false;
     const renew = setInterval(() => {
       renewal = pool
-        .query(`UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond' WHERE name = $1 AND lease_owner = $3`, [handler.name, leaseMs, owner])
+        .query(`${RELAXED_COMMIT} UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond' FROM relaxed WHERE name = $1 AND lease_owner = $3`, [handler.name, leaseMs, owner])
         .then((renewed) => {
           // Another process took the job over (this one could not renew in time): said once; its run goes on, the row is theirs.
           if (renewed.rowCount === 0 && !lost) log.error({ job: handler.name }, 'job lease lost while running: another process may run it too');
@@ -126,8 +135,8 @@ export function createWorker(options: {
       log.warn({ job: handler.name, failures, retryInMs: delay, error: failure }, 'job still failing');
     }
     await pool.query(
-      `UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond', last_started_at = to_timestamp($3 / 1000.0),
-              last_finished_at = now(), last_error = $4, failures = $5, runs = runs + 1, lease_owner = NULL WHERE name = $1 AND lease_owner = $6`,
+      `${RELAXED_COMMIT} UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond', last_started_at = to_timestamp($3 / 1000.0),
+              last_finished_at = now(), last_error = $4, failures = $5, runs = runs + 1, lease_owner = NULL FROM relaxed WHERE name = $1 AND lease_owner = $6`,
       [handler.name, delay, started, failure, failures, owner],
     );
     return { ran: true, waitMs: delay };

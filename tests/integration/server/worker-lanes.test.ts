@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { quietLog, waitFor } from '../../support/custody.ts';
 import { openDatabase, type Database } from '../../../src/server/db/database.ts';
-import { createWorker } from '../../../src/server/jobs/worker.ts';
+import { createWorker, RELAXED_COMMIT } from '../../../src/server/jobs/worker.ts';
 import type { JobHandler } from '../../../src/server/jobs/port.ts';
 
 /**
@@ -39,6 +39,32 @@ describe('the worker', () => {
   });
   beforeEach(async () => {
     await database.pool.query('DELETE FROM job_schedule');
+  });
+
+  it("keeps the schedule's bookkeeping off the disk's flush, and only it: the connection's next statement commits durably", async () => {
+    // The relaxed commit is the statement's own transaction's (set_config local): inside a transaction it shows.
+    const client = await database.pool.connect();
+    try {
+      await client.query('BEGIN');
+      expect((await client.query<{ s: string }>(`${RELAXED_COMMIT} SELECT current_setting('synchronous_commit') AS s FROM relaxed`)).rows[0]?.s).toBe('off');
+      await client.query('ROLLBACK');
+    } finally {
+      client.release();
+    }
+    // One connection: the job's own statements and the next ones after a claim and a run's end take the same one.
+    const single = new pg.Pool({ connectionString: testDatabase.url, max: 1 });
+    try {
+      const seen: string[] = [];
+      const handler: JobHandler = { name: 'test.durable', everyMs: 0, run: async () => void seen.push((await single.query<{ s: string }>("SELECT current_setting('synchronous_commit') AS s")).rows[0]?.s ?? '') };
+      const worker = createWorker({ pool: single, log: quietLog, handlers: [handler], pollMs: 20 });
+      expect(await worker.runOnce()).toBe(1);
+      expect(await worker.runOnce()).toBe(1);
+      expect(seen).toEqual(['on', 'on']);
+      expect((await single.query<{ s: string }>("SELECT current_setting('synchronous_commit') AS s")).rows[0]?.s).toBe('on');
+      expect((await single.query<{ runs: number }>("SELECT runs::int AS runs FROM job_schedule WHERE name = 'test.durable'")).rows[0]?.runs).toBe(2);
+    } finally {
+      await single.end();
+    }
   });
 
   it('runs a job while another hangs: each job has its own lane', async () => {
