@@ -112,7 +112,10 @@ async function place(deps: SellDeps, account: string, input: OrderBase, card: Pa
   const { order } = placed;
   // Handed to the provider after the hold commits; if this fails, the submit job tries again.
   await submitOrder(deps, order).catch((error: unknown) => deps.log.warn({ err: error, order: order.id }, 'sell order not yet accepted by the payout provider; will retry'));
-  return sellOrderView((await sellOrderById(deps.pool, order.id)) ?? order);
+  // The order is placed and its coins held: a read that fails now (a pool at its limit) answers the order as placed,
+  // not an error that would send the client to retry what is done.
+  const current = await sellOrderById(deps.pool, order.id).catch((error: unknown) => deps.log.warn({ err: error, order: order.id }, 'sell order placed; answered as placed, its read failed'));
+  return sellOrderView(current ?? order);
 }
 
 export async function orderByCard(deps: SellDeps, account: string, input: ByCardInput): Promise<SellOrderView> {
