@@ -38,6 +38,8 @@ const SMALL_USERS = 2_000;
  * each that no cache of this machine holds (read in and written whole to the WAL): that figure is printed as a note.
  */
 const ACTIVE_USERS = 10_000;
+/** Long enough for transfers among ACTIVE_USERS to touch each of them a few times (about 3,000 transfers/s, two accounts each). */
+const WARM_TRANSFER_SECONDS = 15;
 const RATIO_GOAL = 1.25;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -121,13 +123,13 @@ try {
   };
 
   /** bench:ledger's transfer at 16 clients between random accounts of the database's first `users` users (BTC, amounts 1–1000). */
-  const transfers = async (target: Target, users: number) => {
+  const transfers = async (target: Target, users: number, seconds = SECONDS) => {
     const database = await openDatabase({ databaseUrl: target.url, dataDir: await mkdtemp(join(tmpdir(), 'wallet-scale-')) }, log);
     try {
       let done = 0;
       let sequence = 0;
       const started = performance.now();
-      const deadline = started + SECONDS * 1000;
+      const deadline = started + seconds * 1000;
       await Promise.all(
         Array.from({ length: 16 }, async (_, client) => {
           while (performance.now() < deadline) {
@@ -149,7 +151,12 @@ try {
     }
   };
 
-  for (const target of targets) await load(target, `/api/${target.heavy.accountId}/asset`, {}, 50);
+  // Warm, as a running wallet is: the balances path, and the active users' ledger pages (a wallet's active users
+  // are active all day; their rows stay in the buffer cache), by transfers among them for WARM_TRANSFER_SECONDS.
+  for (const target of targets) {
+    await load(target, `/api/${target.heavy.accountId}/asset`, {}, 50);
+    await transfers(target, Math.min(ACTIVE_USERS, target.users), WARM_TRANSFER_SECONDS);
+  }
   const rounds: Record<string, Figures[]> = { small: [], scale: [] };
   for (let round = 0; round < ROUNDS; round++) {
     for (const target of round % 2 === 0 ? targets : [...targets].reverse()) rounds[target.name]?.push(await measure(target, round));
@@ -176,8 +183,18 @@ try {
     }
   };
 
+  const sharedBuffers = async (url: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return (await client.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0]?.shared_buffers ?? '?';
+    } finally {
+      await client.end();
+    }
+  };
+
   const checks: [string, boolean][] = [];
-  console.log(`\nscale ${SCALE}: ${scaleDb.stamp.users} users, ${scaleDb.stamp.items} items (seeded in ${scaleDb.stamp.seconds.toFixed(0)} s) against ${small.stamp.users} users, ${small.stamp.items} items; ${ROUNDS} rounds of ${SECONDS} s per measure`);
+  console.log(`\nscale ${SCALE}: ${scaleDb.stamp.users} users, ${scaleDb.stamp.items} items (seeded in ${scaleDb.stamp.seconds.toFixed(0)} s) against ${small.stamp.users} users, ${small.stamp.items} items; ${ROUNDS} rounds of ${SECONDS} s per measure; shared_buffers ${await sharedBuffers(scaleDb.url)}`);
   const names = Object.keys(rounds.small?.[0] ?? {});
   for (const name of names) {
     const of = (target: string) => (rounds[target] ?? []).map((f) => f[name]?.value ?? NaN);
