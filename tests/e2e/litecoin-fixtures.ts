@@ -1,4 +1,4 @@
-import { test as base } from './fixtures.ts';
+import { test as base, expect } from './fixtures.ts';
 import { startLitecoind, type Litecoind } from '../support/litecoind.ts';
 
 /**
@@ -35,3 +35,20 @@ export const test = base.extend<object, { node: Litecoind; nodeOf: string }>({
     { scope: 'worker' },
   ],
 });
+
+/**
+ * Mines a block at a time until `probe` is true (the worker polls every 200 ms, the page its balances). A node or
+ * server busy on this shared machine may drop one call: the next poll asks again.
+ */
+export async function mineUntil(node: Litecoind, probe: () => Promise<boolean>, timeout = 45_000): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        if (await probe().catch(() => false)) return true;
+        await node.mine(1).catch(() => undefined);
+        return false;
+      },
+      { timeout, intervals: [1_000] },
+    )
+    .toBe(true);
+}

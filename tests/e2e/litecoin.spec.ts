@@ -1,7 +1,6 @@
 import { expect, signUpAndLogIn } from './fixtures.ts';
-import { test } from './litecoin-fixtures.ts';
+import { mineUntil, test } from './litecoin-fixtures.ts';
 import { addressOf, available, pageApiUser } from './send-helpers.ts';
-import type { Litecoind } from '../support/litecoind.ts';
 
 /**
  * Issue 16's walk on a real node: the server runs Litecoin on a Litecoin Core -regtest node of this spec's own. A user
@@ -9,20 +8,6 @@ import type { Litecoind } from '../support/litecoind.ts';
  * to a node address and sees it Completed with its hash and no explorer link (regtest has none); the node received
  * the amount less the fee, to the litoshi.
  */
-
-/** Mines a block at a time until `probe` is true (the worker polls every 200 ms, the page its balances). */
-async function mineUntil(node: Litecoind, probe: () => Promise<boolean>, timeout = 45_000): Promise<void> {
-  await expect
-    .poll(
-      async () => {
-        if (await probe()) return true;
-        await node.mine(1);
-        return false;
-      },
-      { timeout, intervals: [1_000] },
-    )
-    .toBe(true);
-}
 
 test.describe('Litecoin on a regtest node', () => {
   test('receives LTC from the node, then sends LTC back and sees it completed without an explorer link', async ({ page, app, node }) => {

@@ -2,9 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
 import { expect as baseExpect, signUpAndLogIn } from './fixtures.ts';
-import { test } from './litecoin-fixtures.ts';
+import { mineUntil, test } from './litecoin-fixtures.ts';
 import { addressOf, available, pageApiUser } from './send-helpers.ts';
-import type { Litecoind } from '../support/litecoind.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -19,21 +18,6 @@ test.use({ viewport: { width: 390, height: 844 }, nodeOf: 'waiting-for-funds' })
 
 // Screens load lazily and the machine may be busy: each step gets up to 30 s.
 const expect = baseExpect.configure({ timeout: 30_000 });
-
-/** Mines a block at a time until `probe` is true. */
-async function mineUntil(node: Litecoind, probe: () => Promise<boolean>, timeout = 45_000): Promise<void> {
-  await expect
-    .poll(
-      async () => {
-        // A node busy on this shared machine may drop one call: the next poll asks again.
-        if (await probe().catch(() => false)) return true;
-        await node.mine(1).catch(() => undefined);
-        return false;
-      },
-      { timeout, intervals: [1_000] },
-    )
-    .toBe(true);
-}
 
 /** The element lies within the 390-wide screen, not cut off at its right edge. */
 async function whole(page: Page, testId: string): Promise<void> {
