@@ -186,6 +186,7 @@ export async function openCustody(
     },
     chain,
     minDeposit: config.chains.minDeposit,
+    addressGuard,
     // Selling and buying are off without their provider: their jobs too.
     sell: payouts.provider ? sell : undefined,
     buy: cards.provider || cards.onRamp ? buy : undefined,

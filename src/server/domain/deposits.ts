@@ -24,6 +24,7 @@ import { recordHistory } from './orders/history.ts';
 import { NOW } from './orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from './orders/state.ts';
 import { queueOrderNotification } from './notifications.ts';
+import type { DepositAddressGuard } from './deposit-address-guard.ts';
 
 const SCAN_BATCH = 500;
 const CONFIRM_BATCH = 200;
@@ -32,6 +33,12 @@ const CONFIRM_BATCH = 200;
 export type DepositOptions = {
   /** MIN_DEPOSIT: per currency, atomic units below which a transfer is recorded BELOW_MINIMUM and never credited. */
   minDeposit?: Readonly<Record<string, bigint>> | undefined;
+  /**
+   * Which account a deposit address pays: only the one its MAC names (deposit-address-guard.ts). A row moved to
+   * another account, or an address put in by someone without SECRETS_KEY, credits nobody (logged as an error); the
+   * coins stay in custody, seen by reconciliation as holdings no user owns.
+   */
+  guard?: Pick<DepositAddressGuard, 'check'> | undefined;
   log?: Logger | undefined;
 };
 
@@ -46,7 +53,7 @@ export async function scanDeposits(pool: pg.Pool, chain: ChainPort, network: Net
   const batch = await chain.scan(network, cursor, SCAN_BATCH);
   return inTransaction(pool, async (client) => {
     if (batch.reorg) await unwindReorg(client, network, batch.reorg, options.log);
-    const recorded = await recordTransfers(client, chain, network, batch.transfers, options.minDeposit);
+    const recorded = await recordTransfers(client, chain, network, batch.transfers, options.minDeposit, options.guard);
     if (batch.cursor !== null && batch.cursor !== cursor) {
       await client.query(
         `INSERT INTO chain_cursors (network, position) VALUES ($1, $2)
@@ -112,17 +119,20 @@ export async function recordTransfers(
   network: Network,
   transfers: readonly ChainTransfer[],
   minDeposit: Readonly<Record<string, bigint>> = {},
+  guard?: Pick<DepositAddressGuard, 'check'>,
 ): Promise<number> {
   const candidates = transfers.filter((t) => {
     const coin = findCoin(t.currency);
     return coin !== undefined && coin.network === network && t.amount > 0n;
   });
   if (candidates.length === 0) return 0;
-  const owners = await db.query<Pick<typeof depositAddresses.$inferSelect, 'address' | 'walletAccountId'>>(
-    'SELECT address, wallet_account_id AS "walletAccountId" FROM deposit_addresses WHERE network = $1 AND address = ANY($2::text[])',
+  const owners = await db.query<Pick<typeof depositAddresses.$inferSelect, 'network' | 'address' | 'walletAccountId' | 'derivationIndex' | 'mac'>>(
+    `SELECT network, address, wallet_account_id AS "walletAccountId", derivation_index AS "derivationIndex", mac
+       FROM deposit_addresses WHERE network = $1 AND address = ANY($2::text[])`,
     [network, [...new Set(candidates.map((t) => t.toAddress))]],
   );
-  const ownerOf = new Map(owners.rows.map((r) => [r.address, r.walletAccountId]));
+  const ownerOf = new Map<string, string>();
+  for (const owner of owners.rows) if (!guard || (await guard.check(db, owner)) !== undefined) ownerOf.set(owner.address, owner.walletAccountId);
   let recorded = 0;
   for (const transfer of candidates) {
     const account = ownerOf.get(transfer.toAddress);

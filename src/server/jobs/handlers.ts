@@ -7,6 +7,7 @@ import type pg from 'pg';
 import type { Logger } from '../log.ts';
 import type { CollectionPort, CustodyHoldings, HotWalletFees, WithdrawalChainPort } from '../adapters/chains/port.ts';
 import { confirmDeposits, scanDeposits } from '../domain/deposits.ts';
+import type { DepositAddressGuard } from '../domain/deposit-address-guard.ts';
 import { collectDeposits } from '../domain/sweeps.ts';
 import { expireSwapOrders } from '../domain/swaps/worker.ts';
 import { processWithdrawals } from '../domain/withdrawals/worker.ts';
@@ -31,6 +32,8 @@ export type JobSources = {
   chain: WithdrawalChainPort & CustodyHoldings & Partial<Pick<HotWalletFees, 'estimateFee'>> & { collection: CollectionPort };
   /** MIN_DEPOSIT per currency (atomic units): smaller deposits are recorded, never credited. */
   minDeposit?: Readonly<Record<string, bigint>>;
+  /** Checks each deposit address's MAC before its deposit is recorded for the account it names (domain/deposits.ts). */
+  addressGuard?: Pick<DepositAddressGuard, 'check'> | undefined;
   /** The development walk's step (never in production), and the real feeds the worker polls, each at its pace. */
   market: { reference: { step: Work } | undefined; feeds: readonly { feed: MarketFeed; everyMs: number }[]; hedge?: { run: Work; everyMs: number } | undefined };
   /** Present while selling is on (a payout provider is configured). */
@@ -63,7 +66,7 @@ export function jobHandlers(sources: JobSources): JobHandler[] {
   for (const network of chain.networks) {
     const only = { ...chain, networks: [network] };
     add(`chain.deposits:${network}`, pollMs, async () => {
-      await scanDeposits(pool, only, network, { minDeposit: sources.minDeposit, log });
+      await scanDeposits(pool, only, network, { minDeposit: sources.minDeposit, guard: sources.addressGuard, log });
       await confirmDeposits(pool, only, log);
     });
     // Withdrawals: sign, broadcast (or reconcile by hash after a crash), confirm; each row claimed with SKIP LOCKED.

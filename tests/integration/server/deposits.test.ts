@@ -51,6 +51,24 @@ describe('deposits from the devnet', () => {
     expect((await history(accountId))[0]).toMatchObject({ state: 'COMPLETED', amount: '0.01' });
   });
 
+  it('credits nobody for a deposit address moved to another account: its MAC names the first (the coins stay in custody)', async () => {
+    const victim = await newAccountWith(['BTC']);
+    const address = victim.address('BTC');
+    const { accountId: thief } = await createWalletAccount(database.pool);
+    await database.pool.query('UPDATE deposit_addresses SET wallet_account_id = $2 WHERE address = $1', [address, thief]);
+    await custody.chain.send({ currency: 'BTC', toAddress: address, amount: '0.02' });
+    expect(await scanDeposits(database.pool, custody.chain, 'BITCOIN', { guard: custody.addressGuard })).toBe(0);
+    expect((await depositRows(thief)).rowCount).toBe(0);
+    expect((await depositRows(victim.accountId)).rowCount).toBe(0);
+
+    // Put back, the address pays its own account again (the 0.02 too, if the scan still sees it unmined).
+    await database.pool.query('UPDATE deposit_addresses SET wallet_account_id = $2 WHERE address = $1', [address, victim.accountId]);
+    await custody.chain.send({ currency: 'BTC', toAddress: address, amount: '0.03' });
+    expect(await scanDeposits(database.pool, custody.chain, 'BITCOIN', { guard: custody.addressGuard })).toBeGreaterThanOrEqual(1);
+    expect((await history(victim.accountId)).map((item) => item.amount)).toContain('0.03');
+    expect((await depositRows(thief)).rowCount).toBe(0);
+  });
+
   it('records and credits a deposit seen twice only once', async () => {
     const { accountId, address: addressOf } = await newAccountWith(['BTC']);
     const address = addressOf('BTC');
