@@ -41,7 +41,7 @@ describe('backup and restore with pg_dump and pg_restore', () => {
     source = await createTestDatabase(inject('adminDatabaseUrl'), 'wallet_backup');
     ({ database } = await openTestCustody(source.url));
     dir = await mkdtemp(join(tmpdir(), 'wallet-backup-'));
-    const server = Number((await database.pool.query<{ v: string }>('SHOW server_version_num')).rows[0]?.v) / 10_000;
+    const server = Number((await database.pool.query<{ v: string }>("SELECT current_setting('server_version_num') AS v")).rows[0]?.v) / 10_000;
     const [dump, restore] = [await clientMajor('pg_dump'), await clientMajor('pg_restore')];
     if (dump === undefined || restore === undefined) skipped = 'pg_dump/pg_restore are not installed';
     else if (dump < Math.floor(server) || restore < Math.floor(server)) skipped = `the client tools are PostgreSQL ${dump}, the server ${Math.floor(server)}`;
