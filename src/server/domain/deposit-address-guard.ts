@@ -1,7 +1,8 @@
 /**
  * A stored deposit address is only shown, handed to the card on-ramp as where the coins go, or credited for what it
- * receives (deposits.ts) when it is the one the custody's keys give its account: each row carries a MAC under SECRETS_KEY (`keyedHash`, which a rotation keeps
- * valid) over its network, address, account and derivation index, set when the address is derived. Someone who can
+ * receives (deposits.ts) when it is the one the custody's keys give its account: each row carries a MAC under
+ * SECRETS_KEY (`keyedHash`, which a rotation keeps valid) over its network, address, account and derivation index,
+ * set when the address is derived. Someone who can
  * write to the database but holds no SECRETS_KEY cannot put their own address before a user, or move an address to
  * another account: a MAC that does not hold withholds the address (logged as an error). A rotation's re-seal
  * (`npm run secrets:reseal`) moves the MACs to the new key (`rekeyDepositAddresses`). A row made before the MAC (none

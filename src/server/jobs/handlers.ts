@@ -32,8 +32,8 @@ export type JobSources = {
   chain: WithdrawalChainPort & CustodyHoldings & Partial<Pick<HotWalletFees, 'estimateFee'>> & { collection: CollectionPort };
   /** MIN_DEPOSIT per currency (atomic units): smaller deposits are recorded, never credited. */
   minDeposit?: Readonly<Record<string, bigint>>;
-  /** Checks each deposit address's MAC before its deposit is recorded for the account it names (domain/deposits.ts). */
-  addressGuard?: Pick<DepositAddressGuard, 'check'> | undefined;
+  /** Checks each deposit address's MAC before its deposit is recorded for the account it names (domain/deposits.ts): required, so no composition can leave it out. */
+  addressGuard: Pick<DepositAddressGuard, 'check'>;
   /** The development walk's step (never in production), and the real feeds the worker polls, each at its pace. */
   market: { reference: { step: Work } | undefined; feeds: readonly { feed: MarketFeed; everyMs: number }[]; hedge?: { run: Work; everyMs: number } | undefined };
   /** Present while selling is on (a payout provider is configured). */
