@@ -25,15 +25,19 @@ export type StoredAddress = { network: string; address: string; walletAccountId:
 export type DepositAddressGuard = {
   /** The MAC to store beside an address just derived from the keys. */
   seal(row: StoredAddress): string;
-  /** The stored address when it is the custody's for that account, else undefined (logged). */
-  check(db: Queryable, row: StoredAddress & { mac: string | null }): Promise<string | undefined>;
+  /**
+   * The stored address when it is the custody's for that account, else undefined (logged). A row from before the MAC
+   * whose keys cannot be read now is withheld too, unless `uncheckable: 'throw'`: then the error is thrown, for a
+   * caller that must try again later rather than pass the row by (the deposit scanner, whose cursor moves on).
+   */
+  check(db: Queryable, row: StoredAddress & { mac: string | null }, options?: { uncheckable?: 'withhold' | 'throw' }): Promise<string | undefined>;
 };
 
 export function createDepositAddressGuard(deps: { secrets: SecretsKey; keys: WalletKeys; addresses: Pick<ChainAddressing, 'derive'>; log: Pick<Logger, 'error'> }): DepositAddressGuard {
   const seal = (row: StoredAddress) => deps.secrets.keyedHash(text(row), PURPOSE);
   return {
     seal,
-    async check(db, row) {
+    async check(db, row, options) {
       if (row.mac === seal(row)) return row.address;
       const where = { network: row.network, account: row.walletAccountId, index: row.derivationIndex };
       if (row.mac !== null) {
@@ -45,6 +49,7 @@ export function createDepositAddressGuard(deps: { secrets: SecretsKey; keys: Wal
       try {
         derived = await deps.addresses.derive(deps.keys, row.network as Network, row.derivationIndex);
       } catch (error) {
+        if (options?.uncheckable === 'throw') throw new Error(`the deposit address ${row.network}/${row.derivationIndex} could not be checked against the keys`, { cause: error });
         deps.log.error({ ...where, err: error }, 'a stored deposit address could not be checked against the keys: withheld');
         return undefined;
       }

@@ -132,7 +132,8 @@ export async function recordTransfers(
     [network, [...new Set(candidates.map((t) => t.toAddress))]],
   );
   const ownerOf = new Map<string, string>();
-  for (const owner of owners.rows) if (!guard || (await guard.check(db, owner)) !== undefined) ownerOf.set(owner.address, owner.walletAccountId);
+  // An address that cannot be checked now fails the batch (the scan is tried again); one that does not hold credits nobody.
+  for (const owner of owners.rows) if (!guard || (await guard.check(db, owner, { uncheckable: 'throw' })) !== undefined) ownerOf.set(owner.address, owner.walletAccountId);
   let recorded = 0;
   for (const transfer of candidates) {
     const account = ownerOf.get(transfer.toAddress);

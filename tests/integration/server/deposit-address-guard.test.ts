@@ -74,6 +74,19 @@ describe('the deposit address guard', () => {
     expect((await stored(account, 'BITCOIN'))?.mac).toBe(before?.mac);
   });
 
+  it('withholds a row from before the MAC whose keys cannot be read now, or throws for a caller that must try again', async () => {
+    const account = await newAccount();
+    await database.pool.query(`UPDATE deposit_addresses SET mac = NULL WHERE wallet_account_id = $1`, [account]);
+    const row = (await database.pool.query<{ network: string; address: string; walletAccountId: string; derivationIndex: number; mac: string | null }>(`SELECT network, address, wallet_account_id AS "walletAccountId", derivation_index AS "derivationIndex", mac FROM deposit_addresses WHERE wallet_account_id = $1 AND network = 'BITCOIN'`, [account])).rows[0];
+    if (!row) throw new Error('no stored BTC address');
+    const unreadable = createDepositAddressGuard({ secrets: secretsKeyFrom(parseSecretsKey(TEST_SECRETS_KEY) ?? Buffer.alloc(0), 'env'), keys: custody.keys, addresses: { derive: () => Promise.reject(new Error('keys away')) }, log: createLogger('silent') });
+    expect(await unreadable.check(database.pool, row)).toBeUndefined();
+    await expect(unreadable.check(database.pool, row, { uncheckable: 'throw' })).rejects.toThrow('could not be checked against the keys');
+    // Nothing was sealed: the next check with the keys back decides.
+    expect((await stored(account, 'BITCOIN'))?.mac).toBeNull();
+    expect(await custody.addressGuard.check(database.pool, row, { uncheckable: 'throw' })).toBe(row.address);
+  });
+
   it("keeps the addresses through a SECRETS_KEY rotation: valid under the previous key, moved by the re-seal", async () => {
     const account = await newAccount();
     const address = (await stored(account, 'BITCOIN'))?.address;
