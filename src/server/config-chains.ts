@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { AmountError, parseDecimal } from '../lib/amount.ts';
+import { AmountError } from '../lib/amount.ts';
+import { parseMoney, type Units } from '../lib/money.ts';
 import { findCoin, NETWORKS, type Network } from '../lib/currencies.ts';
 import { ConfigError } from './config-error.ts';
 import { jsonSetting } from './config-schema.ts';
@@ -95,13 +96,13 @@ export function pairs<T>(value: string | undefined, parse: (text: string) => T):
 }
 
 /** "LTC:0.0001,BTC:0.00001" to atomic units per currency; an unknown currency or too many decimals is a mistake. */
-function parseMinDeposit(value: string | undefined): Record<string, bigint> {
-  const map: Record<string, bigint> = {};
+function parseMinDeposit(value: string | undefined): Record<string, Units> {
+  const map: Record<string, Units> = {};
   for (const [currency, text] of Object.entries(pairs(value, String))) {
     const coin = findCoin(currency);
     if (!coin) throw new ConfigError(`MIN_DEPOSIT names ${currency}, which is not a currency of this wallet`);
     try {
-      map[currency] = parseDecimal(text, coin.decimals);
+      map[currency] = parseMoney(currency, text).units;
     } catch (error) {
       if (error instanceof AmountError) throw new ConfigError(`MIN_DEPOSIT for ${currency} is invalid: ${error.message}`);
       throw error;

@@ -12,6 +12,8 @@ import { openCustody } from '../../src/server/custody.ts';
 import { openDatabase } from '../../src/server/db/database.ts';
 import { createLogger } from '../../src/server/log.ts';
 import { formBatches, signBatches, signWithdrawals } from '../../src/server/domain/withdrawals/worker.ts';
+import { subtractUnits } from '../../src/lib/money.ts';
+import { unitsFromRow } from '../../src/server/db/amounts.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 const config = loadConfig(process.env, version);
@@ -27,7 +29,7 @@ if (dieAfter === 'batch-signed') {
       `SELECT to_address, amount::text, fee::text FROM withdrawals WHERE batch_id = $1 AND state = 'PENDING' ORDER BY id`,
       [batch.id],
     );
-    await custody.chain.signBatch?.({ reference: batch.id, network: batch.network, orders: members.rows.map((m) => ({ toAddress: m.to_address, amount: BigInt(m.amount) - BigInt(m.fee) })) });
+    await custody.chain.signBatch?.({ reference: batch.id, network: batch.network, orders: members.rows.map((m) => ({ toAddress: m.to_address, amount: subtractUnits(unitsFromRow(m.amount), unitsFromRow(m.fee, 'fee')) })) });
   }
 } else if (dieAfter !== 'batched') {
   await signBatches(database.pool, custody.chain, log);

@@ -30,6 +30,8 @@ import { publishReserves } from '../domain/reserves.ts';
 import { signReserveMessage } from '../adapters/keys/reserve-signer.ts';
 import { startFailure } from '../environment.ts';
 import { openTool, openToolCustody, toolFail } from './tool.ts';
+import { unitsFromRow } from '../db/amounts.ts';
+import type { Units } from '../../lib/money.ts';
 
 const USAGE = `usage: npm run custody -- balances
        npm run custody -- exposure
@@ -72,7 +74,7 @@ try {
     for (const row of await feeCoverage(database.pool)) {
       const coin = findCoin(row.currency);
       const price = coin ? table.usd[coin.baseCurrency] : undefined;
-      const usd = (units: bigint) => (coin && price !== undefined ? usdValue(toAsset(units, coin.decimals), price) : undefined);
+      const usd = (units: Units) => (coin && price !== undefined ? usdValue(toAsset(units, coin.decimals), price) : undefined);
       const paid = usd(row.paid);
       const cost = usd(row.cost);
       const cells = [row.currency, shown(row.currency, row.paid), shown(row.currency, row.cost), paid === undefined ? 'no price' : formatUsd(paid), cost === undefined ? 'no price' : formatUsd(cost), paid === undefined || cost === undefined ? '' : formatUsd(paid - cost)];
@@ -101,7 +103,7 @@ try {
     const [currency = '', address = '', amount = '', key] = args;
     const movement = await sweepToCold(database.pool, { chain: custody.chain, addresses: custody.addresses }, { currency, address, amount, key });
     process.stdout.write(
-      `${movement.state === 'BROADCAST' ? 'sent' : movement.state.toLowerCase()}: ${shown(movement.currency, BigInt(movement.amount))} ${movement.currency} to ${movement.toAddress}\n` +
+      `${movement.state === 'BROADCAST' ? 'sent' : movement.state.toLowerCase()}: ${shown(movement.currency, unitsFromRow(movement.amount))} ${movement.currency} to ${movement.toAddress}\n` +
         `  tx ${movement.txHash} (movement ${movement.id}, key ${movement.idempotencyKey}); booked once the worker sees its confirmations\n`,
     );
   }

@@ -10,32 +10,33 @@ import { unitsFromRowOrZero } from '../db/amounts.ts';
 import { COINS, type Network } from '../../lib/currencies.ts';
 import { ChainUnsupportedError, type ChainPort, type CustodyHoldings } from '../adapters/chains/port.ts';
 import { SYSTEM_ACCOUNTS, systemAccountId } from './ledger.ts';
+import { negateUnits, subtractUnits, unitsOf, type Units } from '../../lib/money.ts';
 
 export type CustodyBalance = {
   network: Network;
   currency: string;
   /** What users own (available and on hold). */
-  liability: bigint;
+  liability: Units;
   /** The swap desk's inventory (market/desk.ts). */
-  desk: bigint;
+  desk: Units;
   /** Fee income the custodian has earned in the currency. */
-  fees: bigint;
+  fees: Units;
   /** The hot wallet's gas float left (GAS_FLOAT:<network>, domain/gas-float.ts): 0 but for a float network's coin. */
-  gasFloat: bigint;
+  gasFloat: Units;
   /** −WORLD:<network>: what left the world into the custody's hot outputs, as the ledger counts it. */
-  position: bigint;
+  position: Units;
   /** −COLD_STORAGE:<network>: what was swept to cold storage. */
-  cold: bigint;
+  cold: Units;
   /** What the chain shows the custody's outputs holding; undefined where the adapter keeps none (the devnet). */
-  holdings: bigint | undefined;
+  holdings: Units | undefined;
   /** Outputs the custody holds that the ledger does not credit (deposits below the minimum). */
-  uncredited: bigint;
+  uncredited: Units;
   /** Deposits (pending, or credited and put in doubt or on hold by a reorganisation), withdrawals and cold sweeps not settled yet: a difference may be theirs. */
   inFlight: number;
   /** What deposits still waiting for their confirmations bring (a node may count them in its holdings already). */
-  pending: bigint;
+  pending: Units;
   /** holdings − position − uncredited: what the chain holds that the ledger does not count (negative: lacks); undefined without holdings. */
-  difference: bigint | undefined;
+  difference: Units | undefined;
   /** difference = 0; undefined without holdings. */
   matches: boolean | undefined;
   /** Why the node could not say what it holds (unreachable, a token contract it does not know); undefined when it could. */
@@ -53,7 +54,7 @@ const balanceOf = async (db: pg.Pool, code: string, currency: string) => {
 export async function custodyBalances(pool: pg.Pool, chain: Pick<ChainPort, 'networks'> & CustodyHoldings): Promise<CustodyBalance[]> {
   const result: CustodyBalance[] = [];
   for (const network of chain.networks) {
-    let holdings: Record<string, bigint> | undefined;
+    let holdings: Record<string, Units> | undefined;
     let holdingsError: string | undefined;
     try {
       holdings = await chain.holdings(network);
@@ -81,25 +82,25 @@ export async function custodyBalances(pool: pg.Pool, chain: Pick<ChainPort, 'net
                + (SELECT count(*) FROM custody_movements WHERE network = $1 AND currency = $2 AND state IN ('SIGNED', 'BROADCAST')))::int AS n`,
         [network, currency],
       );
-      const position = -(await balanceOf(pool, SYSTEM_ACCOUNTS.world(network).code, currency));
+      const position = negateUnits(await balanceOf(pool, SYSTEM_ACCOUNTS.world(network).code, currency));
       const desk = await balanceOf(pool, SYSTEM_ACCOUNTS.swapDesk().code, currency);
       const fees = await balanceOf(pool, SYSTEM_ACCOUNTS.feeIncome().code, currency);
-      const held = holdings ? (holdings[currency] ?? 0n) : undefined;
-      const notCredited = BigInt(deposits.rows[0]?.uncredited ?? '0');
-      const difference = held === undefined ? undefined : held - position - notCredited;
+      const held = holdings ? (holdings[currency] ?? unitsOf(0n)) : undefined;
+      const notCredited = unitsFromRowOrZero(deposits.rows[0]?.uncredited, 'uncredited');
+      const difference = held === undefined ? undefined : subtractUnits(subtractUnits(held, position), notCredited);
       result.push({
         network,
         currency,
-        liability: BigInt(users.rows[0]?.total ?? '0'),
+        liability: unitsFromRowOrZero(users.rows[0]?.total, 'total'),
         desk,
         fees,
         gasFloat: await balanceOf(pool, SYSTEM_ACCOUNTS.gasFloat(network).code, currency),
         position,
-        cold: -(await balanceOf(pool, SYSTEM_ACCOUNTS.coldStorage(network).code, currency)),
+        cold: negateUnits(await balanceOf(pool, SYSTEM_ACCOUNTS.coldStorage(network).code, currency)),
         holdings: held,
         uncredited: notCredited,
         inFlight: flight.rows[0]?.n ?? 0,
-        pending: BigInt(deposits.rows[0]?.pending ?? '0'),
+        pending: unitsFromRowOrZero(deposits.rows[0]?.pending, 'pending'),
         difference,
         matches: difference === undefined ? undefined : difference === 0n,
         holdingsError,

@@ -90,11 +90,11 @@ async function sweepExcess(pool: pg.Pool, deps: HotColdDeps, network: Network): 
   const held = (await deps.chain.holdings(network))[coin] ?? 0n;
   if (held <= ceiling) return;
   const address = coldAddress(cold, network, sweeps, deps.env);
-  let amount = held - ceiling;
+  let amount = unitsOf(held - ceiling);
   // What the hot wallet can pay now, its fee aside (on account-based networks deposits not collected yet count in the holdings, not here).
   if (deps.chain.hotWalletFunds) {
     const fee = deps.chain.estimateFee ? (await deps.chain.estimateFee({ network, currency: coin, toAddress: address, amount })).amount : 0n;
-    const payable = (await deps.chain.hotWalletFunds(network, coin)) - fee;
+    const payable = unitsOf((await deps.chain.hotWalletFunds(network, coin)) - fee);
     if (payable < amount) amount = payable;
   }
   // Not for crumbs: at least 1 % of the ceiling (a dust output would be refused by the node).

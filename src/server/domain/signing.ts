@@ -19,7 +19,7 @@
  *   one, built by the signer's adapter from deposit outputs into the hot wallet's own address.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { subtractUnits } from '../../lib/money.ts';
+import { subtractUnits, unitsOf, type Units } from '../../lib/money.ts';
 import { unitsFromRow } from '../db/amounts.ts';
 import { NETWORK_INFO, type ChainEnv, type Network } from '../../lib/currencies.ts';
 import type { ChainAddressing, SweepSource, WithdrawalOrder } from '../adapters/chains/port.ts';
@@ -128,7 +128,7 @@ export async function batchToSign(db: Queryable, id: string, seal: ApprovalSeal)
  * that transaction makes as sealed (a batch's members, each checked as the order is): the replacement pays those and
  * nothing else (StuckWithdrawal.payments).
  */
-export async function withdrawalToReplace(db: Queryable, id: string, seal: ApprovalSeal): Promise<{ order: WithdrawalOrder; rawTx: string; txHash: string; payments: { address: string; amount: bigint }[] }> {
+export async function withdrawalToReplace(db: Queryable, id: string, seal: ApprovalSeal): Promise<{ order: WithdrawalOrder; rawTx: string; txHash: string; payments: { address: string; amount: Units }[] }> {
   const w = await approvedWithdrawal(db, id, ['BROADCAST'], seal);
   if (!w.rawTx || !w.txHash) throw new SigningRefusal('NOT_APPROVED', `withdrawal ${id} has no transaction to replace`);
   const members = w.batchId === null ? [] : (await db.query<{ id: string }>(`SELECT id FROM withdrawals WHERE batch_id = $1 AND tx_hash = $2 AND id <> $3 ORDER BY id`, [w.batchId, w.txHash, w.id])).rows;
@@ -183,8 +183,8 @@ export async function topUpToSign(
   amount: unknown,
   keys: WalletKeys,
   addresses: ChainAddressing,
-  feeOf: (sweep: { network: Network; currency: string; address: string }) => Promise<bigint>,
-): Promise<{ network: Network; address: string; amount: bigint; reference: string }> {
+  feeOf: (sweep: { network: Network; currency: string; address: string }) => Promise<Units>,
+): Promise<{ network: Network; address: string; amount: Units; reference: string }> {
   const { sweep, topUp } = await sweepOf(db, reference, keys, addresses);
   if (topUp === undefined) throw new SigningRefusal('BAD_REQUEST', `${String(reference)} is a sweep, not a top-up`);
   if (topUp !== sweep.topUps + 1) throw new SigningRefusal('NOT_APPROVED', `sweep ${sweep.id} has had ${sweep.topUps} top-ups: the next is ${sweep.topUps + 1}, not ${topUp}`);
@@ -193,7 +193,7 @@ export async function topUpToSign(
   if (BigInt(amount) > ceiling) {
     throw new SigningRefusal('OVER_FEE_CEILING', `top-up ${topUp} of sweep ${sweep.id} asks ${amount} of ${sweep.network}'s coin; moving its ${sweep.currency} needs at most ${ceiling} (the fee estimate × ${TOP_UP_FEE_MARGIN})`);
   }
-  return { network: sweep.network, address: sweep.address, amount: BigInt(amount), reference: `sweep:${sweep.id}:top-up:${topUp}` };
+  return { network: sweep.network, address: sweep.address, amount: unitsOf(BigInt(amount)), reference: `sweep:${sweep.id}:top-up:${topUp}` };
 }
 
 /**

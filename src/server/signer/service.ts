@@ -51,12 +51,11 @@ export async function startSigner(config: SignerConfig, log: Logger, pool: pg.Po
   // The seal's key is the gateway's too: what the signer signs out in a day is capped whatever the seals say.
   const cap = dailyCap(pool, config.signer.dailyMax ?? {});
   const capped = (orders: readonly WithdrawalOrder[]) =>
-    // The order's amount is the chain port's plain bigint: units of its currency, what leaves.
-    cap.reserve(orders.map((o): CappedPayment => ({ reference: o.reference, network: o.network, currency: o.currency, amount: unitsOf(o.amount) })));
+    cap.reserve(orders.map((o): CappedPayment => ({ reference: o.reference, network: o.network, currency: o.currency, amount: o.amount })));
 
   // What moving a sweep's currency costs now, by the adapter's estimate: a top-up pays at most a margin over it.
   const sweepFee = async (sweep: { network: Network; currency: string; address: string }) =>
-    (await chain.estimateFee({ network: sweep.network, currency: sweep.currency, toAddress: sweep.address, amount: 1n })).amount;
+    (await chain.estimateFee({ network: sweep.network, currency: sweep.currency, toAddress: sweep.address, amount: unitsOf(1n) })).amount;
 
   // One signing per order at a time: a second ask for the same one waits for the first and gets its bytes.
   const busy = new Map<string, Promise<unknown>>();

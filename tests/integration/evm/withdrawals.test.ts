@@ -19,6 +19,7 @@ import { transferKey } from '../../../src/server/adapters/chains/port.ts';
 import { estimateInAsset, withdrawalFee } from '../../../src/server/domain/withdrawals/fees.ts';
 import { formatUnits } from '../../../src/lib/amount.ts';
 import { fixedRates } from '../../support/prices.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const CONFIRMATIONS = 2;
@@ -121,7 +122,7 @@ describe('Ethereum withdrawals on anvil', () => {
     const onChain = await anvil.publicClient.getTransaction({ hash: (await row(eth.id))?.tx_hash as Hex });
     expect(onChain.from.toLowerCase()).toBe(hot.toLowerCase());
     expect(await balances(accountId)).toMatchObject({ ETH: { available: '1.5', onHold: '0' }, USDT_ETH: { available: '90', onHold: '0' } });
-    const fee = await custody.chain.estimateFee({ network: 'ETHEREUM', currency: 'USDT_ETH', toAddress: usdtTo, amount: 1n });
+    const fee = await custody.chain.estimateFee({ network: 'ETHEREUM', currency: 'USDT_ETH', toAddress: usdtTo, amount: unitsOf(1n) });
     expect(fee).toMatchObject({ network: 'ETHEREUM', currency: 'ETH' });
     expect(fee.amount).toBe(fee.rate! * (fee.amount / fee.rate!));
   });
@@ -187,7 +188,7 @@ describe('Ethereum withdrawals on anvil', () => {
     const signedHash = (await row(eth.id))?.tx_hash;
     expect((await row(eth.id))?.state).toBe('SIGNED');
     // Signing again (a worker unsure whether it signed) gives the same bytes and nonce.
-    const again = await custody.chain.signWithdrawal({ reference: eth.id, network: 'ETHEREUM', currency: 'ETH', toAddress: ethTo, amount: parseEther('0.199') });
+    const again = await custody.chain.signWithdrawal({ reference: eth.id, network: 'ETHEREUM', currency: 'ETH', toAddress: ethTo, amount: unitsOf(parseEther('0.199')) });
     expect(again.txHash).toBe(signedHash);
 
     // Killed after sending, before the database knew: the next worker finds it by its hash and does not send again.
@@ -279,17 +280,17 @@ describe('Ethereum withdrawals on anvil', () => {
       expect((await custody.chain.status('ETHEREUM', [ref])).get(transferKey(ref))).toEqual({ state: 'SEEN', blockHeight: null, confirmations: 0 });
 
       await anvil.testClient.setBlockGasLimit({ gasLimit: 30_000_000n });
-      const order = { reference: w.id, network: 'ETHEREUM' as const, currency: 'ETH', toAddress: to, amount: parseEther('0.299') };
+      const order = { reference: w.id, network: 'ETHEREUM' as const, currency: 'ETH', toAddress: to, amount: unitsOf(parseEther('0.299')) };
       const signed = { rawTx: stuck?.raw_tx ?? '', txHash: stuck?.tx_hash ?? '', fromAddress: hot };
-      const fee = await custody.chain.estimateFee({ network: 'ETHEREUM', currency: 'ETH', toAddress: to, amount: order.amount });
-      const replacement = await custody.chain.replaceByFee({ order, signed, fee: { network: 'ETHEREUM', currency: 'ETH', amount: 0n, rate: parseTransaction(signed.rawTx as Hex).maxFeePerGas } }, fee);
+      const fee = await custody.chain.estimateFee({ network: 'ETHEREUM', currency: 'ETH', toAddress: to, amount: unitsOf(order.amount) });
+      const replacement = await custody.chain.replaceByFee({ order, signed, fee: { network: 'ETHEREUM', currency: 'ETH', amount: unitsOf(0n), rate: parseTransaction(signed.rawTx as Hex).maxFeePerGas } }, fee);
       expect(replacement.txHash).not.toBe(signed.txHash);
       const [a, b] = [parseTransaction(signed.rawTx as Hex), parseTransaction(replacement.rawTx as Hex)];
       expect(b.nonce).toBe(a.nonce);
       expect(b.maxFeePerGas! * 10n).toBeGreaterThanOrEqual(a.maxFeePerGas! * 11n);
       expect(b.maxPriorityFeePerGas! * 10n).toBeGreaterThanOrEqual(a.maxPriorityFeePerGas! * 11n);
       // Idempotent: the same replacement again is the same transaction, and sending it twice is fine.
-      expect((await custody.chain.replaceByFee({ order, signed, fee: { network: 'ETHEREUM', currency: 'ETH', amount: 0n, rate: a.maxFeePerGas } }, fee)).txHash).toBe(replacement.txHash);
+      expect((await custody.chain.replaceByFee({ order, signed, fee: { network: 'ETHEREUM', currency: 'ETH', amount: unitsOf(0n), rate: a.maxFeePerGas } }, fee)).txHash).toBe(replacement.txHash);
       await custody.chain.broadcast('ETHEREUM', replacement.rawTx);
       await custody.chain.broadcast('ETHEREUM', replacement.rawTx);
       await anvil.mine(1);
@@ -323,7 +324,7 @@ describe('Ethereum withdrawals on anvil', () => {
     try {
       // The estimate of a few seconds ago is cached per recipient: another one is asked anew.
       const other = stranger();
-      const estimate = await custody.chain.estimateFee({ network: 'ETHEREUM', currency: 'USDT_ETH', toAddress: other, amount: 100_000_000n });
+      const estimate = await custody.chain.estimateFee({ network: 'ETHEREUM', currency: 'USDT_ETH', toAddress: other, amount: unitsOf(100_000_000n) });
       const expected = withdrawalFee({ floor: 5_000_000n, estimateInAsset: estimateInAsset(estimate, usdt, await prices.prices()), marginBps: 2000, coin: usdt });
       expect(expected).toBeGreaterThan(5_000_000n);
       const quoted = await gasPriced.preliminaryFee(accountId, { currency: 'USDT_ETH', amount: '100', depositAddress: other });

@@ -8,6 +8,7 @@ import { ChainUnsupportedError } from '../../../src/server/adapters/chains/port.
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 /** Issue 30 item 7: one network's node failing (a token contract it does not know) is that network's rows, not a crash. */
 describe('custody balances when a node fails', () => {
@@ -31,7 +32,7 @@ describe('custody balances when a node fails', () => {
       holdings: async (network) => {
         if (network === 'ETHEREUM') throw new Error('the contract 0xdAC1… returned no data ("0x")\n  at readContract');
         if (network === 'BITCOIN') throw new ChainUnsupportedError('the devnet keeps no outputs');
-        return { LTC: 0n };
+        return { LTC: unitsOf(0n) };
       },
     });
     expect(rows.filter((r) => r.network === 'ETHEREUM').every((r) => r.holdingsError?.startsWith('the contract 0xdAC1') && r.matches === undefined)).toBe(true);

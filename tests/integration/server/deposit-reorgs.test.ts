@@ -15,6 +15,7 @@ import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposi
 import { deriveAddress } from '../../../src/server/domain/addresses.ts';
 import type { AssetItem } from '../../../src/lib/wire/assets.ts';
 import type { TransactionItem } from '../../../src/server/domain/history.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 /**
  * The deposit rules every chain adapter relies on, driven through the reading port by a scripted chain against the
@@ -54,7 +55,7 @@ describe('deposits through reorganisations', () => {
     currency: 'LTC',
     fromAddress: null,
     toAddress: address,
-    amount,
+    amount: unitsOf(amount),
     blockHeight,
   });
   const scan = (minDeposit: Record<string, bigint> = {}) => scanDeposits(pool, chain.port, 'LITECOIN', { minDeposit, log });

@@ -67,7 +67,7 @@ describe('proof of reserves', () => {
     const at = async (network: Network, index: number, balances: Record<string, bigint>): Promise<AddressHolding> => ({
       address: await opened.custody.addresses.derive(seed, network, index),
       path: network === 'TON' ? `m/44'/607'/${index}'` : opened.custody.addresses.path(network, index),
-      balances,
+      balances: Object.fromEntries(Object.entries(balances).map(([currency, units]) => [currency, unitsOf(units)])),
     });
     held.LITECOIN = [await at('LITECOIN', 0, { LTC: 150_000_000n })];
     held.BITCOIN = [await at('BITCOIN', 1, { BTC: 30_000_000n }), await at('BITCOIN', 2, { BTC: 1_000_000n })];

@@ -163,7 +163,7 @@ describe('the signer guards', { timeout: 120_000 }, () => {
           [address, index],
         )
       ).rows[0]!.id;
-      const fee = await local.chain.estimateFee({ network: 'ETHEREUM', currency: 'USDT_ETH', toAddress: address, amount: 1n });
+      const fee = await local.chain.estimateFee({ network: 'ETHEREUM', currency: 'USDT_ETH', toAddress: address, amount: unitsOf(1n) });
       const ceiling = fee.amount * TOP_UP_FEE_MARGIN;
       const refused = await refusal({ op: 'top-up', reference: `sweep:${sweep}:top-up:1`, amount: (ceiling + 1n).toString() });
       expect(refused.code).toBe('OVER_FEE_CEILING');

@@ -316,7 +316,7 @@ describe('the signer process on Litecoin Core regtest', { timeout: 300_000 }, ()
     // An amount that would take the custody below the ceiling: refused, and the worker fails it with nothing signed.
     await database.pool.query('UPDATE custody_movements SET to_address = $2, amount = $3 WHERE id = $1', [id, cold, holding.toString()]);
     expect(await refusal({ op: 'cold-sweep', id })).toBe('NOT_HELD');
-    await expect(remote.chain.signWithdrawal({ reference: `cold:${id}`, network: 'LITECOIN', currency: 'LTC', toAddress: cold, amount: 1n })).rejects.toBeInstanceOf(HotWalletShortError);
+    await expect(remote.chain.signWithdrawal({ reference: `cold:${id}`, network: 'LITECOIN', currency: 'LTC', toAddress: cold, amount: unitsOf(1n) })).rejects.toBeInstanceOf(HotWalletShortError);
     await job('custody.movements:LITECOIN').run();
     expect((await movements('COLD')).find((m) => m.id === id)).toMatchObject({ state: 'FAILED', tx_hash: null });
     expect((await database.pool.query('SELECT 1 FROM utxo_transactions WHERE reference = $1', [`cold:${id}`])).rowCount).toBe(0);

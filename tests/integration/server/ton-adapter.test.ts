@@ -25,6 +25,7 @@ import { createTonAdapter, TON_SWEEP_THRESHOLD } from '../../../src/server/adapt
 import { GRACE_SECONDS, VALID_SECONDS } from '../../../src/server/adapters/chains/ton/messages.ts';
 import { HOT_WALLET_INDEX } from '../../../src/server/adapters/chains/ton/wallets.ts';
 import { BroadcastRejectedError, ChainUnsupportedError, transferKey, type ChainAdapter, type TransferStatus } from '../../../src/server/adapters/chains/port.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 /**
  * The TON adapter against the TON emulator (@ton/sandbox: real wallet v4R2 contracts, signatures, seqno, StateInit,
@@ -69,9 +70,9 @@ describe('the TON adapter on the emulator', () => {
   it('sends the API key and refuses what TON cannot do', async () => {
     const keyless = createTonAdapter(database.pool, { apiUrl: standIn.url, env: 'mainnet', seed: SEED, addresses: addressing });
     await expect(keyless.scan('TON', null, 10)).rejects.toThrow(/API key required/);
-    const order = { reference: 'never', network: 'TON' as const, currency: 'TON', toAddress: hot, amount: 1n };
+    const order = { reference: 'never', network: 'TON' as const, currency: 'TON', toAddress: hot, amount: unitsOf(1n) };
     await expect(ton.replaceByFee({ order, signed: { rawTx: '', txHash: '', fromAddress: hot }, fee: await ton.estimateFee(order) }, await ton.estimateFee(order))).rejects.toThrow(ChainUnsupportedError);
-    await expect(ton.collection.topUpGas({ network: 'TON', address: deposit[0] ?? '', amount: 1n, reference: 'gas' })).rejects.toThrow(ChainUnsupportedError);
+    await expect(ton.collection.topUpGas({ network: 'TON', address: deposit[0] ?? '', amount: unitsOf(1n), reference: 'gas' })).rejects.toThrow(ChainUnsupportedError);
     expect(ton.collection.sweeps('TON')).toBe(true);
   });
 
@@ -104,7 +105,7 @@ describe('the TON adapter on the emulator', () => {
   it('sends the exact amount from the hot wallet by a signed external message, deploying it, and reports the fee', async () => {
     await standIn.fund(hot, toNano('10'));
     const recipient = await deriveAddress(OUTSIDE_SEED, 'TON', 1, 'mainnet');
-    const order = { reference: 'w-exact', network: 'TON' as const, currency: 'TON', toAddress: recipient, amount: 1_234_567_891n };
+    const order = { reference: 'w-exact', network: 'TON' as const, currency: 'TON', toAddress: recipient, amount: unitsOf(1_234_567_891n) };
     const signed = await ton.signWithdrawal(order);
     // The hash is known before sending, and the same order gives the same message.
     expect(signed.txHash).toMatch(/^[0-9a-f]{64}$/);
@@ -125,7 +126,7 @@ describe('the TON adapter on the emulator', () => {
 
   it('a replayed message is refused by the contract (seqno): the recipient is paid once', async () => {
     const recipient = await deriveAddress(OUTSIDE_SEED, 'TON', 2, 'mainnet');
-    const signed = await ton.signWithdrawal({ reference: 'w-replay', network: 'TON', currency: 'TON', toAddress: recipient, amount: toNano('1') });
+    const signed = await ton.signWithdrawal({ reference: 'w-replay', network: 'TON', currency: 'TON', toAddress: recipient, amount: unitsOf(toNano('1')) });
     await ton.broadcast('TON', signed.rawTx);
     const accepted = standIn.sent.length;
     // Sent again (a worker unsure it was sent): the wallet contract refuses it, the adapter sees it is on the chain.
@@ -140,8 +141,8 @@ describe('the TON adapter on the emulator', () => {
     // Signed at once by two processes: the wallet's advisory lock gives them two seqnos.
     const other = createTonAdapter(database.pool, { apiUrl: standIn.url, apiKey: 'test-key', env: 'mainnet', seed: SEED, addresses: addressing });
     const signed = await Promise.all([
-      ton.signWithdrawal({ reference: 'w-a', network: 'TON', currency: 'TON', toAddress: a, amount: toNano('0.5') }),
-      other.signWithdrawal({ reference: 'w-b', network: 'TON', currency: 'TON', toAddress: b, amount: toNano('0.5') }),
+      ton.signWithdrawal({ reference: 'w-a', network: 'TON', currency: 'TON', toAddress: a, amount: unitsOf(toNano('0.5')) }),
+      other.signWithdrawal({ reference: 'w-b', network: 'TON', currency: 'TON', toAddress: b, amount: unitsOf(toNano('0.5')) }),
     ]);
     const seqnos = await database.pool.query<{ seqno: number; message_hash: string }>(`SELECT seqno, message_hash FROM ton_messages WHERE reference IN ('withdrawal:w-a', 'withdrawal:w-b') ORDER BY seqno`);
     expect(seqnos.rows.map((r) => r.seqno)[1]).toBe((seqnos.rows[0]?.seqno ?? 0) + 1);
@@ -158,7 +159,7 @@ describe('the TON adapter on the emulator', () => {
 
   it('a message past its valid_until is DROPPED only once the chain proves it, then rebuilt once for its reference', async () => {
     const recipient = await deriveAddress(OUTSIDE_SEED, 'TON', 5, 'mainnet');
-    const order = { reference: 'w-late', network: 'TON' as const, currency: 'TON', toAddress: recipient, amount: toNano('0.25') };
+    const order = { reference: 'w-late', network: 'TON' as const, currency: 'TON', toAddress: recipient, amount: unitsOf(toNano('0.25')) };
     const stale = await ton.signWithdrawal(order);
     standIn.advance(VALID_SECONDS + 1);
     standIn.emptyBlock();
@@ -179,11 +180,11 @@ describe('the TON adapter on the emulator', () => {
   it('a hot wallet short of the amount refuses to sign; one that runs short in flight skips the transfer: FAILED with the fee, its seqno spent', async () => {
     const recipient = await deriveAddress(OUTSIDE_SEED, 'TON', 6, 'mainnet');
     const balance = await standIn.balance(hot);
-    await expect(ton.signWithdrawal({ reference: 'w-too-much', network: 'TON', currency: 'TON', toAddress: recipient, amount: balance })).rejects.toThrow(/fund it/);
+    await expect(ton.signWithdrawal({ reference: 'w-too-much', network: 'TON', currency: 'TON', toAddress: recipient, amount: unitsOf(balance) })).rejects.toThrow(/fund it/);
     // Two that each fit, not both: the second is skipped when it lands.
     const half = (balance * 6n) / 10n;
-    const first = await ton.signWithdrawal({ reference: 'w-fits', network: 'TON', currency: 'TON', toAddress: recipient, amount: half });
-    const second = await ton.signWithdrawal({ reference: 'w-short', network: 'TON', currency: 'TON', toAddress: recipient, amount: half });
+    const first = await ton.signWithdrawal({ reference: 'w-fits', network: 'TON', currency: 'TON', toAddress: recipient, amount: unitsOf(half) });
+    const second = await ton.signWithdrawal({ reference: 'w-short', network: 'TON', currency: 'TON', toAddress: recipient, amount: unitsOf(half) });
     await ton.broadcast('TON', first.rawTx);
     const before = await standIn.balance(hot);
     await ton.broadcast('TON', second.rawTx);
@@ -200,7 +201,7 @@ describe('the TON adapter on the emulator', () => {
 
   it('a transfer bounced by an undeployed recipient is FAILED, its fee what the hot wallet lost', async () => {
     const undeployed = Address.parse(await deriveAddress(OUTSIDE_SEED, 'TON', 10, 'mainnet')).toString({ bounceable: true });
-    const signed = await ton.signWithdrawal({ reference: 'w-bounced', network: 'TON', currency: 'TON', toAddress: undeployed, amount: toNano('1') });
+    const signed = await ton.signWithdrawal({ reference: 'w-bounced', network: 'TON', currency: 'TON', toAddress: undeployed, amount: unitsOf(toNano('1')) });
     const before = await standIn.balance(hot);
     await ton.broadcast('TON', signed.rawTx);
     const lost = before - (await standIn.balance(hot));
@@ -220,7 +221,7 @@ describe('the TON adapter on the emulator', () => {
     expect(await contract()).toBe('uninit');
     const held = await standIn.balance(address);
     const hotBefore = await standIn.balance(hot);
-    const source = { network: 'TON' as const, currency: 'TON', address, index, amount: held, reference: 'sweep-1' };
+    const source = { network: 'TON' as const, currency: 'TON', address, index, amount: unitsOf(held), reference: 'sweep-1' };
     const outcome = await ton.collection.sweep(source);
     expect(outcome.state).toBe('SENT');
     if (outcome.state !== 'SENT') return;

@@ -21,6 +21,7 @@ import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposi
 import { createWithdrawalService } from '../../../src/server/domain/withdrawals/requests.ts';
 import { approvalSealer } from '../../../src/server/domain/signing.ts';
 import { parseDecimal } from '../../../src/lib/amount.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 const CHAIN_ADDRESSING = chainAddressing('mainnet');
 
@@ -122,8 +123,8 @@ describe('the TRON adapter against a checking full-node stand-in', () => {
     await node.send({ to: hot, amount: TRX(500), token: USDT });
     node.mine();
     const [toA, toB] = [await outside(2), await outside(3)];
-    const trxOrder = { reference: randomUUID(), network: 'TRON' as const, currency: 'TRX', toAddress: toA, amount: 1_234_567n };
-    const usdtOrder = { reference: randomUUID(), network: 'TRON' as const, currency: 'USDT_TRX', toAddress: toB, amount: 7_654_321n };
+    const trxOrder = { reference: randomUUID(), network: 'TRON' as const, currency: 'TRX', toAddress: toA, amount: unitsOf(1_234_567n) };
+    const usdtOrder = { reference: randomUUID(), network: 'TRON' as const, currency: 'USDT_TRX', toAddress: toB, amount: unitsOf(7_654_321n) };
     const fee = await tron.estimateFee(usdtOrder);
     expect(fee).toEqual({ network: 'TRON', currency: 'TRX', amount: 130_285n * 100n + 350n * 1000n, rate: 100n });
 
@@ -157,7 +158,7 @@ describe('the TRON adapter against a checking full-node stand-in', () => {
   });
 
   it('reports a token withdrawal the contract reverted as FAILED with the fee it burnt', async () => {
-    const signed = await tron.signWithdrawal({ reference: randomUUID(), network: 'TRON', currency: 'USDT_TRX', toAddress: await outside(4), amount: TRX(10_000) });
+    const signed = await tron.signWithdrawal({ reference: randomUUID(), network: 'TRON', currency: 'USDT_TRX', toAddress: await outside(4), amount: unitsOf(TRX(10_000)) });
     await tron.broadcast('TRON', signed.rawTx);
     node.mine();
     const ref = { txHash: signed.txHash, outputIndex: 0 };
@@ -171,7 +172,7 @@ describe('the TRON adapter against a checking full-node stand-in', () => {
     const index = (await database.pool.query<{ derivation_index: number }>('SELECT derivation_index FROM deposit_addresses WHERE address = $1', [address])).rows[0]?.derivation_index ?? -1;
     await node.send({ to: address, amount: 40_000_000n, token: USDT });
     node.mine();
-    const source = { network: 'TRON' as const, currency: 'USDT_TRX', address, index, amount: 40_000_000n, reference: randomUUID() };
+    const source = { network: 'TRON' as const, currency: 'USDT_TRX', address, index, amount: unitsOf(40_000_000n), reference: randomUUID() };
 
     // The address never had TRX: it does not exist on the chain and cannot pay anything, not even its bandwidth.
     const first = await tron.collection.sweep(source);
@@ -212,14 +213,14 @@ describe('the TRON adapter against a checking full-node stand-in', () => {
     await node.send({ to: address, amount: 3_333_333n });
     node.mine();
     const hotTrx = node.trx(hot);
-    const swept = await tron.collection.sweep({ network: 'TRON', currency: 'TRX', address, index, amount: 3_333_333n, reference: randomUUID() });
+    const swept = await tron.collection.sweep({ network: 'TRON', currency: 'TRX', address, index, amount: unitsOf(3_333_333n), reference: randomUUID() });
     expect(swept).toMatchObject({ state: 'SENT', fee: { amount: 0n } });
     if (swept.state !== 'SENT') return;
     expect(node.verified.at(-1)).toEqual({ txID: swept.signed.txHash, type: 'TransferContract', owner: address, to: hot, amount: 3_333_333n });
     node.mine();
     expect(node.trx(address)).toBe(0n);
     expect(node.trx(hot)).toBe(hotTrx + 3_333_333n);
-    expect(await tron.collection.sweep({ network: 'TRON', currency: 'TRX', address, index, amount: 1n, reference: randomUUID() })).toMatchObject({ state: 'NOT_NEEDED' });
+    expect(await tron.collection.sweep({ network: 'TRON', currency: 'TRX', address, index, amount: unitsOf(1n), reference: randomUUID() })).toMatchObject({ state: 'NOT_NEEDED' });
   });
 
   it('notices a reorganisation: a deposit whose block left the chain is DROPPED, one mined again is found at its new height', async () => {
@@ -256,7 +257,7 @@ describe('the TRON adapter against a checking full-node stand-in', () => {
 
   it('keeps a signed transaction until the chain proves it expired and absent, then signs a new one', async () => {
     const short = createTronAdapter(database.pool, { apiUrl: node.url, apiKey: node.apiKey, tokens: { USDT_TRX: USDT }, env: 'mainnet', keys: custody.keys, addresses: CHAIN_ADDRESSING, expirationMs: 5_000 });
-    const order = { reference: randomUUID(), network: 'TRON' as const, currency: 'TRX', toAddress: await outside(5), amount: 1_000_000n };
+    const order = { reference: randomUUID(), network: 'TRON' as const, currency: 'TRX', toAddress: await outside(5), amount: unitsOf(1_000_000n) };
     const signed = await short.signWithdrawal(order);
     const ref = { txHash: signed.txHash, outputIndex: 0 };
     // Not on the chain, and it may still be: no status, so a worker sends it.
@@ -270,7 +271,7 @@ describe('the TRON adapter against a checking full-node stand-in', () => {
     node.mine(3);
     // Landed: kept after its expiration, never signed anew, and not sent again (the node would call it expired).
     expect(await short.signWithdrawal(order)).toEqual(again);
-    const topUp = { network: 'TRON' as const, address: await outside(6), amount: 2_000_000n, reference: randomUUID() };
+    const topUp = { network: 'TRON' as const, address: await outside(6), amount: unitsOf(2_000_000n), reference: randomUUID() };
     const gas = await short.collection.topUpGas(topUp);
     node.mine(3);
     expect(await short.collection.topUpGas(topUp)).toEqual(gas);

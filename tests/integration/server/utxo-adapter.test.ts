@@ -10,6 +10,7 @@ import { BroadcastRejectedError, transferKey, type ChainAdapter } from '../../..
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 /**
  * The UTXO adapter on its own against Litecoin Core -regtest: blocks walked into the custody's output index,
@@ -79,7 +80,7 @@ describe('the UTXO adapter on Litecoin Core regtest', () => {
 
   it('signs a withdrawal once per reference, the node takes it, the recipient gets the exact amount and change comes back', async () => {
     const to = await node.newAddress();
-    const order = { reference: 'w-1', network: 'LITECOIN' as const, currency: 'LTC', toAddress: to, amount: 40_000_000n };
+    const order = { reference: 'w-1', network: 'LITECOIN' as const, currency: 'LTC', toAddress: to, amount: unitsOf(40_000_000n) };
     const signed = await chain.signWithdrawal(order);
     // Signed again (a worker that died before recording it): the very same transaction.
     expect(await chain.signWithdrawal(order)).toEqual(signed);
@@ -104,7 +105,7 @@ describe('the UTXO adapter on Litecoin Core regtest', () => {
 
   it('replaces an unmined withdrawal by fee; only one of the two is mined', async () => {
     const to = await node.newAddress();
-    const order = { reference: 'w-rbf', network: 'LITECOIN' as const, currency: 'LTC', toAddress: to, amount: 10_000_000n };
+    const order = { reference: 'w-rbf', network: 'LITECOIN' as const, currency: 'LTC', toAddress: to, amount: unitsOf(10_000_000n) };
     const first = await chain.signWithdrawal(order);
     await chain.broadcast('LITECOIN', first.rawTx);
     const estimate = await chain.estimateFee(order);
@@ -146,7 +147,7 @@ describe('the UTXO adapter on Litecoin Core regtest', () => {
 
   it('keeps the reservations of signed transactions when blocks are read again', async () => {
     const to = await node.newAddress();
-    const signed = await chain.signWithdrawal({ reference: 'w-keep', network: 'LITECOIN', currency: 'LTC', toAddress: to, amount: 1_000_000n });
+    const signed = await chain.signWithdrawal({ reference: 'w-keep', network: 'LITECOIN', currency: 'LTC', toAddress: to, amount: unitsOf(1_000_000n) });
     const reserved = async () => (await database.pool.query<{ tx_hash: string; vout: number }>('SELECT tx_hash, vout FROM utxo_outputs WHERE reserved_by = $1', ['w-keep'])).rows;
     const before = await reserved();
     expect(before.length).toBeGreaterThan(0);
@@ -164,10 +165,10 @@ describe('the UTXO adapter on Litecoin Core regtest', () => {
     await node.mine(2);
     await scan();
     const to = await node.newAddress();
-    const dust = await chain.signWithdrawal({ reference: 'w-dust', network: 'LITECOIN', currency: 'LTC', toAddress: to, amount: 100n });
+    const dust = await chain.signWithdrawal({ reference: 'w-dust', network: 'LITECOIN', currency: 'LTC', toAddress: to, amount: unitsOf(100n) });
     await expect(chain.broadcast('LITECOIN', dust.rawTx)).rejects.toThrow(BroadcastRejectedError);
     expect((await database.pool.query('SELECT 1 FROM utxo_outputs WHERE reserved_by = $1', ['w-dust'])).rowCount).toBe(0);
-    const next = await chain.signWithdrawal({ reference: 'w-after-dust', network: 'LITECOIN', currency: 'LTC', toAddress: to, amount: 2_000_000n });
+    const next = await chain.signWithdrawal({ reference: 'w-after-dust', network: 'LITECOIN', currency: 'LTC', toAddress: to, amount: unitsOf(2_000_000n) });
     expect(await chain.broadcast('LITECOIN', next.rawTx)).toEqual({ txHash: next.txHash });
     await node.mine(1);
     expect(await node.received(to)).toBe(2_000_000n);
@@ -178,7 +179,7 @@ describe('the UTXO adapter on Litecoin Core regtest', () => {
     await node.mine(2);
     await scan();
     const to = await node.newAddress();
-    const order = { reference: 'w-unrecorded', network: 'LITECOIN' as const, currency: 'LTC', toAddress: to, amount: 5_000_000n };
+    const order = { reference: 'w-unrecorded', network: 'LITECOIN' as const, currency: 'LTC', toAddress: to, amount: unitsOf(5_000_000n) };
     const first = await chain.signWithdrawal(order);
     await chain.broadcast('LITECOIN', first.rawTx);
     const estimate = await chain.estimateFee(order);

@@ -15,6 +15,7 @@ import { utxoProfile } from '../../../src/server/adapters/chains/utxo/networks.t
 import { transferStatus } from '../../../src/server/adapters/chains/utxo/reader.ts';
 import { RpcError, type Rpc } from '../../../src/server/adapters/chains/utxo/rpc.ts';
 import { changeAddress, signOrder, type WalletContext } from '../../../src/server/adapters/chains/utxo/wallet.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 /**
  * bump.ts and the status of CPFP children against a scripted Litecoin node (mempool, mined transactions, refusals set
@@ -96,7 +97,7 @@ describe('utxo fee bumps against a scripted node', () => {
   let ctx: WalletContext;
   const master = HDKey.fromMasterSeed(mnemonicToSeedSync(TEST_MNEMONIC));
   const addressing = chainAddressing('regtest');
-  const fee: FeeEstimate = { network: 'LITECOIN', currency: 'LTC', amount: 1000n, rate: 5n };
+  const fee: FeeEstimate = { network: 'LITECOIN', currency: 'LTC', amount: unitsOf(1000n), rate: 5n };
 
   const rows = async (reference: string) =>
     (
@@ -115,10 +116,10 @@ describe('utxo fee bumps against a scripted node', () => {
     );
     const reference = randomUUID();
     const toAddress = changeAddress(ctx, 9999);
-    const signed = await signOrder(ctx, { reference, toAddress, amount: 30_000_000n });
+    const signed = await signOrder(ctx, { reference, toAddress, amount: unitsOf(30_000_000n) });
     node.mempool.set(signed.txHash, node.tip);
     // The order as the worker hands it: a replacement must pay what it pays (bump.ts payingAsSealed).
-    return { reference, signed, bump: () => bumpFee(ctx, { order: { reference, network: 'LITECOIN', currency: 'LTC', toAddress, amount: 30_000_000n }, signed, fee }, fee) };
+    return { reference, signed, bump: () => bumpFee(ctx, { order: { reference, network: 'LITECOIN', currency: 'LTC', toAddress, amount: unitsOf(30_000_000n) }, signed, fee }, fee) };
   };
 
   beforeAll(async () => {

@@ -17,6 +17,8 @@ import { coinsToUnits } from '../../../src/server/adapters/chains/utxo/rpc.ts';
 import { deriveAddress } from '../../../src/server/domain/addresses.ts';
 import { changePath, utxoProfile } from '../../../src/server/adapters/chains/utxo/networks.ts';
 import { sweepToCold } from '../../../src/server/domain/custody-movements.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
+import { unitsFromRow } from '../../../src/server/db/amounts.ts';
 
 /**
  * Finality that follows the chain, on Litecoin Core -regtest driven as users and the worker drive it: a credited
@@ -235,12 +237,12 @@ describe('reorganisations on Litecoin Core regtest', () => {
     const coins = inputs.rows.map((input) => {
       const external = custody.addresses.path('LITECOIN', input.key_index);
       const key = master.derive(input.key_chain === 0 ? external : changePath(custody.addresses.path('LITECOIN', 0), input.key_index));
-      return { txHash: input.tx_hash, vout: input.vout, amount: BigInt(input.amount), keyChain: input.key_chain, keyIndex: input.key_index, privateKey: key.privateKey as Uint8Array, publicKey: key.publicKey as Uint8Array };
+      return { txHash: input.tx_hash, vout: input.vout, amount: unitsFromRow(input.amount), keyChain: input.key_chain, keyIndex: input.key_index, privateKey: key.privateKey as Uint8Array, publicKey: key.publicKey as Uint8Array };
     });
     const total = coins.reduce((sum, coin) => sum + coin.amount, 0n);
     const conflictFee = 10_000n;
     const profile = utxoProfile('LITECOIN', 'regtest', custody.addresses.utxoParams('LITECOIN'));
-    const conflict = signTransaction(profile, coins, [{ address: await custody.chain.hotWalletAddress('LITECOIN'), amount: total - conflictFee }]);
+    const conflict = signTransaction(profile, coins, [{ address: await custody.chain.hotWalletAddress('LITECOIN'), amount: unitsOf(total - conflictFee) }]);
     await node.rpc.call('sendrawtransaction', conflict.rawTx);
     await node.mine(3);
     await work();

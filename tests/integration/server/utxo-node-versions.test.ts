@@ -10,6 +10,7 @@ import { chainAddressing } from '../../../src/server/domain/addresses.ts';
 import { createUtxoAdapter } from '../../../src/server/adapters/chains/utxo/adapter.ts';
 import { transferKey, type ChainAdapter } from '../../../src/server/adapters/chains/port.ts';
 import { loadFixture, startRecordedNode, type RecordedNode } from '../../unit/server/adapters/chains/utxo/recorded-node.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 /**
  * The whole UTXO adapter (start-up check, block walk into the output index, deposits, status, fees, hot wallet
@@ -64,7 +65,7 @@ describe('the UTXO adapter on recorded answers of Dogecoin Core 1.14.6 and Bitco
     expect((await chain.status('DOGECOIN', [ref])).get(transferKey(ref))).toEqual({ state: 'SEEN', blockHeight: 212, confirmations: 1 });
     expect(await chain.holdings('DOGECOIN')).toEqual({ DOGE: 2_500_000_000n });
     // No estimate from 1.14.6: FEE_RATE_FALLBACK's 1000 koinu/vB for two P2PKH inputs and two outputs.
-    expect(await chain.estimateFee({ network: 'DOGECOIN', currency: 'DOGE', toAddress: address, amount: 1n })).toEqual({ network: 'DOGECOIN', currency: 'DOGE', amount: 1000n * (10n + 2n * 148n + 2n * 34n), rate: 1000n });
+    expect(await chain.estimateFee({ network: 'DOGECOIN', currency: 'DOGE', toAddress: address, amount: unitsOf(1n) })).toEqual({ network: 'DOGECOIN', currency: 'DOGE', amount: 1000n * (10n + 2n * 148n + 2n * 34n), rate: 1000n });
     expect(await chain.hotWalletAddress('DOGECOIN')).toMatch(/^[mn]/);
   });
 
@@ -86,9 +87,9 @@ describe('the UTXO adapter on recorded answers of Dogecoin Core 1.14.6 and Bitco
     const ref = { txHash: batch.transfers[0]?.txHash ?? '', outputIndex: 0 };
     expect((await chain.status('BITCOIN', [ref])).get(transferKey(ref))).toEqual({ state: 'SEEN', blockHeight: 72140, confirmations: 1 });
     // estimatesmartfee 0.00003012 BTC/kvB → 4 sat/vB; MAX_FEE_RATE caps it.
-    expect((await chain.estimateFee({ network: 'BITCOIN', currency: 'BTC', toAddress: address, amount: 1n })).rate).toBe(4n);
+    expect((await chain.estimateFee({ network: 'BITCOIN', currency: 'BTC', toAddress: address, amount: unitsOf(1n) })).rate).toBe(4n);
     const capped = createUtxoAdapter(database.pool, { ...options, testChain: 'testnet4', maxFeeRate: { BITCOIN: 3n } });
-    expect((await capped.estimateFee({ network: 'BITCOIN', currency: 'BTC', toAddress: address, amount: 1n })).rate).toBe(3n);
+    expect((await capped.estimateFee({ network: 'BITCOIN', currency: 'BTC', toAddress: address, amount: unitsOf(1n) })).rate).toBe(3n);
     expect(await chain.hotWalletAddress('BITCOIN')).toMatch(/^tb1q/);
   });
 });

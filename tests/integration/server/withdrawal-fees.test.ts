@@ -21,6 +21,7 @@ import type { ApiEnv } from '../../../src/server/http/context.ts';
 import { errorResponse } from '../../../src/server/http/errors.ts';
 import { createWithdrawalApi } from '../../../src/server/http/withdrawal.ts';
 import type { FeeView, WithdrawalView } from '../../../src/lib/wire/withdrawals.ts';
+import { unitsOf } from '../../../src/lib/money.ts';
 
 /**
  * Withdrawal fees that follow the network, through the send area's HTTP routes, the ledger and the devnet on
@@ -61,7 +62,7 @@ describe('withdrawal fees that follow the network', () => {
       estimateFee: async (query): Promise<FeeEstimate> => {
         if (nodeDown) throw new Error('connect ECONNREFUSED: the node is unreachable');
         const estimate = await devnet.estimateFee(query);
-        return { ...estimate, amount: estimate.amount * gasFactor };
+        return { ...estimate, amount: unitsOf(estimate.amount * gasFactor) };
       },
     };
   };

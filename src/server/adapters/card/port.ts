@@ -3,6 +3,7 @@
  * hosted page (the card number never reaches us). The provider reports what happened by webhooks signed as in
  * `../webhooks/port.ts`, each with a body of the `CardPaymentEvent` shape; they may come twice or out of order.
  */
+import type { Units } from '../../../lib/money.ts';
 
 export type CardPaymentStatus = 'PENDING' | 'REQUIRES_ACTION' | 'SUCCEEDED' | 'FAILED' | 'CANCELLED';
 
@@ -36,7 +37,7 @@ export type CardPaymentRequest = {
   /** Ours; a second request with the same reference answers with the first payment. */
   reference: string;
   /** Minor units of `currency` (cents). */
-  amount: bigint;
+  amount: Units;
   currency: string;
   description: string;
   /** Where the provider's page sends the browser when it is done. */

@@ -1,9 +1,10 @@
 /** The card sandbox's hosted payment pages: plain HTML rendered on the server, no script. */
 import { CARD_SANDBOX_PATH, SANDBOX_CONFIRMATION_CODE, type PaymentRow } from './sandbox-payments.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 
 /** The amount as a payment page shows it: always two decimals. */
 function money(payment: Pick<PaymentRow, 'amount' | 'currency'>): string {
-  const cents = BigInt(payment.amount);
+  const cents = unitsFromRow(payment.amount);
   return `${cents / 100n}.${String(cents % 100n).padStart(2, '0')} ${payment.currency}`;
 }
 

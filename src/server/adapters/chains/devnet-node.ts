@@ -9,6 +9,7 @@ import { findCoin, NETWORK_INFO, type CoinMeta, type Network } from '../../../li
 import { insertDevnetTransfer } from './devnet-clock.ts';
 import { devnetTxHash, type DevnetSigner } from './devnet-signer.ts';
 import { BroadcastRejectedError, ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type DevnetControls, type DevnetFailureMode, type DevnetProblem, type FeeEstimate } from './port.ts';
+import { unitsOf } from '../../../lib/money.ts';
 
 /** A refusal of the faucet or the failure switch: the caller's mistake (DevnetControls.refusalOf). */
 export class DevnetError extends Error {
@@ -57,7 +58,7 @@ export function createDevnetNode(pool: pg.Pool, context: { hotWallet: () => Devn
   const estimateFee = async ({ network, currency }: { network: Network; currency: string }): Promise<FeeEstimate> => {
     const { coin, token } = feeCurrency(network, currency);
     const fees = DEVNET_FEES[network];
-    return { network, currency: coin, amount: token ? fees.token : fees.coin, rate: fees.rate };
+    return { network, currency: coin, amount: unitsOf(token ? fees.token : fees.coin), rate: fees.rate };
   };
 
   /**

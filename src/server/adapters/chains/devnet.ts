@@ -16,6 +16,7 @@ import { createDevnetSigner, type DevnetSigner } from './devnet-signer.ts';
 import { ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type DevnetControls } from './port.ts';
 import type { WalletKeys } from '../keys/port.ts';
 import { seedKeys } from '../keys/wallet-keys.ts';
+import { unitsOf, type Units } from '../../../lib/money.ts';
 
 export { DevnetError } from './devnet-node.ts';
 
@@ -75,9 +76,9 @@ function createFaucet(pool: pg.Pool, context: { explorer: string; addresses: Cha
   };
   return async ({ currency, toAddress, amount }) => {
     const { coin, address } = devnetTarget(context.addresses, currency, toAddress);
-    let units: bigint;
+    let units: Units;
     try {
-      units = parseAmount(amount, coin.decimals);
+      units = unitsOf(parseAmount(amount, coin.decimals));
     } catch (error) {
       throw new DevnetError('BAD_AMOUNT', error instanceof AmountError ? error.message : 'bad amount');
     }

@@ -9,6 +9,7 @@
  * and TRON adapters on real nodes) and what open.ts registers per network. The domain uses the narrower ports.
  */
 import type { ChainEnv as SharedChainEnv, Network } from '../../../lib/currencies.ts';
+import type { Units } from '../../../lib/money.ts';
 import type { WalletKeys } from '../keys/port.ts';
 
 /** A transfer of one currency to one address, as one output of one transaction. */
@@ -20,14 +21,14 @@ export type ChainTransfer = {
   fromAddress: string | null;
   toAddress: string;
   /** Atomic units of `currency`. */
-  amount: bigint;
+  amount: Units;
   /** The block it is in; null while it waits in the mempool. */
   blockHeight: number | null;
   /**
    * What the custody's address paid the network to take the transfer in, in the network's coin (TON: the deposit
    * wallet's receiving transaction's fees); booked from the gas float when the deposit is recorded. Unset elsewhere.
    */
-  receiveFee?: bigint | undefined;
+  receiveFee?: Units | undefined;
 };
 
 export type TransferRef = { txHash: string; outputIndex: number };
@@ -40,10 +41,10 @@ export type TransferRef = { txHash: string; outputIndex: number };
  * the gas float or NETWORK_FEES (ledger.ts, networkFeePayer).
  */
 export type TransferStatus =
-  | { state: 'SEEN'; blockHeight: number | null; confirmations: number; fee?: bigint | undefined }
+  | { state: 'SEEN'; blockHeight: number | null; confirmations: number; fee?: Units | undefined }
   | { state: 'DROPPED' }
   /** Mined but it did nothing (an EVM revert, a TON transaction whose action phase failed): the fee is spent. */
-  | { state: 'FAILED'; blockHeight: number; fee?: bigint | undefined; reason: string };
+  | { state: 'FAILED'; blockHeight: number; fee?: Units | undefined; reason: string };
 
 /** A block by height and hash: where a scan stopped, so the next one can tell whether it is still on the chain. */
 export type BlockRef = { height: number; hash: string };
@@ -99,7 +100,7 @@ export type WithdrawalOrder = {
   currency: string;
   toAddress: string;
   /** Atomic units the recipient receives. */
-  amount: bigint;
+  amount: Units;
 };
 
 /** A transaction signed by the custody's hot wallet, ready to broadcast; its hash is known before it is sent. */
@@ -144,7 +145,7 @@ export type WithdrawalChainPort = ChainPort & {
    * most `maxOutputs` payments (`signBatch`); undefined (or absent): one transaction each. One paying less than
    * `minOutput` (dust, which the node refuses) is never batched: it is signed alone and fails alone.
    */
-  batching?(network: Network): { seconds: number; maxOutputs: number; minOutput: bigint } | undefined;
+  batching?(network: Network): { seconds: number; maxOutputs: number; minOutput: Units } | undefined;
   /** One transaction paying each of `orders` an output, in this order: the same reference always yields the same one. */
   signBatch?(batch: WithdrawalBatch): Promise<SignedWithdrawal>;
   /**
@@ -156,13 +157,13 @@ export type WithdrawalChainPort = ChainPort & {
    * What the hot wallet can pay out of `currency` now, fee aside (UTXO: its confirmed outputs not reserved; EVM: the
    * hot address's balance): a withdrawal waiting for funds is signed again only once this covers it. Absent: unknown.
    */
-  hotWalletFunds?(network: Network, currency: string): Promise<bigint>;
+  hotWalletFunds?(network: Network, currency: string): Promise<Units>;
   /**
    * UTXO_CONSOLIDATE_BELOW: one transaction moving deposit outputs into the hot wallet's own address, signed only
    * while the network's fee rate is at most `maxRate` (units per vB); undefined when it is above or there is nothing to
    * move. The same reference always yields the same transaction (a stored one is handed back whatever the rate).
    */
-  consolidate?(order: { reference: string; network: Network; maxRate: bigint }): Promise<(SignedWithdrawal & { toAddress: string; amount: bigint }) | undefined>;
+  consolidate?(order: { reference: string; network: Network; maxRate: bigint }): Promise<(SignedWithdrawal & { toAddress: string; amount: Units }) | undefined>;
 };
 
 /** Withdrawals of one network paid together: `reference` is the batch's id. */
@@ -193,7 +194,7 @@ export type ChainSettings = Readonly<{
   /** CONFIRMATIONS: after how many a deposit (and a withdrawal) counts, per network; unset ones keep the adapter's default. */
   confirmations: Partial<Record<Network, number>>;
   /** MIN_DEPOSIT: per currency, atomic units below which a deposit is recorded but not credited. */
-  minDeposit: Readonly<Record<string, bigint>>;
+  minDeposit: Readonly<Record<string, Units>>;
   /** Bitcoin Core–style JSON-RPC nodes (http://user:password@host:port), per UTXO network. */
   utxo: Readonly<{
     nodes: Partial<Record<'BITCOIN' | 'LITECOIN' | 'DOGECOIN', string>>;
@@ -274,7 +275,7 @@ export type FeeEstimate = {
   /** The currency the fee is paid in: the network's own coin (ETH for USDT_ETH, TRX for USDT_TRX). */
   currency: string;
   /** Atomic units of `currency`: what the custodian's ledger books as the network fee. */
-  amount: bigint;
+  amount: Units;
   /** The price per unit the estimate assumed (sat/vB, wei per gas), so a replacement can bid above it; absent where fees are flat. */
   rate?: bigint | undefined;
 };
@@ -291,7 +292,7 @@ export type StuckWithdrawal = {
    * Every payment the stuck transaction makes as sealed (the signer's: the order's alone, or each member of its
    * batch): a replacement that would pay anything else is refused. Absent: the order's payment must be among them.
    */
-  payments?: readonly { address: string; amount: bigint }[];
+  payments?: readonly { address: string; amount: Units }[];
 };
 
 /** The hot wallet beyond signing and sending: what a transfer costs, and bidding again for a stuck one. */
@@ -323,7 +324,7 @@ export type SweepSource = {
   /** The address's derivation index under the custody seed: the adapter derives its key to sign. */
   index: number;
   /** Atomic units of `currency` to move. */
-  amount: bigint;
+  amount: Units;
   /** Ours: the same reference always yields the same signed transaction (exactly-once, as for withdrawals). */
   reference: string;
 };
@@ -345,7 +346,7 @@ export type CollectionPort = {
   /** Builds, signs and broadcasts the sweep of one address (idempotent per `reference`). */
   sweep(source: SweepSource): Promise<SweepOutcome>;
   /** Sends the network's coin from the hot wallet to `address` so it can pay a token sweep's gas. */
-  topUpGas(target: { network: Network; address: string; amount: bigint; reference: string }): Promise<SignedWithdrawal>;
+  topUpGas(target: { network: Network; address: string; amount: Units; reference: string }): Promise<SignedWithdrawal>;
 };
 
 /**
@@ -372,7 +373,7 @@ export type CustodyHoldings = {
    * Confirmed atomic units per currency of `network` on every address of the custody (deposit addresses, change,
    * the hot wallet). Throws ChainUnsupportedError where the adapter keeps no balances (the devnet).
    */
-  holdings(network: Network): Promise<Record<string, bigint>>;
+  holdings(network: Network): Promise<Record<string, Units>>;
   /**
    * The same holdings address by address, each with the key path that controls it (BIP32, or TON's SLIP-10
    * m/44'/607'/i'), for the proof of reserves' signatures; only addresses holding something. Absent where the adapter
@@ -382,7 +383,7 @@ export type CustodyHoldings = {
 };
 
 /** What one custody address holds (confirmed atomic units per currency) and the key path that controls it. */
-export type AddressHolding = { address: string; path: string; balances: Record<string, bigint> };
+export type AddressHolding = { address: string; path: string; balances: Record<string, Units> };
 
 /** Everything one adapter implements for the networks it runs; open.ts registers adapters and routes by network. */
 export type ChainAdapter = WithdrawalChainPort & HotWalletFees & CustodyHoldings & { collection: CollectionPort };

@@ -4,6 +4,7 @@
  * Payouts are asynchronous: the provider reports each one's outcome by a webhook signed as in
  * `../webhooks/port.ts`, with a body of the `PayoutReport` shape.
  */
+import type { Units } from '../../../lib/money.ts';
 
 /** SPEC §3 card info lookup: the issuing bank's code (SBR for Sberbank) and the card system. */
 export type CardInfo = { code: string; system: string; bank?: string | undefined };
@@ -15,7 +16,7 @@ export type PayoutRequest = {
   reference: string;
   token: string;
   /** Minor units of `currency` (kopecks). */
-  amount: bigint;
+  amount: Units;
   currency: string;
 };
 

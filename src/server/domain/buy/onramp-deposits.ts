@@ -14,9 +14,10 @@ import { showHistoryState } from '../orders/history.ts';
 import { NOW } from '../orders/sql-set.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import { ON_RAMP_AMOUNT_TOLERANCE_BPS } from './rules.ts';
+import { type Units } from '../../../lib/money.ts';
 
 /** A transfer to a deposit address as deposits.ts recorded it. */
-export type RecordedDeposit = { id: string; walletAccountId: string; network: string; currency: string; txHash: string; toAddress: string; fromAddress: string | null; amount: bigint };
+export type RecordedDeposit = { id: string; walletAccountId: string; network: string; currency: string; txHash: string; toAddress: string; fromAddress: string | null; amount: Units };
 
 /** A pending on-ramp purchase that could be the one a deposit brings. */
 export type AwaitingOrder = { id: string; amount: string; providerTxHash: string | null; providerAmount: string | null; walletTransactionId: string | null; createdAt: Date };

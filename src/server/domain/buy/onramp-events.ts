@@ -12,7 +12,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import type { Logger } from '../../log.ts';
 import type { BuyDeps } from './context.ts';
 import { coinOf } from './context.ts';
-import { unitsOf } from './onramp.ts';
+import { roundedUnits } from './onramp.ts';
 import { linkDepositByHash, sameChainText } from './onramp-deposits.ts';
 import { failOnRampOrder, isOnRampStatus, onRampFailure, STATUS_RANK } from './onramp-orders.ts';
 import { lockBuyOrder, type BuyOrderRow } from './store.ts';
@@ -35,7 +35,7 @@ async function apply(client: pg.PoolClient, deps: Pick<BuyDeps, 'coins' | 'log'>
     return 'ignored';
   }
   const coin = coinOf(deps, order.currency);
-  const reported = transaction.status === 'completed' && transaction.cryptoAmount ? unitsOf(transaction.cryptoAmount, coin.decimals, 'down').toString() : null;
+  const reported = transaction.status === 'completed' && transaction.cryptoAmount ? roundedUnits(transaction.cryptoAmount, coin.decimals, 'down').toString() : null;
   await client.query(
     `UPDATE buy_orders SET provider_status = $2, provider_tx_hash = coalesce(provider_tx_hash, $3), provider_amount = coalesce(provider_amount, $4), updated_at = now() WHERE id = $1`,
     [order.id, transaction.status, transaction.txHash, reported],

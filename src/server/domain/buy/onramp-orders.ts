@@ -21,6 +21,7 @@ import { BuyError, orderExpired } from './errors.ts';
 import { fromOnRamp, onRampCoinOf } from './onramp.ts';
 import { BUYING_OFF_MESSAGE, CANCELLED_BY_USER, FIAT_DECIMALS, NOT_PAID_IN_TIME } from './rules.ts';
 import { buyHistoryItem, lockBuyOrder, type BuyOrderRow } from './store.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 
 const EXPIRY_BATCH = 20;
 
@@ -85,7 +86,7 @@ export async function confirmOnRampOrder(deps: BuyDeps, order: BuyOrderRow, paye
       code,
       walletAddress,
       fiat: order.fiatCurrency,
-      fiatAmount: formatUnits(BigInt(order.fiatAmount), FIAT_DECIMALS),
+      fiatAmount: formatUnits(unitsFromRow(order.fiatAmount, 'fiat_amount'), FIAT_DECIMALS),
       method: order.methodCode,
       reference: order.id,
       customer: order.walletAccountId,

@@ -104,7 +104,7 @@ export function onRampFiatOfGeo(deps: BuyDeps, geoId: string): string {
 }
 
 /** A decimal string in units of `decimals`, rounded (the provider may write more digits than the coin has). */
-export function unitsOf(text: string, decimals: number, mode: 'down' | 'up'): bigint {
+export function roundedUnits(text: string, decimals: number, mode: 'down' | 'up'): bigint {
   const match = /^(\d+)(?:\.(\d+))?$/.exec(text);
   if (!match) throw new BuyError('B2C_PROVIDER_DOWN', `The card provider sent an amount that is not one: ${JSON.stringify(text)}`);
   const [, whole = '0', fraction = ''] = match;
@@ -139,8 +139,8 @@ export async function onRampQuote(deps: BuyDeps, onRamp: OnRampProvider, input: 
   const items = await Promise.all(
     methods.map(async (method): Promise<BuyQuoteItem> => {
       const limits = await fromOnRamp(onRamp.limits(code, fiat, method));
-      const min = unitsOf(limits.min, FIAT_DECIMALS, 'up');
-      const max = unitsOf(limits.max, FIAT_DECIMALS, 'down');
+      const min = roundedUnits(limits.min, FIAT_DECIMALS, 'up');
+      const max = roundedUnits(limits.max, FIAT_DECIMALS, 'down');
       const base = { itemId: randomUUID(), code: method, name: METHOD_NAMES[method] ?? method, minLimit: min.toString(), maxLimit: max.toString() };
       const outside = typedCents !== undefined && (typedCents < min || typedCents > max);
       if (outside || typedCents === 0n || typedUnits === 0n) {
@@ -148,8 +148,8 @@ export async function onRampQuote(deps: BuyDeps, onRamp: OnRampProvider, input: 
       }
       const asked = typedCents !== undefined ? { fiatAmount: formatUnits(typedCents, FIAT_DECIMALS) } : { cryptoAmount: formatUnits(typedUnits ?? 0n, coin.decimals) };
       const estimate = await fromOnRamp(onRamp.quote({ code, fiat, method, ...asked }));
-      const cents = typedCents ?? unitsOf(estimate.fiatAmount, FIAT_DECIMALS, 'up');
-      const units = unitsOf(estimate.cryptoAmount, coin.decimals, 'down');
+      const cents = typedCents ?? roundedUnits(estimate.fiatAmount, FIAT_DECIMALS, 'up');
+      const units = roundedUnits(estimate.cryptoAmount, coin.decimals, 'down');
       return { ...base, rate: effectiveRate(cents, units, coin.decimals).toString(), estimate: units.toString(), fiatCents: cents.toString(), fees: estimate.fees };
     }),
   );
@@ -185,6 +185,6 @@ export async function onRampRate(deps: BuyDeps, onRamp: OnRampProvider, currency
   const method = (deps.settings.paymentMethods ?? DEFAULT_METHODS)[0] ?? DEFAULT_METHODS[0];
   const limits = await fromOnRamp(onRamp.limits(code, fiat, method));
   const estimate = await fromOnRamp(onRamp.quote({ code, fiat, method, fiatAmount: limits.min }));
-  const rate = effectiveRate(unitsOf(estimate.fiatAmount, FIAT_DECIMALS, 'up'), unitsOf(estimate.cryptoAmount, coin.decimals, 'down'), coin.decimals);
+  const rate = effectiveRate(roundedUnits(estimate.fiatAmount, FIAT_DECIMALS, 'up'), roundedUnits(estimate.cryptoAmount, coin.decimals, 'down'), coin.decimals);
   return { currency: coin.currency, fiatCurrency: fiat, rate: formatUnits(rate, PRICE_DECIMALS) };
 }

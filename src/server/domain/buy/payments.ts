@@ -64,7 +64,7 @@ export async function applyPaymentEvent(deps: Pick<BuyDeps, 'pool' | 'log'>, eve
     ]);
     if (!taken.rowCount) return 'duplicate';
     let outcome: PaymentOutcome;
-    const sameMoney = event.currency === order.fiatCurrency && safeCents(event.amount) === BigInt(order.fiatAmount);
+    const sameMoney = event.currency === order.fiatCurrency && safeCents(event.amount) === unitsFromRow(order.fiatAmount, 'fiat_amount');
     if (order.providerPaymentId !== event.paymentId || !sameMoney) {
       deps.log.error({ order: order.id, paymentId: event.paymentId, amount: event.amount, currency: event.currency }, 'a card payment event does not match its order');
       outcome = 'ignored';

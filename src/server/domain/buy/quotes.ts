@@ -12,6 +12,7 @@ import { buyingOn, checkAccount, checkFiat, coinOf, prices, rateOf, type BuyDeps
 import { onRampAvailability, onRampCoins, onRampFiatOfGeo, onRampQuote, onRampRate } from './onramp.ts';
 import { BUY_CURRENCY_MARK, BUY_METHODS, cryptoFor, FIAT_DECIMALS, fiatFor, GEO_OF_FIAT, limitsOf, parseCrypto, parseFiat } from './rules.ts';
 import type { BuyCurrencies, FiatAvailability, PaymentMethodItem, BuyQuote } from '../../../lib/wire/buy.ts';
+import { unitsOf } from '../../../lib/money.ts';
 export type { BuyCurrencies, FiatAvailability, PaymentMethodItem, BuyQuote };
 
 export type QuoteInput = { account: string; currency: string; fiatCurrency: string; fiatAmount?: string | undefined; cryptoAmount?: string | undefined };
@@ -87,7 +88,7 @@ export async function quote(deps: BuyDeps, input: QuoteInput): Promise<BuyQuote>
   if (!row) throw new Error('the quote was not stored');
   const methods = items.map((item): PaymentMethodItem => {
     const itemRate = BigInt(item.rate);
-    const cents = typedCents ?? fiatFor(units ?? 0n, itemRate, coin.decimals);
+    const cents = typedCents ?? fiatFor(units ?? unitsOf(0n), itemRate, coin.decimals);
     return {
       paymentMethodCode: item.code,
       paymentMethodName: item.name,

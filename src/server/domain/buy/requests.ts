@@ -22,6 +22,7 @@ import { confirmOnRampOrder } from './onramp-orders.ts';
 import { checkReturnUrl, cryptoFor, FIAT_DECIMALS, limitMessage, parseFiat } from './rules.ts';
 import { BUY_ORDER_COLUMNS, buyHistoryItem, buyOrderByKey, loadBuyOrder, type BuyOrderRow } from './store.ts';
 import { buyOrderView, type BuyOrderView } from './view.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 
 export type OrderInput = { account: string; rateId: string; itemId: string; description: string; returnUrl: string; idempotencyKey: string; fiatAmount: string };
 
@@ -125,7 +126,7 @@ export async function confirmOrder(deps: BuyDeps, account: string, id: string, p
   const payment = await cards
     .createPayment({
       reference: orderReference('buy', order.id),
-      amount: BigInt(order.fiatAmount),
+      amount: unitsFromRow(order.fiatAmount, 'fiat_amount'),
       currency: order.fiatCurrency,
       description: order.description,
       returnUrl: order.returnUrl,

@@ -6,6 +6,7 @@ import { divideUnits, parseDecimal } from '../../../lib/amount.ts';
 import { PRICE_SCALE, type PriceTable } from '../../adapters/rates/port.ts';
 import { BuyError } from './errors.ts';
 import { PriceUnavailableError } from '../rates.ts';
+import { unitsOf, type Units } from '../../../lib/money.ts';
 
 export const FIAT_DECIMALS = 2;
 const FIAT_SCALE = 10n ** BigInt(FIAT_DECIMALS);
@@ -52,17 +53,17 @@ export type BuySettings = Readonly<{
 const stepOf = (decimals: number): bigint => (decimals > MAX_BUY_DECIMALS ? 10n ** BigInt(decimals - MAX_BUY_DECIMALS) : 1n);
 
 /** Coins (atomic units, rounded down to at most 8 decimals) that `fiatCents` buy at `rate` (fiat per coin, 8 decimals). */
-export function cryptoFor(fiatCents: bigint, rate: bigint, decimals: number): bigint {
-  if (rate <= 0n) return 0n;
+export function cryptoFor(fiatCents: bigint, rate: bigint, decimals: number): Units {
+  if (rate <= 0n) return unitsOf(0n);
   const units = (fiatCents * 10n ** BigInt(decimals) * PRICE_SCALE) / (rate * FIAT_SCALE);
   const step = stepOf(decimals);
-  return (units / step) * step;
+  return unitsOf((units / step) * step);
 }
 
 /** The fiat cents (rounded up) that buy at least `units` coins at `rate`. */
-export function fiatFor(units: bigint, rate: bigint, decimals: number): bigint {
+export function fiatFor(units: Units, rate: bigint, decimals: number): Units {
   const denominator = 10n ** BigInt(decimals) * PRICE_SCALE;
-  return divideUnits(units * rate * FIAT_SCALE, denominator, 'up');
+  return unitsOf(divideUnits(units * rate * FIAT_SCALE, denominator, 'up'));
 }
 
 /** SPEC §5 limit message: 'Min {min} - max {max} {currency}'. */
@@ -76,23 +77,23 @@ export function withFee(price: bigint, feeBps: number): bigint {
 }
 
 /** A fiat amount typed by the user, in cents; anything else is refused with the field's name. */
-export function parseFiat(text: string, field = 'fiatAmount'): bigint {
+export function parseFiat(text: string, field = 'fiatAmount'): Units {
   try {
     const cents = parseDecimal(text, FIAT_DECIMALS);
     if (cents < 0n) throw new Error('negative');
-    return cents;
+    return unitsOf(cents);
   } catch (error) {
     throw new BuyError('VALIDATION', `${field}: an amount with at most ${FIAT_DECIMALS} decimals`, { cause: error });
   }
 }
 
 /** A crypto amount typed by the user, in the coin's atomic units (at most 8 decimals typed). */
-export function parseCrypto(text: string, decimals: number): bigint {
+export function parseCrypto(text: string, decimals: number): Units {
   const typed = Math.min(decimals, MAX_BUY_DECIMALS);
   try {
     const units = parseDecimal(text, typed);
     if (units < 0n) throw new Error('negative');
-    return units * stepOf(decimals);
+    return unitsOf(units * stepOf(decimals));
   } catch (error) {
     throw new BuyError('VALIDATION', `cryptoAmount: an amount with at most ${typed} decimals`, { cause: error });
   }

@@ -5,6 +5,7 @@
  */
 import type pg from 'pg';
 import { unitsFromRow } from '../../db/amounts.ts';
+import { unitsOf, type Units } from '../../../lib/money.ts';
 import { formatUnits, parseDecimal, pow10 } from '../../../lib/amount.ts';
 import { COINS, findCoin } from '../../../lib/currencies.ts';
 import { PRICE_SCALE, type PriceTable } from '../../adapters/rates/port.ts';
@@ -15,25 +16,35 @@ import { GAS_FUNDING_KIND } from '../gas-float.ts';
 /** An amount of a base asset at 18 decimals (the most any coin has), so networks of one asset add up exactly. */
 export const ASSET_DECIMALS = 18;
 
+declare const assetBrand: unique symbol;
+/**
+ * An amount of a base asset at ASSET_DECIMALS, summed over its networks: a unit of its own, so it mixes neither with
+ * the atomic units of one currency (`Units`) nor with a plain bigint without `toAsset` or `assetAmount`.
+ */
+export type AssetAmount = bigint & { readonly [assetBrand]: true };
+
+/** A bigint known to be an AssetAmount (a sum of them, a parsed hedge fill). */
+export const assetAmount = (value: bigint): AssetAmount => value as AssetAmount;
+
 export type AssetExposure = {
   asset: string;
   /** What the desk holds now, over every network of the asset. */
-  inventory: bigint;
+  inventory: AssetAmount;
   /** What funding entries brought in. */
-  funded: bigint;
+  funded: AssetAmount;
   /** Net of filled hedges: bought (+) and sold (−) on the exchange. */
-  hedged: bigint;
+  hedged: AssetAmount;
   /** inventory − funded + hedged: long (+) or short (−) against the market; ASSET_DECIMALS. */
-  net: bigint;
+  net: AssetAmount;
   /** `net` at the current price in USD, scaled by PRICE_SCALE; undefined without a current price. */
   usd: bigint | undefined;
 };
 
 /** Atomic units of a coin as an amount of its asset at ASSET_DECIMALS. */
-export const toAsset = (units: bigint, decimals: number) => units * pow10(ASSET_DECIMALS - decimals);
+export const toAsset = (units: Units, decimals: number): AssetAmount => assetAmount(units * pow10(ASSET_DECIMALS - decimals));
 
 /** USD value of an amount at ASSET_DECIMALS, scaled by PRICE_SCALE, rounded toward zero. */
-export function usdValue(amount: bigint, price: bigint): bigint {
+export function usdValue(amount: AssetAmount, price: bigint): bigint {
   return (amount * price) / pow10(ASSET_DECIMALS);
 }
 
@@ -49,25 +60,31 @@ export async function deskExposure(pool: pg.Pool, table: PriceTable): Promise<As
   const entry = (asset: string) => {
     let found = byAsset.get(asset);
     if (!found) {
-      found = { asset, inventory: 0n, funded: 0n, hedged: 0n, net: 0n, usd: undefined };
+      const zero = assetAmount(0n);
+      found = { asset, inventory: zero, funded: zero, hedged: zero, net: zero, usd: undefined };
       byAsset.set(asset, found);
     }
     return found;
   };
   for (const row of inventory.rows) {
     const coin = findCoin(row.currency);
-    if (coin) entry(coin.baseCurrency).inventory += toAsset(unitsFromRow(row.available, 'available'), coin.decimals);
+    if (!coin) continue;
+    const item = entry(coin.baseCurrency);
+    item.inventory = assetAmount(item.inventory + toAsset(unitsFromRow(row.available, 'available'), coin.decimals));
   }
   for (const row of funded.rows) {
     const coin = findCoin(row.currency);
-    if (coin) entry(coin.baseCurrency).funded += toAsset(unitsFromRow(row.total, 'total'), coin.decimals);
+    if (!coin) continue;
+    const item = entry(coin.baseCurrency);
+    item.funded = assetAmount(item.funded + toAsset(unitsFromRow(row.total, 'total'), coin.decimals));
   }
   for (const row of hedges.rows) {
     const units = parseDecimal(row.filled, ASSET_DECIMALS);
-    entry(row.asset).hedged += row.side === 'buy' ? units : -units;
+    const item = entry(row.asset);
+    item.hedged = assetAmount(item.hedged + (row.side === 'buy' ? units : -units));
   }
   for (const item of byAsset.values()) {
-    item.net = item.inventory - item.funded + item.hedged;
+    item.net = assetAmount(item.inventory - item.funded + item.hedged);
     const price = table.usd[item.asset];
     item.usd = price === undefined ? undefined : usdValue(item.net, price);
   }
@@ -77,9 +94,9 @@ export async function deskExposure(pool: pg.Pool, table: PriceTable): Promise<As
 export type FeeCoverage = {
   currency: string;
   /** Withdrawal fees users paid (fee income of withdrawal entries), in the currency's units. */
-  paid: bigint;
+  paid: Units;
   /** What the networks charged the custody for its transactions (booked from NETWORK_FEES or the gas float of the currency's network). */
-  cost: bigint;
+  cost: Units;
 };
 
 /** Per currency, what users paid in withdrawal fees and what networks cost; a token's cost is in its network's coin. */
@@ -97,8 +114,8 @@ export async function feeCoverage(pool: pg.Pool): Promise<FeeCoverage[]> {
     [[...networks.map((network) => systemAccountId(SYSTEM_ACCOUNTS.networkFees(network))), ...networks.map((network) => systemAccountId(SYSTEM_ACCOUNTS.gasFloat(network)))], GAS_FUNDING_KIND],
   );
   const rows = new Map<string, FeeCoverage>();
-  for (const row of paid.rows) rows.set(row.currency, { currency: row.currency, paid: unitsFromRow(row.total, 'total'), cost: 0n });
-  for (const row of cost.rows) rows.set(row.currency, { ...(rows.get(row.currency) ?? { currency: row.currency, paid: 0n }), cost: unitsFromRow(row.total, 'total') });
+  for (const row of paid.rows) rows.set(row.currency, { currency: row.currency, paid: unitsFromRow(row.total, 'total'), cost: unitsOf(0n) });
+  for (const row of cost.rows) rows.set(row.currency, { ...(rows.get(row.currency) ?? { currency: row.currency, paid: unitsOf(0n) }), cost: unitsFromRow(row.total, 'total') });
   return [...rows.values()].sort((a, b) => a.currency.localeCompare(b.currency));
 }
 
@@ -109,7 +126,7 @@ export function formatUsd(value: bigint): string {
 }
 
 /** An asset amount at ASSET_DECIMALS as its coins show it. */
-export function formatAsset(amount: bigint): string {
+export function formatAsset(amount: AssetAmount): string {
   return formatUnits(amount, ASSET_DECIMALS);
 }
 

@@ -24,6 +24,7 @@ import type { Actor } from './actor.ts';
 import { recordAudit } from './audit.ts';
 import { OperatorError } from './errors.ts';
 import { requireRole } from './roles.ts';
+import { unitsOf, type Units } from '../../../lib/money.ts';
 
 export type AdjustmentKind = (typeof operatorAdjustments.$inferSelect)['kind'];
 export type AdjustmentState = (typeof operatorAdjustments.$inferSelect)['state'];
@@ -60,14 +61,14 @@ function shown(row: Adjustment): Adjustment {
 }
 
 /** The amount as units of the currency: a positive decimal string with no more decimals than the coin has. */
-function unitsOf(currency: string, amount: string): bigint {
+function unitsIn(currency: string, amount: string): Units {
   const coin = findCoin(currency);
   if (!coin) throw new OperatorError('VALIDATION', `Unknown currency ${currency}`);
   const text = amount.trim().replace(',', '.');
   if (!/^\d{1,12}(?:\.\d+)?$/.test(text)) throw new OperatorError('VALIDATION', 'The amount is a positive decimal number');
-  let units: bigint;
+  let units: Units;
   try {
-    units = parseDecimal(text, coin.decimals);
+    units = unitsOf(parseDecimal(text, coin.decimals));
   } catch (error) {
     if (error instanceof AmountError) throw new OperatorError('VALIDATION', `${currency} has at most ${coin.decimals} decimals`, { cause: error });
     throw error;
@@ -82,7 +83,7 @@ export async function proposeAdjustment(
   actor: Actor,
   proposal: { accountId: string; kind: AdjustmentKind; currency: string; amount: string; reason: string },
 ): Promise<Adjustment> {
-  const units = unitsOf(proposal.currency, proposal.amount);
+  const units = unitsIn(proposal.currency, proposal.amount);
   if (actor.id === null) throw new OperatorError('FORBIDDEN', 'Name the operator who proposes (--as <e-mail>)');
   const operatorId = actor.id;
   const id = await inTransaction(pool, async (db) => {

@@ -7,12 +7,13 @@ import { PayoutUnavailableError } from '../../adapters/payout/port.ts';
 import { orderReference } from '../orders/entry-keys.ts';
 import { payoutsOn, type SellDeps } from './context.ts';
 import { SELL_ORDER_COLUMNS, type SellOrderRow } from './store.ts';
+import { unitsFromRow } from '../../db/amounts.ts';
 
 const SUBMIT_BATCH = 20;
 
 export async function submitOrder(deps: Pick<SellDeps, 'pool' | 'provider'>, order: Pick<SellOrderRow, 'id' | 'providerToken' | 'fiatAmount' | 'fiatCurrency'>): Promise<void> {
   await deps.pool.query('UPDATE sell_orders SET submit_attempts = submit_attempts + 1 WHERE id = $1', [order.id]);
-  const accepted = await payoutsOn(deps).createPayout({ reference: orderReference('sell', order.id), token: order.providerToken, amount: BigInt(order.fiatAmount), currency: order.fiatCurrency });
+  const accepted = await payoutsOn(deps).createPayout({ reference: orderReference('sell', order.id), token: order.providerToken, amount: unitsFromRow(order.fiatAmount, 'fiat_amount'), currency: order.fiatCurrency });
   await deps.pool.query('UPDATE sell_orders SET provider_payout_id = $2, updated_at = now() WHERE id = $1 AND provider_payout_id IS NULL', [order.id, accepted.payoutId]);
 }
 

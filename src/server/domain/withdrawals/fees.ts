@@ -38,16 +38,16 @@ export function estimateInAsset(estimate: Pick<FeeEstimate, 'currency' | 'amount
 }
 
 /** Units rounded up to what `coin` shows (its decimals, at most 8): the user never sees a fee smaller than charged. */
-export function roundUpToShown(units: bigint, coin: Pick<CoinMeta, 'decimals'>): bigint {
+export function roundUpToShown(units: Units, coin: Pick<CoinMeta, 'decimals'>): Units {
   const hidden = coin.decimals - Math.min(coin.decimals, SHOWN_DECIMALS);
   if (hidden <= 0) return units;
   const step = pow10(hidden);
-  return divideUnits(units, step, 'up') * step;
+  return unitsOf(divideUnits(units, step, 'up') * step);
 }
 
 /** fee = max(floor, ceil(estimate in the asset × (10000 + margin) / 10000)), rounded up to what the coin shows. */
 export function withdrawalFee(input: { floor: bigint; estimateInAsset: bigint; marginBps: number; coin: Pick<CoinMeta, 'decimals'> }): Units {
-  const withMargin = roundUpToShown(divideUnits(input.estimateInAsset * (BPS + BigInt(input.marginBps)), BPS, 'up'), input.coin);
+  const withMargin = roundUpToShown(unitsOf(divideUnits(input.estimateInAsset * (BPS + BigInt(input.marginBps)), BPS, 'up')), input.coin);
   return unitsOf(withMargin > input.floor ? withMargin : input.floor);
 }
 

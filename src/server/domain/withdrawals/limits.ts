@@ -29,7 +29,7 @@ export function limitsOn(limits: WithdrawalLimits): boolean {
 }
 
 /** The USD value (PRICE_SCALE) of `units` of a coin at a USD price (PRICE_SCALE), rounded up: rounding never slips a limit. */
-export function usdOf(units: bigint, decimals: number, price: bigint): bigint {
+export function usdOf(units: Units, decimals: number, price: bigint): bigint {
   const scale = 10n ** BigInt(decimals);
   return (units * price + scale - 1n) / scale;
 }

@@ -24,7 +24,7 @@ import { networkFeePayer, SYSTEM_ACCOUNTS, systemAccountId, type Queryable } fro
 import { NETWORK_INFO, type Network } from '../../../lib/currencies.ts';
 import { releaseOrder, settleOrder, transferForOrder } from '../orders/entries.ts';
 import { recheckCompletedWithdrawals, settleLegs } from './reopen.ts';
-import { money, unitsOf, type Units } from '../../../lib/money.ts';
+import { money, subtractUnits, sumUnits, unitsOf, type Units } from '../../../lib/money.ts';
 import { unitsFromRow } from '../../db/amounts.ts';
 import { moveOrder, ORDER_TABLES } from '../orders/state.ts';
 import { NOW } from '../orders/sql-set.ts';
@@ -37,6 +37,9 @@ const SIGN_BATCHES = 5;
 
 const CLAIM_FIELDS = ['id', 'walletAccountId', 'currency', 'network', 'amount', 'fee', 'toAddress', 'rawTx', 'txHash', 'broadcastAttempts', 'replacedTxHashes', 'broadcastHeight', 'reopened', 'batchId', 'waitingForFundsSince'] as const;
 type Claimed = Pick<typeof withdrawals.$inferSelect, (typeof CLAIM_FIELDS)[number]>;
+
+/** What the recipient receives: the amount held less our fee (the schema's rule, `amount - fee`). */
+const paidOut = (w: Pick<Claimed, 'amount' | 'fee'>): Units => subtractUnits(unitsFromRow(w.amount), unitsFromRow(w.fee, 'fee'));
 const CLAIM = `SELECT ${selectColumns(withdrawals, 'w', CLAIM_FIELDS)} FROM withdrawals w`;
 
 /** The networks whose withdrawals are paid in batches (UTXO_BATCH_SECONDS above 0 and an adapter that signs them), with the least output each batches. */
@@ -67,7 +70,7 @@ export async function signWithdrawals(pool: pg.Pool, chain: WithdrawalChainPort,
     let signedCount = 0;
     const funds = hotFunds(chain);
     for (const w of due.rows) {
-      const amount = BigInt(w.amount) - BigInt(w.fee);
+      const amount = paidOut(w);
       // One waiting for the hot wallet is signed again only once the hot wallet holds what it pays.
       if (w.waitingForFundsSince !== null && ((await funds(w.network, w.currency)) ?? amount) < amount) continue;
       let signed: Awaited<ReturnType<WithdrawalChainPort['signWithdrawal']>>;
@@ -165,8 +168,8 @@ export async function signBatches(pool: pg.Pool, chain: WithdrawalChainPort, log
         await client.query('UPDATE withdrawal_batches SET signed_at = now() WHERE id = $1', [batch.id]);
         return 'skip' as const;
       }
-      const orders = members.map((w) => ({ toAddress: w.toAddress, amount: BigInt(w.amount) - BigInt(w.fee) }));
-      const total = orders.reduce((sum, o) => sum + o.amount, 0n);
+      const orders = members.map((w) => ({ toAddress: w.toAddress, amount: paidOut(w) }));
+      const total = sumUnits(orders.map((o) => o.amount));
       const first = members[0];
       if (first && members.every((w) => w.waitingForFundsSince !== null) && ((await hotFunds(chain)(batch.network, first.currency)) ?? total) < total) return 'skip' as const;
       let signed: Awaited<ReturnType<WithdrawalChainPort['signWithdrawal']>>;
@@ -356,7 +359,7 @@ async function replaceStuck(pool: pg.Pool, chain: WithdrawalChainPort & Partial<
       // A batch is replaced for all its members at once, only while none of them is being worked on elsewhere (a
       // completion, another worker's replacement): it is never waited for, so two workers never deadlock on it.
       if (w.batchId && !(await lockedAll(client, w.batchId))) return;
-      const order = { reference: w.id, network: w.network, currency: w.currency, toAddress: w.toAddress, amount: BigInt(w.amount) - BigInt(w.fee) };
+      const order = { reference: w.id, network: w.network, currency: w.currency, toAddress: w.toAddress, amount: paidOut(w) };
       const fee = await chain.estimateFee!(order);
       const signed = await chain.replaceByFee!({ order, signed: { rawTx: w.rawTx, txHash: w.txHash, fromAddress: '' }, fee }, fee);
       // The same transaction (the node refused a replacement and it was bumped by CPFP, or no bump is due): its hash and bytes stay; the next try waits the blocks again.
@@ -415,7 +418,7 @@ async function claimBroadcast(pool: pg.Pool, id: string, work: (client: pg.PoolC
  * fee booked; the block kept, so a reorganisation from there puts the completion in doubt (reopen.ts). A withdrawal
  * reopened before settles by its round's own entry.
  */
-async function completeWithdrawal(db: Queryable, w: Claimed, status: { confirmations: number; blockHeight: number | null; fee?: bigint | undefined }, minedHash: string): Promise<void> {
+async function completeWithdrawal(db: Queryable, w: Claimed, status: { confirmations: number; blockHeight: number | null; fee?: Units | undefined }, minedHash: string): Promise<void> {
   const held = money(w.currency, unitsFromRow(w.amount));
   await settleOrder(db, { flow: 'withdrawal', id: w.id }, { account: w.walletAccountId, money: held, to: settleLegs(w), round: w.reopened });
   await moveOrder(db, ORDER_TABLES.withdrawal, w.id, {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { scanBlocks, type BlockSource } from '../../../../src/server/adapters/chains/block-scan.ts';
 import { blockCursor, parseBlockCursor, type ChainTransfer } from '../../../../src/server/adapters/chains/port.ts';
+import { unitsOf } from '../../../../src/lib/money.ts';
 
 /** A chain as a list of block hashes from height 0; each block pays 1 unit to 'addr' in a transaction named after it. */
 function chainOf(hashes: string[], mempool: ChainTransfer[] = []): BlockSource {
@@ -11,7 +12,7 @@ function chainOf(hashes: string[], mempool: ChainTransfer[] = []): BlockSource {
     currency: 'BTC',
     fromAddress: null,
     toAddress: 'addr',
-    amount: 1n,
+    amount: unitsOf(1n),
     blockHeight: height,
   });
   return {
@@ -38,7 +39,7 @@ describe('the block cursor', () => {
 
 describe('scanBlocks', () => {
   it('reads a limited number of blocks after the cursor, then the mempool once caught up', async () => {
-    const pending: ChainTransfer = { network: 'BITCOIN', txHash: 'tx-pending', outputIndex: 0, currency: 'BTC', fromAddress: null, toAddress: 'addr', amount: 1n, blockHeight: null };
+    const pending: ChainTransfer = { network: 'BITCOIN', txHash: 'tx-pending', outputIndex: 0, currency: 'BTC', fromAddress: null, toAddress: 'addr', amount: unitsOf(1n), blockHeight: null };
     const chain = chainOf(['a', 'b', 'c'], [pending]);
     const first = await scanBlocks(chain, null, options);
     expect(first.transfers.map((t) => t.txHash)).toEqual(['tx-a', 'tx-b']);

@@ -5,6 +5,7 @@ import { ChainOffError, type ChainAdapter } from '../../../../src/server/adapter
 import { chainsConfig } from '../../../../src/server/config-chains.ts';
 import { chainAddressing } from '../../../../src/server/domain/addresses.ts';
 import type { Network } from '../../../../src/lib/currencies.ts';
+import { unitsOf } from '../../../../src/lib/money.ts';
 
 const CHAIN_ADDRESSING = chainAddressing('mainnet');
 
@@ -23,7 +24,7 @@ function fakeAdapter(name: string): ChainAdapter {
     hotWalletAddress: refuse,
     signWithdrawal: refuse,
     broadcast: refuse,
-    estimateFee: async (query) => ({ network: query.network, currency: name, amount: 1n }),
+    estimateFee: async (query) => ({ network: query.network, currency: name, amount: unitsOf(1n) }),
     replaceByFee: refuse,
     holdings: refuse,
     collection: { sweeps: () => name === 'evm', sweep: refuse, topUpGas: refuse },
@@ -38,10 +39,10 @@ describe('the chain adapters registry', () => {
     expect(chains.adapters).toMatchObject({ ETHEREUM: 'evm', BITCOIN: 'fallback', TON: 'off' });
     expect(chains.port.networks).toEqual(['BITCOIN', 'ETHEREUM']);
     expect(chains.port.explorerUrl('ETHEREUM')).toBe('https://evm/{tx}');
-    expect((await chains.port.estimateFee({ network: 'BITCOIN', currency: 'BTC', toAddress: 'x', amount: 1n })).currency).toBe('fallback');
+    expect((await chains.port.estimateFee({ network: 'BITCOIN', currency: 'BTC', toAddress: 'x', amount: unitsOf(1n) })).currency).toBe('fallback');
     expect(chains.port.collection.sweeps('ETHEREUM')).toBe(true);
     expect(chains.port.collection.sweeps('TON')).toBe(false);
-    await expect(chains.port.estimateFee({ network: 'TON', currency: 'TON', toAddress: 'x', amount: 1n })).rejects.toThrow(ChainOffError);
+    await expect(chains.port.estimateFee({ network: 'TON', currency: 'TON', toAddress: 'x', amount: unitsOf(1n) })).rejects.toThrow(ChainOffError);
     expect(chains.devnet).toBeUndefined();
   });
 

@@ -8,6 +8,7 @@ import { TonApiError } from '../../../../src/server/adapters/chains/ton/api.ts';
 import { callTimeoutMs, withinBudget } from '../../../../src/server/net/call-budget.ts';
 import { errorResponse } from '../../../../src/server/http/errors.ts';
 import { createLogger } from '../../../../src/server/log.ts';
+import { unitsOf } from '../../../../src/lib/money.ts';
 
 /** An adapter whose every node call is `answer()`. */
 function adapterAnswering(answer: () => Promise<never>): ChainAdapter {
@@ -39,7 +40,7 @@ describe('a node that does not answer', () => {
     // Two calls of one request share its budget.
     const shared = Date.now();
     await withinBudget(300, async () => {
-      await chain.estimateFee({ network: 'LITECOIN', currency: 'LTC', toAddress: 'x', amount: 1n }).catch(() => undefined);
+      await chain.estimateFee({ network: 'LITECOIN', currency: 'LTC', toAddress: 'x', amount: unitsOf(1n) }).catch(() => undefined);
       await chain.hotWalletAddress('LITECOIN').catch(() => undefined);
     });
     expect(Date.now() - shared).toBeLessThan(500);

@@ -5,6 +5,7 @@ import { openChains } from '../../../../src/server/adapters/chains/open.ts';
 import { fromHexAddress, referenceOf, signTransaction, toHexAddress, trc20Transfer, trc20TransferData, trxTransfer } from '../../../../src/server/adapters/chains/tron/codec.ts';
 import { chainsConfig } from '../../../../src/server/config-chains.ts';
 import { chainAddressing } from '../../../../src/server/domain/addresses.ts';
+import { unitsOf } from '../../../../src/lib/money.ts';
 
 const CHAIN_ADDRESSING = chainAddressing('mainnet');
 
@@ -24,12 +25,12 @@ describe('TRON transactions built by the adapter', () => {
 
   it('encodes transfer(address,uint256) as the ABI does', () => {
     const abi = new utils.ethersUtils.Interface(['function transfer(address _to, uint256 _value) returns (bool)']);
-    expect(`0x${trc20TransferData(TO, 123_456_789n)}`).toBe(abi.encodeFunctionData('transfer', [`0x${toHexAddress(TO).slice(2)}`, 123_456_789n]));
-    expect(() => trc20TransferData(TO, 0n)).toThrow(RangeError);
+    expect(`0x${trc20TransferData(TO, unitsOf(123_456_789n))}`).toBe(abi.encodeFunctionData('transfer', [`0x${toHexAddress(TO).slice(2)}`, 123_456_789n]));
+    expect(() => trc20TransferData(TO, unitsOf(0n))).toThrow(RangeError);
   });
 
   it('signs a TRX transfer whose txID and signer tronweb recomputes from its bytes', async () => {
-    const tx = await signTransaction(trxTransfer(OWNER, TO, 1_000_000n, TAPOS), KEY);
+    const tx = await signTransaction(trxTransfer(OWNER, TO, unitsOf(1_000_000n), TAPOS), KEY);
     expect(tx.txID).toBe(utils.transaction.txPbToTxID(utils.transaction.txJsonToPb({ raw_data: tx.raw_data, visible: false })).slice(2));
     expect(utils.crypto.ecRecover(tx.txID, tx.signature?.[0] ?? '').toLowerCase()).toBe(toHexAddress(OWNER));
     expect(utils.deserializeTx.deserializeTransaction('TransferContract', tx.raw_data_hex)).toMatchObject({
@@ -37,14 +38,14 @@ describe('TRON transactions built by the adapter', () => {
       ref_block_bytes: '1A2B',
       expiration: TAPOS.expiration,
     });
-    expect(() => trxTransfer(OWNER, TO, 2n ** 53n, TAPOS)).toThrow(RangeError);
+    expect(() => trxTransfer(OWNER, TO, unitsOf(2n ** 53n), TAPOS)).toThrow(RangeError);
   });
 
   it('signs a TRC-20 transfer with its fee_limit in the signed bytes', async () => {
-    const tx = await signTransaction(trc20Transfer(OWNER, TOKEN, TO, 5n, 30_000_000n, TAPOS), KEY);
+    const tx = await signTransaction(trc20Transfer(OWNER, TOKEN, TO, unitsOf(5n), unitsOf(30_000_000n), TAPOS), KEY);
     expect(utils.deserializeTx.deserializeTransaction('TriggerSmartContract', tx.raw_data_hex)).toMatchObject({
       fee_limit: 30_000_000,
-      contract: [{ parameter: { value: { contract_address: toHexAddress(TOKEN).toUpperCase(), data: trc20TransferData(TO, 5n).toUpperCase() } } }],
+      contract: [{ parameter: { value: { contract_address: toHexAddress(TOKEN).toUpperCase(), data: trc20TransferData(TO, unitsOf(5n)).toUpperCase() } } }],
     });
     expect(utils.crypto.ecRecover(tx.txID, tx.signature?.[0] ?? '').toLowerCase()).toBe(toHexAddress(OWNER));
   });

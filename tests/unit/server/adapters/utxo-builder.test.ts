@@ -8,6 +8,7 @@ import { changePath, utxoProfile } from '../../../../src/server/adapters/chains/
 import { chainAddressing } from '../../../../src/server/domain/addresses.ts';
 import { readBlock } from '../../../../src/server/adapters/chains/utxo/reader.ts';
 import { coinsToUnits, RpcError, type Rpc } from '../../../../src/server/adapters/chains/utxo/rpc.ts';
+import { unitsOf } from '../../../../src/lib/money.ts';
 
 /**
  * The UTXO adapter's transaction builder without a node: a Dogecoin P2PKH transaction that bitcoinjs-lib decodes
@@ -20,7 +21,7 @@ const keyAt = (path: string) => {
   if (!key.privateKey || !key.publicKey) throw new Error('no key');
   return { privateKey: key.privateKey, publicKey: key.publicKey };
 };
-const coin = (amount: bigint, vout = 0): Coin => ({ txHash: 'ab'.repeat(32), vout, amount, keyChain: 0, keyIndex: 0 });
+const coin = (amount: bigint, vout = 0): Coin => ({ txHash: 'ab'.repeat(32), vout, amount: unitsOf(amount), keyChain: 0, keyIndex: 0 });
 
 describe('the UTXO transaction builder', () => {
   it('signs a Dogecoin P2PKH transaction that bitcoinjs-lib decodes with Dogecoin parameters, amounts exact', () => {
@@ -32,8 +33,8 @@ describe('the UTXO transaction builder', () => {
     const recipient = bitcoinjs.payments.p2pkh({ pubkey: Buffer.from(keyAt("m/44'/3'/0'/0/5").publicKey), network: DOGECOIN }).address ?? '';
     const changeAddress = keyAddress(profile, change.publicKey);
     const signed = signTransaction(profile, [{ ...coin(50_000_000_000n), ...key }], [
-      { address: recipient, amount: 12_345_678_901n },
-      { address: changeAddress, amount: 37_000_000_000n },
+      { address: recipient, amount: unitsOf(12_345_678_901n) },
+      { address: changeAddress, amount: unitsOf(37_000_000_000n) },
     ]);
     const tx = bitcoinjs.Transaction.fromHex(signed.rawTx);
     expect(tx.getId()).toBe(signed.txHash);
@@ -56,7 +57,7 @@ describe('the UTXO transaction builder', () => {
     const key = keyAt("m/84'/1'/0'/0/0");
     const to = keyAddress(profile, keyAt("m/84'/1'/0'/0/1").publicKey);
     expect(to).toMatch(/^rltc1q/);
-    const spend = () => signTransaction(profile, [{ ...coin(100_000_000n), ...key }], [{ address: to, amount: 99_990_000n }]);
+    const spend = () => signTransaction(profile, [{ ...coin(100_000_000n), ...key }], [{ address: to, amount: unitsOf(99_990_000n) }]);
     const signed = spend();
     expect(spend()).toEqual(signed);
     const tx = bitcoinjs.Transaction.fromHex(signed.rawTx);
@@ -68,19 +69,19 @@ describe('the UTXO transaction builder', () => {
   it('selects the largest outputs first and gives change below dust to the fee', () => {
     const profile = utxoProfile('LITECOIN', 'mainnet', chainAddressing('mainnet').utxoParams('LITECOIN'));
     const coins = [coin(30_000n, 0), coin(1_000_000n, 1), coin(200_000n, 2)];
-    const withChange = selectCoins(profile, coins, 500_000n, 10n, [22], 22);
+    const withChange = selectCoins(profile, coins, unitsOf(500_000n), 10n, [22], 22);
     expect(withChange?.coins.map((c) => c.vout)).toEqual([1]);
     expect(withChange?.fee).toBe(10n * virtualSize(profile, 1, [22, 22]));
     expect(withChange?.change).toBe(1_000_000n - 500_000n - (withChange?.fee ?? 0n));
     // What is left after the fee would be dust: no change output, the rest pays the fee.
-    const noChange = selectCoins(profile, coins, 1_000_000n - 1_100n - 5_000n, 10n, [22], 22);
+    const noChange = selectCoins(profile, coins, unitsOf(1_000_000n - 1_100n - 5_000n), 10n, [22], 22);
     expect(noChange).toMatchObject({ change: 0n, fee: 6_100n });
-    expect(selectCoins(profile, coins, 2_000_000n, 10n, [22], 22)).toBeUndefined();
+    expect(selectCoins(profile, coins, unitsOf(2_000_000n), 10n, [22], 22)).toBeUndefined();
   });
 
   it('sizes the fee of a batch for every recipient', () => {
     const profile = utxoProfile('LITECOIN', 'mainnet', chainAddressing('mainnet').utxoParams('LITECOIN'));
-    const batch = selectCoins(profile, [coin(1_000_000n, 0)], 400_000n, 10n, [22, 22, 34], 22);
+    const batch = selectCoins(profile, [coin(1_000_000n, 0)], unitsOf(400_000n), 10n, [22, 22, 34], 22);
     expect(batch?.fee).toBe(10n * virtualSize(profile, 1, [22, 22, 34, 22]));
     expect(batch?.change).toBe(600_000n - (batch?.fee ?? 0n));
   });

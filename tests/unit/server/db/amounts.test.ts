@@ -2,6 +2,8 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { addUnits, money, negateUnits, subtractUnits, sumUnits, unitsOf, type Units } from '../../../../src/lib/money.ts';
 import type { Posting } from '../../../../src/server/domain/ledger.ts';
+import type { FeeEstimate, WithdrawalOrder } from '../../../../src/server/adapters/chains/port.ts';
+import type { PayoutRequest } from '../../../../src/server/adapters/payout/port.ts';
 import { unitsFromRow, unitsFromRowOrZero } from '../../../../src/server/db/amounts.ts';
 
 describe('unitsFromRow', () => {
@@ -64,5 +66,16 @@ describe('Units', () => {
     // @ts-expect-error: nor Money's units
     expect(() => money('XYZ', 5n)).toThrow('unknown currency XYZ');
     expect(bare.amount).toBe(5n);
+  });
+
+  it('is what the chain and payment ports carry too: an order, a fee, a transfer or a payout of a plain bigint does not compile', () => {
+    const order: WithdrawalOrder = { reference: 'w', network: 'LITECOIN', currency: 'LTC', toAddress: 'x', amount: unitsOf(5n) };
+    // @ts-expect-error: a bare bigint is no withdrawal's amount
+    const bareOrder: WithdrawalOrder = { ...order, amount: 5n };
+    // @ts-expect-error: nor a fee estimate's
+    const fee: FeeEstimate = { network: 'LITECOIN', currency: 'LTC', amount: 1n };
+    // @ts-expect-error: nor a payout's
+    const payout: PayoutRequest = { reference: 'p', token: 't', currency: 'RUB', amount: 100n };
+    expect([order.amount, bareOrder.amount, fee.amount, payout.amount]).toEqual([5n, 5n, 1n, 100n]);
   });
 });

@@ -3,9 +3,10 @@ import { COINS } from '../../../../src/lib/currencies.ts';
 import type { OnRampCrypto, OnRampProvider } from '../../../../src/server/adapters/onramp/port.ts';
 import type { BuyDeps } from '../../../../src/server/domain/buy/context.ts';
 import { matchingOrder, sameChainText, type AwaitingOrder } from '../../../../src/server/domain/buy/onramp-deposits.ts';
-import { onRampCoins, onRampFiatOfGeo, unitsOf } from '../../../../src/server/domain/buy/onramp.ts';
+import { onRampCoins, onRampFiatOfGeo, roundedUnits } from '../../../../src/server/domain/buy/onramp.ts';
 import { statusScreenUrl, STATUS_RANK } from '../../../../src/server/domain/buy/onramp-orders.ts';
 import { DEFAULT_BUY_CONFIG } from '../../../../src/server/config-buy.ts';
+import { unitsOf } from '../../../../src/lib/money.ts';
 
 const order = (id: string, amount: bigint, extra: Partial<AwaitingOrder> = {}): AwaitingOrder => ({
   id,
@@ -20,21 +21,21 @@ const order = (id: string, amount: bigint, extra: Partial<AwaitingOrder> = {}): 
 describe("an on-ramp purchase's coins found among the deposits (issue 32 item 5)", () => {
   it('takes the order whose reported hash is the deposit, whatever the amounts', () => {
     const orders = [order('o1', 95_000_000n), order('o2', 10_000_000n, { providerTxHash: '0xABCDEF' })];
-    expect(matchingOrder(orders, { txHash: '0xabcdef', amount: 1n })?.id).toBe('o2');
+    expect(matchingOrder(orders, { txHash: '0xabcdef', amount: unitsOf(1n) })?.id).toBe('o2');
   });
 
   it('without a reported hash: the reported amount exactly, else an estimate within 5 %, the nearest, then the oldest', () => {
     const orders = [order('o1', 100_000_000n), order('o2', 95_000_000n), order('o3', 95_000_000n), order('o4', 95_000_000n, { providerAmount: '94000000' })];
-    expect(matchingOrder(orders, { txHash: '0x1', amount: 94_000_000n })?.id).toBe('o4');
-    expect(matchingOrder(orders, { txHash: '0x1', amount: 95_100_000n })?.id).toBe('o2');
-    expect(matchingOrder(orders, { txHash: '0x1', amount: 99_000_000n })?.id).toBe('o1');
+    expect(matchingOrder(orders, { txHash: '0x1', amount: unitsOf(94_000_000n) })?.id).toBe('o4');
+    expect(matchingOrder(orders, { txHash: '0x1', amount: unitsOf(95_100_000n) })?.id).toBe('o2');
+    expect(matchingOrder(orders, { txHash: '0x1', amount: unitsOf(99_000_000n) })?.id).toBe('o1');
     // 5 % of 95 is 4.75: 90.25 still fits, 90.2 does not (nor does o4, whose reported amount is another).
-    expect(matchingOrder([order('o2', 95_000_000n)], { txHash: '0x1', amount: 90_250_000n })?.id).toBe('o2');
-    expect(matchingOrder([order('o2', 95_000_000n), orders[3] as AwaitingOrder], { txHash: '0x1', amount: 90_200_000n })).toBeUndefined();
+    expect(matchingOrder([order('o2', 95_000_000n)], { txHash: '0x1', amount: unitsOf(90_250_000n) })?.id).toBe('o2');
+    expect(matchingOrder([order('o2', 95_000_000n), orders[3] as AwaitingOrder], { txHash: '0x1', amount: unitsOf(90_200_000n) })).toBeUndefined();
   });
 
   it('never takes an order whose provider reported another transaction', () => {
-    expect(matchingOrder([order('o1', 95_000_000n, { providerTxHash: '0xother' })], { txHash: '0x1', amount: 95_000_000n })).toBeUndefined();
+    expect(matchingOrder([order('o1', 95_000_000n, { providerTxHash: '0xother' })], { txHash: '0x1', amount: unitsOf(95_000_000n) })).toBeUndefined();
   });
 
   it('compares chain text without case, and nothing with nothing', () => {
@@ -65,11 +66,11 @@ describe("the on-ramp's data on the buy screens", () => {
   });
 
   it('reads its amounts into units, down for coins and up for what is paid', () => {
-    expect(unitsOf('95.40184', 6, 'down')).toBe(95_401_840n);
-    expect(unitsOf('95.4018449', 6, 'down')).toBe(95_401_844n);
-    expect(unitsOf('20.001', 2, 'up')).toBe(2001n);
-    expect(unitsOf('20', 2, 'up')).toBe(2000n);
-    expect(() => unitsOf('-1', 2, 'up')).toThrow();
+    expect(roundedUnits('95.40184', 6, 'down')).toBe(95_401_840n);
+    expect(roundedUnits('95.4018449', 6, 'down')).toBe(95_401_844n);
+    expect(roundedUnits('20.001', 2, 'up')).toBe(2001n);
+    expect(roundedUnits('20', 2, 'up')).toBe(2000n);
+    expect(() => roundedUnits('-1', 2, 'up')).toThrow();
   });
 
   it("sends the buyer back to the order's status screen, and ranks statuses so none moves back", () => {

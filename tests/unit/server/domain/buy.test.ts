@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { cryptoFor, fiatFor, limitMessage } from '../../../../src/server/domain/buy/rules.ts';
 import { cardProblem, SANDBOX_CARDS } from '../../../../src/server/adapters/card/sandbox.ts';
 import { backoffMs } from '../../../../src/server/adapters/webhooks/delivery.ts';
+import { unitsOf } from '../../../../src/lib/money.ts';
 
 const RATE = 101_500_000n; // 1.015 fiat per coin, 8 decimals
 
@@ -14,8 +15,8 @@ describe('buy amounts', () => {
     expect(cryptoFor(1n, 0n, 6)).toBe(0n);
   });
   it('prices coins in cents, rounded up, so the cents always buy at least the coins', () => {
-    expect(fiatFor(50_000_000n, RATE, 6)).toBe(5_075n);
-    for (const units of [1n, 98_522_167n, 123_456_789n]) expect(cryptoFor(fiatFor(units, RATE, 6), RATE, 6) >= units).toBe(true);
+    expect(fiatFor(unitsOf(50_000_000n), RATE, 6)).toBe(5_075n);
+    for (const units of [1n, 98_522_167n, 123_456_789n]) expect(cryptoFor(fiatFor(unitsOf(units), RATE, 6), RATE, 6) >= units).toBe(true);
   });
   it('words the limits as SPEC §5 does', () => {
     expect(limitMessage('10', '5000', 'USD')).toBe('Min 10 - max 5000 USD');

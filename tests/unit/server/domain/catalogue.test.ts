@@ -3,6 +3,7 @@ import { buildCatalogue } from '../../../../src/server/domain/catalogue.ts';
 import { routeChains } from '../../../../src/server/adapters/chains/open.ts';
 import { ChainOffError } from '../../../../src/server/adapters/chains/port.ts';
 import { explorerLink } from '../../../../src/lib/currencies.ts';
+import { unitsOf } from '../../../../src/lib/money.ts';
 
 describe('networks that are off', () => {
   it('keep their coins in the catalogue, inactive', () => {
@@ -22,7 +23,7 @@ describe('networks that are off', () => {
     await expect(chain.scan('TRON', null, 10)).rejects.toThrow(ChainOffError);
     await expect(chain.status('TON', [])).rejects.toThrow(ChainOffError);
     await expect(chain.broadcast('LITECOIN', 'raw')).rejects.toThrow(ChainOffError);
-    await expect(chain.signWithdrawal({ reference: 'w', network: 'DOGECOIN', currency: 'DOGE', toAddress: 'D', amount: 1n })).rejects.toThrow(/DOGECOIN is off/);
+    await expect(chain.signWithdrawal({ reference: 'w', network: 'DOGECOIN', currency: 'DOGE', toAddress: 'D', amount: unitsOf(1n) })).rejects.toThrow(/DOGECOIN is off/);
   });
 });
 

@@ -16,7 +16,7 @@ const coin = (currency: string): CoinMeta => {
 };
 const REFERENCE = { ETH: '3200', USDT: '1', TRX: '0.12', BTC: '65000' };
 const prices = (usd: Record<string, string> = REFERENCE) => fixedRates(usd).prices();
-const eth = (wei: bigint): FeeEstimate => ({ network: 'ETHEREUM', currency: 'ETH', amount: wei });
+const eth = (wei: bigint): FeeEstimate => ({ network: 'ETHEREUM', currency: 'ETH', amount: unitsOf(wei) });
 
 describe('the withdrawal fee rule', () => {
   it('keeps the floor where the network asks less (the devnet and quiet networks)', async () => {
@@ -25,7 +25,7 @@ describe('the withdrawal fee rule', () => {
     expect(inUsdt).toBe(416_000n);
     expect(withdrawalFee({ floor: 5_000_000n, estimateInAsset: inUsdt, marginBps: 2000, coin: coin('USDT_ETH') })).toBe(5_000_000n);
     // BTC: 1,000 sat and the margin is below the 0.0001 floor.
-    expect(withdrawalFee({ floor: 10_000n, estimateInAsset: estimateInAsset({ currency: 'BTC', amount: 1_000n }, coin('BTC'), undefined), marginBps: 2000, coin: coin('BTC') })).toBe(10_000n);
+    expect(withdrawalFee({ floor: 10_000n, estimateInAsset: estimateInAsset({ currency: 'BTC', amount: unitsOf(1_000n) }, coin('BTC'), undefined), marginBps: 2000, coin: coin('BTC') })).toBe(10_000n);
   });
 
   it('charges the estimate and the margin where the network asks more than the floor', async () => {
@@ -36,7 +36,7 @@ describe('the withdrawal fee rule', () => {
     expect(withdrawalFee({ floor: 5_000_000n, estimateInAsset: inUsdt, marginBps: 0, coin: coin('USDT_ETH') })).toBe(32_000_000n);
     expect(withdrawalFee({ floor: 5_000_000n, estimateInAsset: inUsdt, marginBps: 10_000, coin: coin('USDT_ETH') })).toBe(64_000_000n);
     // A coin's own fee needs no price: TRX for TRX, 1.37 TRX with 20 % is 1.644.
-    expect(withdrawalFee({ floor: 1_000_000n, estimateInAsset: estimateInAsset({ currency: 'TRX', amount: 1_370_000n }, coin('TRX'), undefined), marginBps: 2000, coin: coin('TRX') })).toBe(1_644_000n);
+    expect(withdrawalFee({ floor: 1_000_000n, estimateInAsset: estimateInAsset({ currency: 'TRX', amount: unitsOf(1_370_000n) }, coin('TRX'), undefined), marginBps: 2000, coin: coin('TRX') })).toBe(1_644_000n);
   });
 
   it('converts a token fee exactly, rounding up at each step, and never shows more than 8 decimals', async () => {
@@ -46,13 +46,13 @@ describe('the withdrawal fee rule', () => {
     expect(inUsdt).toBe(395_126n);
     expect(withdrawalFee({ floor: 0n, estimateInAsset: inUsdt, marginBps: 2000, coin: coin('USDT_ETH') })).toBe(474_152n);
     // TRC-20: 13 TRX at $0.12 is exactly 1.56 USDT.
-    expect(estimateInAsset({ currency: 'TRX', amount: 13_000_000n }, coin('USDT_TRX'), await prices())).toBe(1_560_000n);
+    expect(estimateInAsset({ currency: 'TRX', amount: unitsOf(13_000_000n) }, coin('USDT_TRX'), await prices())).toBe(1_560_000n);
     // ETH has 18 decimals, the user sees 8: 0.001234567890123456 ETH is charged as 0.00123457.
-    expect(roundUpToShown(1_234_567_890_123_456n, coin('ETH'))).toBe(1_234_570_000_000_000n);
+    expect(roundUpToShown(unitsOf(1_234_567_890_123_456n), coin('ETH'))).toBe(1_234_570_000_000_000n);
     expect(withdrawalFee({ floor: 1_000_000_000_000_000n, estimateInAsset: 1_234_567_890_123_456n, marginBps: 0, coin: coin('ETH') })).toBe(1_234_570_000_000_000n);
-    expect(roundUpToShown(1_230_000_000_000_000n, coin('ETH'))).toBe(1_230_000_000_000_000n);
+    expect(roundUpToShown(unitsOf(1_230_000_000_000_000n), coin('ETH'))).toBe(1_230_000_000_000_000n);
     // The same asset on another rail (BTC_LNG paying in BTC) is rescaled without a price.
-    expect(estimateInAsset({ currency: 'BTC', amount: 1_000n }, coin('BTC_LNG'), undefined)).toBe(1_000n);
+    expect(estimateInAsset({ currency: 'BTC', amount: unitsOf(1_000n) }, coin('BTC_LNG'), undefined)).toBe(1_000n);
   });
 
   it('refuses a token fee when the fee coin or the token itself has no current price, inventing none', async () => {

@@ -3,6 +3,7 @@ import { loadConfig } from '../../../../src/server/config.ts';
 import { judgeWithdrawal, limitsOn, usdOf, usdText, type WithdrawalLimits } from '../../../../src/server/domain/withdrawals/limits.ts';
 import { userMessage } from '../../../../src/server/http/messages.ts';
 import { WithdrawalError } from '../../../../src/server/domain/withdrawals/rules.ts';
+import { unitsOf } from '../../../../src/lib/money.ts';
 
 const usd = (dollars: number) => BigInt(dollars) * 10n ** 8n;
 const LIMITS: WithdrawalLimits = { dailyUsd: usd(1000), reviewAboveUsd: usd(500), reviewNewAddressAboveUsd: usd(100) };
@@ -10,9 +11,9 @@ const LIMITS: WithdrawalLimits = { dailyUsd: usd(1000), reviewAboveUsd: usd(500)
 describe('the withdrawal limits', () => {
   it('value an amount in USD exactly, rounding up so no limit slips by a fraction', () => {
     // 0.5 LTC (8 decimals) at $75.
-    expect(usdOf(50_000_000n, 8, usd(75))).toBe(usd(37) + 50_000_000n);
+    expect(usdOf(unitsOf(50_000_000n), 8, usd(75))).toBe(usd(37) + 50_000_000n);
     // 1 wei of ETH at $3200 is worth less than a PRICE_SCALE unit: rounded up to one.
-    expect(usdOf(1n, 18, usd(3200))).toBe(1n);
+    expect(usdOf(unitsOf(1n), 18, usd(3200))).toBe(1n);
     expect(usdText(usd(1250) + 5n * 10n ** 7n)).toBe('1250.50');
     expect(usdText(usd(3) + 999n)).toBe('3.00');
   });

@@ -6,6 +6,7 @@ import { createDevnetSigner, devnetTxHash } from '../../../../src/server/adapter
 import { chainAddressing } from '../../../../src/server/domain/addresses.ts';
 import { DEFAULT_WITHDRAWAL_FEES, withdrawalConfig } from '../../../../src/server/config-withdrawals.ts';
 import { loadConfig, ConfigError } from '../../../../src/server/config.ts';
+import { unitsOf } from '../../../../src/lib/money.ts';
 
 const CHAIN_ADDRESSING = chainAddressing('mainnet');
 
@@ -35,7 +36,7 @@ describe('the devnet hot wallet', () => {
   it('signs the same withdrawal into the same transaction, whose hash is known before it is sent, and verifies it', async () => {
     const signer = createDevnetSigner(SEED, CHAIN_ADDRESSING);
     for (const network of ['BITCOIN', 'ETHEREUM', 'TON'] as const) {
-      const order = { reference: 'w-1', network, currency: network === 'BITCOIN' ? 'BTC' : network === 'ETHEREUM' ? 'ETH' : 'TON', toAddress: 'x', amount: 123n };
+      const order = { reference: 'w-1', network, currency: network === 'BITCOIN' ? 'BTC' : network === 'ETHEREUM' ? 'ETH' : 'TON', toAddress: 'x', amount: unitsOf(123n) };
       const first = await signer.sign(order);
       expect(await signer.sign(order)).toEqual(first);
       expect(first.txHash).toBe(devnetTxHash(network, first.rawTx));

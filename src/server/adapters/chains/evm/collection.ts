@@ -12,6 +12,7 @@ import { contractOf, type EvmContext } from './context.ts';
 import { feeCaps, sweepCaps } from './fees.ts';
 import { findSigned, type SignedTx } from './nonces.ts';
 import { gasOf, paymentCall, sendRaw, signCall, TRANSFER_GAS } from './sender.ts';
+import { unitsOf, type Units } from '../../../../lib/money.ts';
 
 /** ETH is swept when the gas is at most a twentieth of what moves. */
 export const SWEEP_THRESHOLD = 20n;
@@ -21,7 +22,7 @@ const TOKEN_SWEEP_GAS_FALLBACK = 100_000n;
 const feeOf = (rawTx: Hex): FeeEstimate => {
   const tx = parseTransaction(rawTx);
   const rate = tx.maxFeePerGas ?? 0n;
-  return { network: 'ETHEREUM', currency: 'ETH', amount: (tx.gas ?? 0n) * rate, rate };
+  return { network: 'ETHEREUM', currency: 'ETH', amount: unitsOf((tx.gas ?? 0n) * rate), rate };
 };
 
 const sent = (tx: SignedTx): SweepOutcome => ({ state: 'SENT', signed: { rawTx: tx.rawTx, txHash: tx.txHash, fromAddress: tx.fromAddress }, fee: feeOf(tx.rawTx) });
@@ -56,7 +57,7 @@ export function createEvmCollection(context: EvmContext): CollectionPort {
         // The exact estimate: the address and the hot wallet are the only parties, and the top-up pays exactly it.
         const gas = await gasOf(context, account.address, call, TOKEN_SWEEP_GAS_FALLBACK, true);
         const cost = gas * caps.maxFeePerGas;
-        if (balance < cost) return { state: 'NEEDS_GAS', gas: { network: 'ETHEREUM', currency: 'ETH', amount: cost - balance, rate: caps.maxFeePerGas } };
+        if (balance < cost) return { state: 'NEEDS_GAS', gas: { network: 'ETHEREUM', currency: 'ETH', amount: unitsOf(cost - balance), rate: caps.maxFeePerGas } };
         // Bid all the address holds: whatever the block does not charge is the only ETH left behind.
         const maxFeePerGas = balance / gas;
         const maxPriorityFeePerGas = caps.maxPriorityFeePerGas < maxFeePerGas ? caps.maxPriorityFeePerGas : maxFeePerGas;
@@ -85,9 +86,9 @@ export function createEvmHoldings(context: EvmContext, path: (index: number) => 
     keys.set(context.keys.hotAddress(), HOT_WALLET_INDEX);
     const held: AddressHolding[] = [];
     for (const [address, index] of keys) {
-      const balances: Record<string, bigint> = { ETH: await context.client.getBalance({ address }) };
+      const balances: Record<string, Units> = { ETH: unitsOf(await context.client.getBalance({ address })) };
       for (const [currency, contract] of context.tokenContract) {
-        balances[currency] = await context.client.readContract({ address: contract, abi: erc20Abi, functionName: 'balanceOf', args: [address] });
+        balances[currency] = unitsOf(await context.client.readContract({ address: contract, abi: erc20Abi, functionName: 'balanceOf', args: [address] }));
       }
       held.push({ address, path: path(index), balances });
     }
@@ -95,8 +96,8 @@ export function createEvmHoldings(context: EvmContext, path: (index: number) => 
   };
   return {
     async holdings() {
-      const totals: Record<string, bigint> = { ETH: 0n, ...Object.fromEntries([...context.tokenContract.keys()].map((currency) => [currency, 0n])) };
-      for (const { balances } of await byAddress()) for (const [currency, units] of Object.entries(balances)) totals[currency] = (totals[currency] ?? 0n) + units;
+      const totals: Record<string, Units> = { ETH: unitsOf(0n), ...Object.fromEntries([...context.tokenContract.keys()].map((currency) => [currency, unitsOf(0n)])) };
+      for (const { balances } of await byAddress()) for (const [currency, units] of Object.entries(balances)) totals[currency] = unitsOf((totals[currency] ?? 0n) + units);
       return totals;
     },
     addressHoldings: async () => (await byAddress()).filter((h) => Object.values(h.balances).some((units) => units > 0n)),

@@ -21,6 +21,7 @@ import { BroadcastRejectedError, transferKey, type ChainPort, type ChainTransfer
 import { createEvmAddressSet, custodyAddresses, type EvmContext } from './context.ts';
 import { findSigned } from './nonces.ts';
 import { sendRaw } from './sender.ts';
+import { unitsOf } from '../../../../lib/money.ts';
 
 const TRANSFER = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 /** Blocks read per scan call, and per `eth_getLogs` range. */
@@ -111,7 +112,7 @@ async function minedStatus(context: EvmContext, hash: Hash, tip: number): Promis
   });
   if (!receipt) return undefined;
   const blockHeight = Number(receipt.blockNumber);
-  const fee = receipt.gasUsed * receipt.effectiveGasPrice;
+  const fee = unitsOf(receipt.gasUsed * receipt.effectiveGasPrice);
   if (receipt.status === 'reverted') return { state: 'FAILED', blockHeight, fee, reason: 'the transaction reverted' };
   return { state: 'SEEN', blockHeight, confirmations: Math.max(0, tip - blockHeight + 1), fee };
 }
@@ -162,7 +163,7 @@ function blockSource(context: EvmContext, addresses: { find: (lower: string) => 
         const to = tx.to && addresses.find(tx.to.toLowerCase());
         // The hot wallet's own transfers to deposit addresses (gas top-ups) are the custody's, not deposits.
         if (!to || tx.value === 0n || tx.from.toLowerCase() === hot) continue;
-        transfers.push({ network: 'ETHEREUM', txHash: tx.hash, outputIndex: 0, currency: 'ETH', fromAddress: getAddress(tx.from), toAddress: to, amount: tx.value, blockHeight: height });
+        transfers.push({ network: 'ETHEREUM', txHash: tx.hash, outputIndex: 0, currency: 'ETH', fromAddress: getAddress(tx.from), toAddress: to, amount: unitsOf(tx.value), blockHeight: height });
       }
       const receipts = new Map<Hash, Promise<TransactionReceipt>>();
       for (const log of await logsAt(height, block.hash)) {
@@ -184,7 +185,7 @@ function blockSource(context: EvmContext, addresses: { find: (lower: string) => 
           currency,
           fromAddress: getAddress(log.args.from),
           toAddress: to,
-          amount: log.args.value,
+          amount: unitsOf(log.args.value),
           blockHeight: height,
         });
       }

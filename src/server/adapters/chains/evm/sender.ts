@@ -9,6 +9,7 @@ import { BroadcastRejectedError, HotWalletShortError, type FeeEstimate, type Fee
 import { contractOf, type EvmContext } from './context.ts';
 import { bumped, feeCaps, withMargin, type FeeCaps } from './fees.ts';
 import { saveSigned, signOnce, type SignedTx } from './nonces.ts';
+import { unitsOf, type Units } from '../../../../lib/money.ts';
 
 /** Gas of a plain ETH transfer to an account without code. */
 export const TRANSFER_GAS = 21_000n;
@@ -19,7 +20,7 @@ const TOKEN_TRANSFER_GAS_FALLBACK = 80_000n;
 export type Call = { to: Address; value: bigint; data?: Hex | undefined };
 
 /** The call that pays `amount` of `currency` to `toAddress`: a value transfer for ETH, `transfer(to, amount)` on the token's contract. */
-export function paymentCall(context: EvmContext, currency: string, toAddress: string, amount: bigint): Call {
+export function paymentCall(context: EvmContext, currency: string, toAddress: string, amount: Units): Call {
   const to = getAddress(toAddress);
   if (currency === 'ETH') return { to, value: amount };
   return { to: contractOf(context, currency), value: 0n, data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }) };
@@ -89,8 +90,8 @@ export function createEvmSender(context: EvmContext): Pick<WithdrawalChainPort, 
   /** The hot address's balance of `currency` (ETH or a token's). */
   const funds = async (currency: string) =>
     currency === 'ETH'
-      ? context.client.getBalance({ address: context.keys.hotAddress() })
-      : context.client.readContract({ address: contractOf(context, currency), abi: erc20Abi, functionName: 'balanceOf', args: [context.keys.hotAddress()] });
+      ? unitsOf(await context.client.getBalance({ address: context.keys.hotAddress() }))
+      : unitsOf(await context.client.readContract({ address: contractOf(context, currency), abi: erc20Abi, functionName: 'balanceOf', args: [context.keys.hotAddress()] }));
   return {
     hotWalletAddress: () => Promise.resolve(context.keys.hotAddress()),
     hotWalletFunds: async (_network, currency) => {
@@ -122,9 +123,9 @@ export function createEvmSender(context: EvmContext): Pick<WithdrawalChainPort, 
     async estimateFee(query: FeeQuery): Promise<FeeEstimate> {
       await context.chainId();
       // Priced without the amount: what the hot wallet holds right now does not change what a transfer costs.
-      const call = paymentCall(context, query.currency, query.toAddress, query.currency === 'ETH' ? 0n : 1n);
+      const call = paymentCall(context, query.currency, query.toAddress, unitsOf(query.currency === 'ETH' ? 0n : 1n));
       const [gas, caps] = await Promise.all([gasOf(context, context.keys.hotAddress(), call, query.currency === 'ETH' ? TRANSFER_GAS : TOKEN_TRANSFER_GAS_FALLBACK), feeCaps(context.client)]);
-      return { network: 'ETHEREUM', currency: 'ETH', amount: gas * caps.maxFeePerGas, rate: caps.maxFeePerGas };
+      return { network: 'ETHEREUM', currency: 'ETH', amount: unitsOf(gas * caps.maxFeePerGas), rate: caps.maxFeePerGas };
     },
 
     async replaceByFee(stuck, fee) {

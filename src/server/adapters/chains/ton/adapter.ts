@@ -12,11 +12,12 @@ import { createDepositAddressSet, createTonScanner, failureOf, feeOf } from './r
 import { createTonWallets, HOT_WALLET_INDEX } from './wallets.ts';
 import type { WalletKeys } from '../../keys/port.ts';
 import { keysOf } from '../../keys/wallet-keys.ts';
+import { sumUnits, unitsOf, type Units } from '../../../../lib/money.ts';
 
 /** Confirmations (masterchain blocks) a deposit waits for unless CONFIRMATIONS says otherwise: the indexer serves finalised blocks. */
 export const TON_DEFAULT_CONFIRMATIONS = 1;
 /** What a wallet v4R2 transfer costs at most today (about 0.0055 TON measured in the emulator), for the fee estimate. */
-export const TON_TRANSFER_FEE = 10_000_000n;
+export const TON_TRANSFER_FEE = unitsOf<'TON'>(10_000_000n);
 /** A deposit wallet is swept once it holds at least this (0.05 TON): below it the deploy and transfer fees eat too much of it. */
 export const TON_SWEEP_THRESHOLD = 50_000_000n;
 
@@ -124,7 +125,7 @@ export function createTonAdapter(pool: pg.Pool, options: TonAdapterOptions): Cha
    * it has no confirmations; a transfer the recipient bounced (a bounceable address of an undeployed wallet) came
    * back to the hot wallet less fees: FAILED, its fee what the custody lost.
    */
-  async function delivery(tx: V3Transaction, seen: TransferStatus & { state: 'SEEN' }, fee: bigint): Promise<TransferStatus> {
+  async function delivery(tx: V3Transaction, seen: TransferStatus & { state: 'SEEN' }, fee: Units): Promise<TransferStatus> {
     const sent = tx.out_msgs[0];
     if (!sent) return seen;
     const received = await api.transactionByInMessage(hexHash(sent.hash));
@@ -134,7 +135,7 @@ export function createTonAdapter(pool: pg.Pool, options: TonAdapterOptions): Cha
     // The hot wallet's own transaction taking the bounce back costs its fees too: the loss is known once it is mined.
     const back = bounced ? await api.transactionByInMessage(hexHash(bounced.hash)) : undefined;
     if (bounced && !back) return { ...seen, confirmations: 0 };
-    const lost = fee + BigInt(sent.value ?? '0') - BigInt(bounced?.value ?? '0') + BigInt(back?.total_fees ?? '0');
+    const lost = unitsOf(fee + BigInt(sent.value ?? '0') - BigInt(bounced?.value ?? '0') + BigInt(back?.total_fees ?? '0'));
     return { state: 'FAILED', blockHeight: tx.mc_block_seqno, fee: lost, reason: 'the recipient bounced the transfer (a bounceable address of a wallet not deployed): it came back less fees' };
   }
 
@@ -143,12 +144,12 @@ export function createTonAdapter(pool: pg.Pool, options: TonAdapterOptions): Cha
    * the sweep's fee is both (so the gas float's booking matches what the custody's wallets lost), and it has no
    * confirmations until the hot wallet's transaction is on the chain.
    */
-  async function arrival(tx: V3Transaction, seen: TransferStatus & { state: 'SEEN' }, fee: bigint): Promise<TransferStatus> {
+  async function arrival(tx: V3Transaction, seen: TransferStatus & { state: 'SEEN' }, fee: Units): Promise<TransferStatus> {
     const sent = tx.out_msgs[0];
     if (!sent) return seen;
     const received = await api.transactionByInMessage(hexHash(sent.hash));
     if (!received) return { ...seen, confirmations: 0 };
-    return { ...seen, fee: fee + BigInt(received.total_fees) };
+    return { ...seen, fee: unitsOf(fee + BigInt(received.total_fees)) };
   }
 
   return {
@@ -203,7 +204,7 @@ export function createTonAdapter(pool: pg.Pool, options: TonAdapterOptions): Cha
       await depositAddresses.refresh();
       const rows = await pool.query<{ address: string }>(`SELECT address FROM deposit_addresses WHERE network = 'TON'`);
       const balances = await api.balances([(await hotWallet()).raw, ...rows.rows.map((r) => Address.parse(r.address).toRawString())]);
-      return { TON: balances.reduce((sum, b) => sum + b, 0n) };
+      return { TON: sumUnits(balances) };
     },
     async addressHoldings(network) {
       onlyTon(network);
@@ -212,7 +213,7 @@ export function createTonAdapter(pool: pg.Pool, options: TonAdapterOptions): Cha
       const hot = await options.addresses.derive(keys, 'TON', HOT_WALLET_INDEX);
       const held = [{ address: hot, index: HOT_WALLET_INDEX }, ...rows.rows.map((r) => ({ address: r.address, index: r.derivation_index }))];
       const balances = await api.balances(held.map((k) => Address.parse(k.address).toRawString()));
-      return held.flatMap((k, i) => ((balances[i] ?? 0n) > 0n ? [{ address: k.address, path: `m/44'/607'/${k.index}'`, balances: { TON: balances[i] ?? 0n } }] : []));
+      return held.flatMap((k, i) => ((balances[i] ?? 0n) > 0n ? [{ address: k.address, path: `m/44'/607'/${k.index}'`, balances: { TON: balances[i] ?? unitsOf(0n) } }] : []));
     },
     async accountState(network, address): Promise<RecipientState> {
       onlyTon(network);

@@ -4,6 +4,7 @@
  * turns them into the hex the custody stores. Addresses come back raw (`0:ABC…`).
  */
 import { callTimeoutMs } from '../../../net/call-budget.ts';
+import { unitsOf, type Units } from '../../../../lib/money.ts';
 
 /** A message as v3 shows it inside a transaction. */
 export type V3Message = {
@@ -132,11 +133,11 @@ export function createTonApi(options: { apiUrl: string; apiKey?: string | undefi
       return (await orNotFound(request<{ status: AccountStatus }>(`/api/v3/addressInformation?${query({ address, use_v2: 'false' })}`)))?.status ?? 'nonexist';
     },
     /** Balances of many accounts, 100 per request; accounts the chain never saw are absent (nothing there). */
-    async balances(addresses: readonly string[]): Promise<bigint[]> {
-      const out: bigint[] = [];
+    async balances(addresses: readonly string[]): Promise<Units<'TON'>[]> {
+      const out: Units<'TON'>[] = [];
       for (let i = 0; i < addresses.length; i += 100) {
         const found = await request<{ accounts: { address: string; balance: string | null }[] }>(`/api/v3/accountStates?${query({ address: addresses.slice(i, i + 100), include_boc: 'false' })}`);
-        for (const account of found.accounts) out.push(BigInt(account.balance ?? '0'));
+        for (const account of found.accounts) out.push(unitsOf(BigInt(account.balance ?? '0')));
       }
       return out;
     },

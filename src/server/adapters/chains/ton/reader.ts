@@ -13,6 +13,7 @@ import type { ChainTransfer } from '../port.ts';
 import type { TonApi, V3Transaction } from './api.ts';
 import { hexHash } from './api.ts';
 import { createAddressSet, entryBuffers, readDepositAddresses } from '../address-set.ts';
+import { unitsOf, type Units } from '../../../../lib/money.ts';
 
 /** How far a cursor on a lost block rewinds. */
 const REWIND = 16;
@@ -69,19 +70,19 @@ export function createDepositAddressSet(pool: pg.Pool) {
  * phase that failed. A plain transfer to an undeployed deposit wallet is aborted with a skipped compute phase (no
  * code yet) and keeps its value: that one counts.
  */
-export function incomingValue(tx: V3Transaction): bigint | undefined {
+export function incomingValue(tx: V3Transaction): Units<'TON'> | undefined {
   const message = tx.in_msg;
   const d = tx.description;
   if (!message?.source || message.bounced || d.type !== 'ord' || d.bounce) return undefined;
   if (d.compute_ph && !d.compute_ph.skipped && d.compute_ph.success === false) return undefined;
   if (d.action && d.action.success === false) return undefined;
-  const value = BigInt(d.credit_ph?.credit ?? message.value ?? '0');
+  const value = unitsOf<'TON'>(BigInt(d.credit_ph?.credit ?? message.value ?? '0'));
   return value > 0n ? value : undefined;
 }
 
 /** The network fee a transaction of ours paid: its own fees and the forwarding fees of the messages it sent. */
-export function feeOf(tx: V3Transaction): bigint {
-  return tx.out_msgs.reduce((sum, m) => sum + BigInt(m.fwd_fee ?? '0') + BigInt(m.ihr_fee ?? '0'), BigInt(tx.total_fees));
+export function feeOf(tx: V3Transaction): Units<'TON'> {
+  return unitsOf(tx.out_msgs.reduce((sum, m) => sum + BigInt(m.fwd_fee ?? '0') + BigInt(m.ihr_fee ?? '0'), BigInt(tx.total_fees)));
 }
 
 /**
@@ -108,7 +109,7 @@ export function createTonScanner(api: TonApi, addresses: ReturnType<typeof creat
       if (amount === undefined) continue;
       const source = tx.in_msg?.source;
       // A deployed wallet pays for taking a transfer in (compute, storage): the credit is the value, the wallet keeps less.
-      const receiveFee = BigInt(tx.total_fees);
+      const receiveFee = unitsOf<'TON'>(BigInt(tx.total_fees));
       out.push({ network: 'TON', txHash: hexHash(tx.hash), outputIndex: 0, currency: 'TON', fromAddress: source ? format(source) : null, toAddress: to, amount, blockHeight: height, ...(receiveFee > 0n ? { receiveFee } : {}) });
     }
     return out;

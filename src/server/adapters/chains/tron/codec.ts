@@ -7,6 +7,7 @@ import { createBase58check } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
 import type * as TronWebModule from 'tronweb';
 import type { TronBlock, TronRawData, TronTransaction } from './api.ts';
+import { type Units } from '../../../../lib/money.ts';
 
 const base58check = createBase58check(sha256);
 
@@ -36,14 +37,14 @@ export function referenceOf(block: TronBlock): Pick<TronRawData, 'ref_block_byte
 }
 
 /** A JSON number for the node; amounts beyond 2^53 sun (9 billion TRX) are refused rather than rounded. */
-function int64(amount: bigint, what: string): number {
-  if (amount <= 0n || amount > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`${what} ${amount} is out of range`);
-  return Number(amount);
+function int64(value: bigint, what: string): number {
+  if (value <= 0n || value > BigInt(Number.MAX_SAFE_INTEGER)) throw new RangeError(`${what} ${value} is out of range`);
+  return Number(value);
 }
 
 export type Tapos = Pick<TronRawData, 'ref_block_bytes' | 'ref_block_hash' | 'expiration' | 'timestamp'>;
 
-export function trxTransfer(from: string, to: string, amount: bigint, tapos: Tapos): TronRawData {
+export function trxTransfer(from: string, to: string, amount: Units, tapos: Tapos): TronRawData {
   return {
     contract: [
       {
@@ -56,17 +57,17 @@ export function trxTransfer(from: string, to: string, amount: bigint, tapos: Tap
 }
 
 /** transfer(to, amount) ABI-encoded, without 0x: the call data of a TRC-20 transfer. */
-export function trc20TransferData(to: string, amount: bigint): string {
+export function trc20TransferData(to: string, amount: Units): string {
   return TRANSFER_SELECTOR + trc20TransferParameter(to, amount);
 }
 
 /** The ABI encoding of (address, uint256): two 32-byte words, the address's 20 bytes without the 0x41 prefix. */
-export function trc20TransferParameter(to: string, amount: bigint): string {
+export function trc20TransferParameter(to: string, amount: Units): string {
   if (amount <= 0n || amount >= 2n ** 256n) throw new RangeError(`amount ${amount} is out of range`);
   return toHexAddress(to).slice(2).padStart(64, '0') + amount.toString(16).padStart(64, '0');
 }
 
-export function trc20Transfer(from: string, token: string, to: string, amount: bigint, feeLimit: bigint, tapos: Tapos): TronRawData {
+export function trc20Transfer(from: string, token: string, to: string, amount: Units, feeLimit: Units, tapos: Tapos): TronRawData {
   return {
     contract: [
       {

@@ -9,6 +9,7 @@ import { transferKey, type ChainPort, type ChainTransfer, type TransferStatus } 
 import type { TronApi, TronBlock, TronTransactionInfo } from './api.ts';
 import { fromHexAddress, TRANSFER_TOPIC, word } from './codec.ts';
 import type { TronStore } from './store.ts';
+import { unitsOf } from '../../../../lib/money.ts';
 
 /** A first scan (no cursor) starts this many blocks below the tip: one day of 3-second blocks. */
 export const INITIAL_LOOKBACK_BLOCKS = 28_800;
@@ -81,7 +82,7 @@ export function createTronReader(pool: pg.Pool, api: TronApi, context: { tokens:
 }
 
 function minedStatus(info: TronTransactionInfo, blockHeight: number, tip: number): TransferStatus {
-  const fee = BigInt(info.fee ?? 0);
+  const fee = unitsOf<'TRX'>(BigInt(info.fee ?? 0));
   const result = info.receipt?.result;
   if (info.result === 'FAILED' || (result !== undefined && result !== 'SUCCESS')) {
     const message = info.resMessage ? Buffer.from(info.resMessage, 'hex').toString('utf8') : '';
@@ -97,7 +98,7 @@ function* trxTransfers(block: TronBlock): Generator<Candidate> {
     if (contract?.type !== 'TransferContract' || (tx.ret?.[0]?.contractRet ?? 'SUCCESS') !== 'SUCCESS') continue;
     const value = contract.parameter.value as { owner_address?: string; to_address?: string; amount?: number };
     if (!value.to_address || !value.amount) continue;
-    yield { txHash: tx.txID, outputIndex: 0, currency: 'TRX', fromAddress: value.owner_address ? fromHexAddress(value.owner_address) : null, toAddress: fromHexAddress(value.to_address), amount: BigInt(value.amount), blockHeight: null };
+    yield { txHash: tx.txID, outputIndex: 0, currency: 'TRX', fromAddress: value.owner_address ? fromHexAddress(value.owner_address) : null, toAddress: fromHexAddress(value.to_address), amount: unitsOf(BigInt(value.amount)), blockHeight: null };
   }
 }
 
@@ -109,7 +110,7 @@ function* tokenTransfers(infos: TronTransactionInfo[], tokens: ReadonlyMap<strin
       const currency = tokens.get(`41${log.address.toLowerCase().replace(/^41(?=[0-9a-f]{40}$)/, '')}`);
       const [topic, from, to] = log.topics;
       if (!currency || log.topics.length !== 3 || topic?.toLowerCase() !== TRANSFER_TOPIC || !from || !to) continue;
-      yield { txHash: info.id, outputIndex: index, currency, fromAddress: fromHexAddress(from.slice(24)), toAddress: fromHexAddress(to.slice(24)), amount: word(log.data), blockHeight: null };
+      yield { txHash: info.id, outputIndex: index, currency, fromAddress: fromHexAddress(from.slice(24)), toAddress: fromHexAddress(to.slice(24)), amount: unitsOf(word(log.data)), blockHeight: null };
     }
   }
 }

@@ -4,8 +4,9 @@
  */
 import type pg from 'pg';
 import { unitsFromRow } from '../../../db/amounts.ts';
+import type { Units } from '../../../../lib/money.ts';
 
-export type KeptTransaction = { reference: string; txHash: string; rawTx: string; fromAddress: string; expiresAt: number; fee: bigint };
+export type KeptTransaction = { reference: string; txHash: string; rawTx: string; fromAddress: string; expiresAt: number; fee: Units };
 
 type Row = { reference: string; tx_hash: string; raw_tx: string; from_address: string; expires_at: string; fee_estimate: string };
 

@@ -11,6 +11,7 @@ import { referenceOf, signTransaction, toHexAddress, trc20Transfer, trc20Transfe
 import type { TronKey, TronKeys } from './keys.ts';
 import type { KeptTransaction, TronStore } from './store.ts';
 import { HOT_WALLET_INDEX } from '../devnet-signer.ts';
+import { unitsOf, type Units } from '../../../../lib/money.ts';
 
 /** How long after its reference block a transaction may still be included (the node allows up to 24 hours). */
 export const EXPIRATION_MS = 60 * 60 * 1000;
@@ -45,14 +46,14 @@ export function createTronWallet(pool: pg.Pool, context: Context): TronWallet {
 
   const parameter = async (name: keyof typeof DEFAULT_PARAMETERS): Promise<bigint> => BigInt((await api.chainParameters())[name] ?? DEFAULT_PARAMETERS[name] ?? 0);
 
-  const tokenBalance = async (contract: string, holder: string): Promise<bigint> => {
+  const tokenBalance = async (contract: string, holder: string): Promise<Units> => {
     const answer = await api.constantCall({ owner: toHexAddress(holder), contract: toHexAddress(contract), selector: 'balanceOf(address)', parameter: toHexAddress(holder).slice(2).padStart(64, '0') });
     if (answer.result?.result !== true) throw new Error(`balanceOf on ${contract} failed: ${answer.result?.message ?? 'no result'}`);
-    return word(answer.constant_result?.[0]);
+    return unitsOf(word(answer.constant_result?.[0]));
   };
 
   /** Energy a transfer(to, amount) from `from` would use, as the node runs it without sending it. */
-  const transferEnergy = async (contract: string, from: string, to: string, amount: bigint): Promise<bigint> => {
+  const transferEnergy = async (contract: string, from: string, to: string, amount: Units): Promise<bigint> => {
     const answer = await api.constantCall({ owner: toHexAddress(from), contract: toHexAddress(contract), selector: 'transfer(address,uint256)', parameter: trc20TransferParameter(to, amount) });
     return answer.result?.result === true && answer.energy_used ? BigInt(answer.energy_used) : FALLBACK_ENERGY;
   };
@@ -66,9 +67,9 @@ export function createTronWallet(pool: pg.Pool, context: Context): TronWallet {
     const r = await api.accountResource(toHexAddress(address));
     return BigInt(Math.max(0, (r.EnergyLimit ?? 0) - (r.EnergyUsed ?? 0)));
   };
-  const trxBalance = async (address: string): Promise<{ exists: boolean; balance: bigint }> => {
+  const trxBalance = async (address: string): Promise<{ exists: boolean; balance: Units<'TRX'> }> => {
     const account = await api.account(toHexAddress(address));
-    return { exists: account.address !== undefined, balance: BigInt(account.balance ?? 0) };
+    return { exists: account.address !== undefined, balance: unitsOf(BigInt(account.balance ?? 0)) };
   };
 
   /** Sends a kept transaction; the node already having it is success (broadcast is idempotent). */
@@ -101,7 +102,7 @@ export function createTronWallet(pool: pg.Pool, context: Context): TronWallet {
    * The transaction kept for `reference`, or a new one built on the node's latest block, signed by `key` and kept
    * before anything is sent. A kept one is replaced only when it can never be included any more.
    */
-  const signOnce = async (reference: string, key: TronKey, fee: bigint, build: (tapos: Tapos) => TronRawData): Promise<KeptTransaction> => {
+  const signOnce = async (reference: string, key: TronKey, fee: Units, build: (tapos: Tapos) => TronRawData): Promise<KeptTransaction> => {
     const kept = await store.byReference(reference);
     if (kept && !(await expiredAndAbsent(kept))) return kept;
     const head = await api.nowBlock();
@@ -123,16 +124,16 @@ export function createTronWallet(pool: pg.Pool, context: Context): TronWallet {
     if (contract) {
       const hot = await keys.hotWallet();
       const price = await parameter('getEnergyFee');
-      const energy = await transferEnergy(contract, hot.address, toAddress, amount > 0n ? amount : 1n);
-      return { network, currency: 'TRX', amount: energy * price + TRC20_TX_BYTES * bandwidth, rate: price };
+      const energy = await transferEnergy(contract, hot.address, toAddress, amount > 0n ? amount : unitsOf(1n));
+      return { network, currency: 'TRX', amount: unitsOf(energy * price + TRC20_TX_BYTES * bandwidth), rate: price };
     }
     // The hot wallet's free bandwidth is not counted on: it is soon used up by a busy wallet.
     const activation = (await trxBalance(toAddress)).exists ? 0n : (await parameter('getCreateAccountFee')) + (await parameter('getCreateNewAccountFeeInSystemContract'));
-    return { network, currency: 'TRX', amount: TRX_TX_BYTES * bandwidth + activation, rate: bandwidth };
+    return { network, currency: 'TRX', amount: unitsOf(TRX_TX_BYTES * bandwidth + activation), rate: bandwidth };
   };
 
   /** A hot-wallet transfer (a withdrawal or a gas top-up), kept by reference. */
-  const signFromHotWallet = async (order: { reference: string; currency: string; toAddress: string; amount: bigint }): Promise<KeptTransaction> => {
+  const signFromHotWallet = async (order: { reference: string; currency: string; toAddress: string; amount: Units }): Promise<KeptTransaction> => {
     const hot = await keys.hotWallet();
     const contract = contractOf(order.currency);
     const fee = await estimateFee({ network: 'TRON', currency: order.currency, toAddress: order.toAddress, amount: order.amount });
@@ -149,9 +150,9 @@ export function createTronWallet(pool: pg.Pool, context: Context): TronWallet {
     if (!contract) {
       const bandwidth = exists && (await freeBandwidth(source.address)) >= TRX_TX_BYTES ? 0n : TRX_TX_BYTES * bandwidthPrice;
       // A TRX deposit pays its own bandwidth: what moves is the amount less what the address must burn for it.
-      const value = source.amount < balance - bandwidth ? source.amount : balance - bandwidth;
+      const value = source.amount < balance - bandwidth ? source.amount : unitsOf(balance - bandwidth);
       if (value <= 0n) return { state: 'NOT_NEEDED', reason: `${source.address} holds ${balance} sun, not enough to sweep` };
-      return { state: 'READY', fee: { network: 'TRON', currency: 'TRX', amount: bandwidth }, build: (tapos) => trxTransfer(source.address, hot, value, tapos) };
+      return { state: 'READY', fee: { network: 'TRON', currency: 'TRX', amount: unitsOf(bandwidth) }, build: (tapos) => trxTransfer(source.address, hot, value, tapos) };
     }
     const held = await tokenBalance(contract, source.address);
     if (held === 0n) return { state: 'NOT_NEEDED', reason: `${source.address} holds no ${source.currency}` };
@@ -163,9 +164,9 @@ export function createTronWallet(pool: pg.Pool, context: Context): TronWallet {
     const bandwidth = exists && (await freeBandwidth(source.address)) >= TRC20_TX_BYTES ? 0n : TRC20_TX_BYTES * bandwidthPrice;
     const need = ceilPercent(energyCost, GAS_MARGIN) + bandwidth;
     // An address that never received TRX does not exist on the chain and cannot send anything: it needs gas too.
-    if (!exists || balance < need) return { state: 'NEEDS_GAS', gas: { network: 'TRON', currency: 'TRX', amount: need - (exists ? balance : 0n), rate: price } };
+    if (!exists || balance < need) return { state: 'NEEDS_GAS', gas: { network: 'TRON', currency: 'TRX', amount: unitsOf(need - (exists ? balance : 0n)), rate: price } };
     const feeLimit = feeLimitFor(energyCost);
-    return { state: 'READY', fee: { network: 'TRON', currency: 'TRX', amount: energyCost + bandwidth, rate: price }, build: (tapos) => trc20Transfer(source.address, contract, hot, source.amount, feeLimit, tapos) };
+    return { state: 'READY', fee: { network: 'TRON', currency: 'TRX', amount: unitsOf(energyCost + bandwidth), rate: price }, build: (tapos) => trc20Transfer(source.address, contract, hot, source.amount, feeLimit, tapos) };
   };
 
   return {
@@ -180,10 +181,10 @@ export function createTronWallet(pool: pg.Pool, context: Context): TronWallet {
     async holdings() {
       const rows = await pool.query<{ address: string }>(`SELECT address FROM deposit_addresses WHERE network = 'TRON'`);
       const addresses = [...new Set([...rows.rows.map((r) => r.address), (await keys.hotWallet()).address])];
-      const totals: Record<string, bigint> = { TRX: 0n, ...Object.fromEntries([...contracts.keys()].map((currency) => [currency, 0n])) };
+      const totals: Record<string, Units> = { TRX: unitsOf(0n), ...Object.fromEntries([...contracts.keys()].map((currency) => [currency, unitsOf(0n)])) };
       for (const address of addresses) {
-        totals.TRX = (totals.TRX ?? 0n) + (await trxBalance(address)).balance;
-        for (const [currency, contract] of contracts) totals[currency] = (totals[currency] ?? 0n) + (await tokenBalance(contract, address));
+        totals.TRX = unitsOf((totals.TRX ?? 0n) + (await trxBalance(address)).balance);
+        for (const [currency, contract] of contracts) totals[currency] = unitsOf((totals[currency] ?? 0n) + (await tokenBalance(contract, address)));
       }
       return totals;
     },
@@ -194,7 +195,7 @@ export function createTronWallet(pool: pg.Pool, context: Context): TronWallet {
       keyed.set((await keys.hotWallet()).address, HOT_WALLET_INDEX);
       const held: AddressHolding[] = [];
       for (const [address, index] of keyed) {
-        const balances: Record<string, bigint> = { TRX: (await trxBalance(address)).balance };
+        const balances: Record<string, Units> = { TRX: (await trxBalance(address)).balance };
         for (const [currency, contract] of contracts) balances[currency] = await tokenBalance(contract, address);
         if (Object.values(balances).some((units) => units > 0n)) held.push({ address, path: `m/44'/195'/0'/0/${index}`, balances });
       }
@@ -232,9 +233,9 @@ function ceilPercent(value: bigint, percent: bigint): bigint {
 }
 
 /** fee_limit: what a TRC-20 call may burn at most, the estimate with a margin, at least 1 TRX. */
-function feeLimitFor(estimate: bigint): bigint {
+function feeLimitFor(estimate: bigint): Units<'TRX'> {
   const limit = ceilPercent(estimate, FEE_LIMIT_MARGIN);
-  return limit > 1_000_000n ? limit : 1_000_000n;
+  return unitsOf(limit > 1_000_000n ? limit : 1_000_000n);
 }
 
 function decodeMessage(message: string | undefined): string {

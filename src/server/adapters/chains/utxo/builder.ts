@@ -6,11 +6,12 @@
  */
 import { Address, OutScript, p2pkh, p2wpkh, Transaction } from '@scure/btc-signer';
 import type { UtxoProfile } from './networks.ts';
+import { unitsOf, type Units } from '../../../../lib/money.ts';
 
 /** An output of the custody that can be spent, with the key that spends it. */
-export type Coin = { txHash: string; vout: number; amount: bigint; keyChain: number; keyIndex: number };
+export type Coin = { txHash: string; vout: number; amount: Units; keyChain: number; keyIndex: number };
 export type Signer = { privateKey: Uint8Array; publicKey: Uint8Array };
-export type Payment = { address: string; amount: bigint };
+export type Payment = { address: string; amount: Units };
 
 /** BIP125: replaceable, and no relative lock-time. */
 export const RBF_SEQUENCE = 0xfffffffd;
@@ -35,13 +36,13 @@ export function virtualSize(profile: UtxoProfile, inputs: number, scriptLengths:
   return BigInt((profile.segwit ? 11 : 10) + inputs * (profile.segwit ? 68 : 148) + outputs);
 }
 
-export type Selection = { coins: Coin[]; change: bigint; fee: bigint };
+export type Selection = { coins: Coin[]; change: Units; fee: Units };
 
 /**
  * Largest outputs first until they pay `amount` (the total of the recipients, one output each) and the fee at `rate` (units per vB); change when it is above dust,
  * else none (its units go to the fee). Undefined when the candidates cannot pay it.
  */
-export function selectCoins(profile: UtxoProfile, candidates: readonly Coin[], amount: bigint, rate: bigint, recipientScripts: readonly number[], changeScript: number): Selection | undefined {
+export function selectCoins(profile: UtxoProfile, candidates: readonly Coin[], amount: Units, rate: bigint, recipientScripts: readonly number[], changeScript: number): Selection | undefined {
   const sorted = [...candidates].sort((a, b) => (a.amount === b.amount ? 0 : a.amount > b.amount ? -1 : 1));
   const coins: Coin[] = [];
   let total = 0n;
@@ -50,9 +51,9 @@ export function selectCoins(profile: UtxoProfile, candidates: readonly Coin[], a
     total += coin.amount;
     const feeWithChange = rate * virtualSize(profile, coins.length, [...recipientScripts, changeScript]);
     const change = total - amount - feeWithChange;
-    if (change >= profile.dust) return { coins, change, fee: feeWithChange };
+    if (change >= profile.dust) return { coins, change: unitsOf(change), fee: unitsOf(feeWithChange) };
     const feeAlone = rate * virtualSize(profile, coins.length, recipientScripts);
-    if (total - amount >= feeAlone) return { coins, change: 0n, fee: total - amount };
+    if (total - amount >= feeAlone) return { coins, change: unitsOf(0n), fee: unitsOf(total - amount) };
   }
   return undefined;
 }

@@ -18,6 +18,7 @@ import { feeRates, type FeeRates } from './fees.ts';
 import { claimFeeAlert, cpfpChildren, laterAttempts, markAccepted, nextAttempt, nextChangeIndex, recordChangeAddress, refusedChildChangeIndex, releaseBump, signedByHash, storeSigned, type SignedRecord } from './outputs.ts';
 import { RpcError } from './rpc.ts';
 import { ALREADY, changeAddress, feePolicy, inSigningLock, sign, toSigned, type WalletContext } from './wallet.ts';
+import { unitsOf, type Units } from '../../../../lib/money.ts';
 
 /** RPC_INVALID_ADDRESS_OR_KEY: no such transaction. */
 const NOT_FOUND = -5;
@@ -67,7 +68,7 @@ async function blocked(ctx: WalletContext, old: SignedRecord, reason: string): P
   return toSigned(ctx, old);
 }
 
-const paymentKey = (p: { address: string; amount: bigint }) => `${p.address}\u0000${p.amount}`;
+const paymentKey = (p: { address: string; amount: Units }) => `${p.address}\u0000${p.amount}`;
 
 /**
  * A replacement pays what the stored transaction pays (buildReplacement), which is read from the database: it must be
@@ -247,14 +248,14 @@ async function buildReplacement(ctx: WalletContext, client: pg.PoolClient, old: 
     if (ceilDiv(feePaid, size) > ctx.maxFeeRate) return { blocked: `giving its change to the fee pays ${ceilDiv(feePaid, size)}/vB` };
   }
   const payments: Payment[] = [...paid];
-  if (change !== undefined && changeAmount > 0n) payments.push({ address: change, amount: changeAmount });
+  if (change !== undefined && changeAmount > 0n) payments.push({ address: change, amount: unitsOf(changeAmount) });
   const tx = sign(ctx, inputs, payments);
   return {
     record: {
       ...old,
       ...tx,
       attempt: await nextAttempt(client, old.reference),
-      fee: feePaid,
+      fee: unitsOf(feePaid),
       feeRate: ceilDiv(feePaid, size),
       changeIndex: changeAmount > 0n ? old.changeIndex : null,
       parentTx: null,
@@ -285,7 +286,7 @@ async function buildChild(ctx: WalletContext, client: pg.PoolClient, old: Signed
   // The child's own rate stays within the ceiling too (a node's maxfeerate refuses more).
   const childFee = min(max(rate * (packageSize + childSize) - packageFee, rates.floor * childSize), ctx.maxFeeRate * childSize);
   if (childFee < rates.floor * childSize) return { blocked: `a CPFP child would pay below the node's minimum within ${ctx.maxFeeRate}/vB` };
-  const amount = spent.coin.amount - childFee;
+  const amount = unitsOf(spent.coin.amount - childFee);
   if (amount < ctx.profile.dust) return { blocked: `its change (${spent.coin.amount}) cannot pay a CPFP child's ${childFee}` };
   const tx = sign(ctx, [spent.coin], [{ address: change, amount }]);
   // The same bytes as a child refused before (same index, same rates): that one is offered again.
@@ -299,7 +300,7 @@ async function buildChild(ctx: WalletContext, client: pg.PoolClient, old: Signed
     rawTx: tx.rawTx,
     toAddress: change,
     amount,
-    fee: childFee,
+    fee: unitsOf(childFee),
     feeRate: ceilDiv(childFee, childSize),
     inputs: [`${parent.txHash}:${spent.coin.vout}`],
     changeIndex,

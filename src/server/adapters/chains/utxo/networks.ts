@@ -5,6 +5,7 @@
  * under CHAIN_ENV.
  */
 import type { ChainEnv, UtxoNetwork, UtxoParams } from '../port.ts';
+import { unitsOf, type Units } from '../../../../lib/money.ts';
 
 export type { UtxoNetwork };
 export const UTXO_NETWORKS: readonly UtxoNetwork[] = ['BITCOIN', 'LITECOIN', 'DOGECOIN'];
@@ -20,7 +21,7 @@ export type UtxoProfile = {
   /** P2WPKH (BTC, LTC) or legacy P2PKH (DOGE). */
   segwit: boolean;
   /** Change below this is given to the fee instead (atomic units): an output worth less than spending it. */
-  dust: bigint;
+  dust: Units;
   /** Units per virtual byte when the node estimates nothing and FEE_RATE_FALLBACK does not say. */
   defaultFallbackRate: bigint;
   /** Units per virtual byte no transaction of ours pays above when MAX_FEE_RATE does not say. */
@@ -39,7 +40,7 @@ export type UtxoProfile = {
   estimatesFromVersion: number;
 };
 
-const DUST: Record<UtxoNetwork, bigint> = { BITCOIN: 1_000n, LITECOIN: 10_000n, DOGECOIN: 1_000_000n };
+const DUST: Record<UtxoNetwork, Units> = { BITCOIN: unitsOf(1_000n), LITECOIN: unitsOf(10_000n), DOGECOIN: unitsOf(1_000_000n) };
 const FALLBACK: Record<UtxoNetwork, bigint> = { BITCOIN: 20n, LITECOIN: 10n, DOGECOIN: 1_000n };
 // Far above what the networks charge (BTC's 2023 peaks ~500, LTC ~10, DOGE's recommended 0.01 DOGE/kB = 1000).
 const MAX_FEE_RATE: Record<UtxoNetwork, bigint> = { BITCOIN: 500n, LITECOIN: 200n, DOGECOIN: 100_000n };

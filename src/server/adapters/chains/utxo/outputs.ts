@@ -7,11 +7,12 @@
 import type pg from 'pg';
 import { unitsFromRow, unitsFromRowOrZero } from '../../../db/amounts.ts';
 import type { Coin } from './builder.ts';
+import type { Units } from '../../../../lib/money.ts';
 
 type Db = Pick<pg.ClientBase, 'query'>;
 
 /** One output of a block that pays an address (as the node writes the address). */
-export type BlockOutput = { txHash: string; vout: number; address: string; amount: bigint };
+export type BlockOutput = { txHash: string; vout: number; address: string; amount: Units };
 export type BlockSpend = { txHash: string; vout: number; spentBy: string };
 export type OwnedOutput = BlockOutput & { keyChain: number; keyIndex: number };
 
@@ -91,7 +92,7 @@ export async function spendable(db: Db, network: string, tip: number, confirmati
  * What the custody holds with `confirmations` at `tip`: outputs mined that deep, less those spent that deep (a spend
  * still shallower is not final, like the ledger entry that waits for the same confirmations).
  */
-export async function heldUnits(db: Db, network: string, tip: number, confirmations: number): Promise<bigint> {
+export async function heldUnits(db: Db, network: string, tip: number, confirmations: number): Promise<Units> {
   const deep = tip - confirmations + 1;
   const sum = await db.query<{ total: string | null }>(
     `SELECT sum(amount)::text AS total FROM utxo_outputs
@@ -102,7 +103,7 @@ export async function heldUnits(db: Db, network: string, tip: number, confirmati
 }
 
 /** heldUnits address by address, with the key (chain 0 deposit, 1 change, and index) of each. */
-export async function heldByAddress(db: Db, network: string, tip: number, confirmations: number): Promise<{ address: string; keyChain: number; keyIndex: number; amount: bigint }[]> {
+export async function heldByAddress(db: Db, network: string, tip: number, confirmations: number): Promise<{ address: string; keyChain: number; keyIndex: number; amount: Units }[]> {
   const rows = await db.query<{ address: string; key_chain: number; key_index: number; total: string }>(
     `SELECT address, key_chain, key_index, sum(amount)::text AS total FROM utxo_outputs
       WHERE network = $1 AND block_height <= $2 AND (spent_height IS NULL OR spent_height > $2)
@@ -118,13 +119,14 @@ export type SignedRecord = {
   txHash: string;
   rawTx: string;
   toAddress: string;
-  amount: bigint;
-  fee: bigint;
+  amount: Units;
+  fee: Units;
+  /** Atomic units per virtual byte: a rate, not an amount. */
   feeRate: bigint;
   inputs: string[];
   changeIndex: number | null;
   /** A batch's payments in output order (`toAddress`/`amount`: the first address and the total); undefined for one payment. */
-  payments?: readonly { address: string; amount: bigint }[] | null;
+  payments?: readonly { address: string; amount: Units }[] | null;
   /** A CPFP child's: the unconfirmed transaction of ours it pays for (the reference's or the previous child); else null. */
   parentTx: string | null;
   /** Read back only: the node took it once (`accepted_at`), so peers may mine it; it is never released. */

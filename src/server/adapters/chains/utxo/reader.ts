@@ -10,6 +10,7 @@ import { transferKey, type ChainTransfer, type TransferRef, type TransferStatus 
 import type { UtxoProfile } from './networks.ts';
 import { cpfpChildren, freeInputs, laterAttempts, markAccepted, ownedAddresses, recordBlock, releaseBump, signedByHash, type BlockOutput, type BlockSpend } from './outputs.ts';
 import { coinsToUnits, RpcError, type Rpc } from './rpc.ts';
+import { unitsOf, type Units } from '../../../../lib/money.ts';
 
 type RawOutput = { value?: string; n: number; scriptPubKey?: { address?: string; addresses?: string[] } };
 type RawTx = { txid: string; vin: { txid?: string; vout?: number; coinbase?: string }[]; vout: RawOutput[]; blockhash?: string; confirmations?: number };
@@ -207,7 +208,7 @@ async function replacedUnrecorded(pool: pg.Pool, rpc: Rpc, own: { reference: str
  * is left out); one it never took (never sent: the worker died between storing and sending it) is released once its
  * parent is mined and the change it would have spent is free again: it is never sent after its parent.
  */
-async function withChildren(pool: pg.Pool, rpc: Rpc, network: Network, byHash: Map<string, TransferStatus>, ours: Map<string, { fee: bigint }>): Promise<Map<string, TransferStatus>> {
+async function withChildren(pool: pg.Pool, rpc: Rpc, network: Network, byHash: Map<string, TransferStatus>, ours: Map<string, { fee: Units }>): Promise<Map<string, TransferStatus>> {
   const mined = [...ours.keys()].filter((hash) => {
     const status = byHash.get(hash);
     return status?.state === 'SEEN' && status.blockHeight !== null;
@@ -238,7 +239,7 @@ async function withChildren(pool: pg.Pool, rpc: Rpc, network: Network, byHash: M
       if (found instanceof RpcError && found.code !== NOT_FOUND) throw found;
       confirmations = found instanceof RpcError ? 0 : Math.max(0, found?.confirmations ?? 0);
     }
-    const fee = (parent.fee ?? ours.get(child.root)?.fee ?? 0n) + child.fee;
+    const fee = unitsOf((parent.fee ?? ours.get(child.root)?.fee ?? 0n) + child.fee);
     result.set(child.root, { ...parent, confirmations: Math.min(parent.confirmations, confirmations), fee });
   }
   return result;

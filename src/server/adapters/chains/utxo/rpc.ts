@@ -3,6 +3,7 @@
  * URL's user and password, batches. Amounts come back as the node writes them (decimal strings, never floats).
  */
 import { callTimeoutMs } from '../../../net/call-budget.ts';
+import { unitsOf, type Units } from '../../../../lib/money.ts';
 
 /** Each call's timeout outside a request (a request's budget is shorter: net/call-budget.ts). */
 export const RPC_TIMEOUT_MS = 30_000;
@@ -93,10 +94,10 @@ export function createRpc(url: string, options: { timeoutMs?: number } = {}): Rp
 }
 
 /** Coins as the node writes them ("0.00012345") to atomic units (8 decimals on all three networks). */
-export function coinsToUnits(text: string | number): bigint {
+export function coinsToUnits(text: string | number): Units {
   const value = String(text);
   const match = /^(-?)(\d+)(?:\.(\d{1,8}))?$/.exec(value);
   if (!match) throw new Error(`not an amount in coins: ${value}`);
   const units = BigInt(match[2] ?? '0') * 100_000_000n + BigInt((match[3] ?? '').padEnd(8, '0'));
-  return match[1] ? -units : units;
+  return unitsOf(match[1] ? -units : units);
 }

@@ -12,6 +12,7 @@ import { feeRates, type FeePolicy } from './fees.ts';
 import { changePath, type UtxoNetwork, type UtxoProfile } from './networks.ts';
 import { latestSigned, nextChangeIndex, recordChangeAddress, signedByHash, spendable, storeSigned, type SignedRecord } from './outputs.ts';
 import { RpcError, type Rpc } from './rpc.ts';
+import { subtractUnits, sumUnits, unitsOf, type Units } from '../../../../lib/money.ts';
 
 export type WalletContext = {
   pool: pg.Pool;
@@ -93,7 +94,7 @@ export async function signPayments(ctx: WalletContext, reference: string, paymen
     // An amount the network calls dust is signed all the same: the node refuses it for good at broadcast, so the
     // withdrawal fails with its hold returned instead of waiting for ever.
     const recipients = payments.map((p) => outputScript(ctx.profile, p.address).length);
-    const total = payments.reduce((sum, p) => sum + p.amount, 0n);
+    const total = sumUnits(payments.map((p) => p.amount));
     const changeIndex = await nextChangeIndex(client, ctx.network);
     const change = changeAddress(ctx, changeIndex);
     const tip = await ctx.rpc.call<number>('getblockcount');
@@ -135,7 +136,7 @@ const CONSOLIDATE_INPUTS = 200;
  * address of the hot wallet's internal chain, signed only while the fee rate is at most `maxRate`; the stored one if it
  * was signed before (whatever the rate now). Undefined when fees are above, nothing waits, or it would be dust.
  */
-export async function signConsolidation(ctx: WalletContext, reference: string, maxRate: bigint): Promise<(SignedWithdrawal & { toAddress: string; amount: bigint }) | undefined> {
+export async function signConsolidation(ctx: WalletContext, reference: string, maxRate: bigint): Promise<(SignedWithdrawal & { toAddress: string; amount: Units }) | undefined> {
   const signed = await inSigningLock(ctx, async (client) => {
     const existing = await latestSigned(client, reference);
     if (existing) return existing;
@@ -146,9 +147,9 @@ export async function signConsolidation(ctx: WalletContext, reference: string, m
     if (coins.length === 0) return undefined;
     const index = await nextChangeIndex(client, ctx.network);
     const to = changeAddress(ctx, index);
-    const total = coins.reduce((sum, c) => sum + c.amount, 0n);
-    const fee = rate * virtualSize(ctx.profile, coins.length, [outputScript(ctx.profile, to).length]);
-    const amount = total - fee;
+    const total = sumUnits(coins.map((c) => c.amount));
+    const fee = unitsOf(rate * virtualSize(ctx.profile, coins.length, [outputScript(ctx.profile, to).length]));
+    const amount = subtractUnits(total, fee);
     if (amount < ctx.profile.dust) return undefined;
     const tx = sign(ctx, coins, [{ address: to, amount }]);
     await recordChangeAddress(client, ctx.network, index, to);
@@ -160,9 +161,9 @@ export async function signConsolidation(ctx: WalletContext, reference: string, m
 }
 
 /** What the hot wallet can spend now: its confirmed outputs neither spent nor reserved by a transaction of ours. */
-export async function spendableUnits(ctx: WalletContext): Promise<bigint> {
+export async function spendableUnits(ctx: WalletContext): Promise<Units> {
   const tip = await ctx.rpc.call<number>('getblockcount');
-  return (await spendable(ctx.pool, ctx.network, tip, ctx.confirmations)).reduce((sum, c) => sum + c.amount, 0n);
+  return sumUnits((await spendable(ctx.pool, ctx.network, tip, ctx.confirmations)).map((c) => c.amount));
 }
 
 /** What a transfer of `amount` costs now: two inputs and change at the current rate. */
@@ -174,7 +175,7 @@ export async function estimate(ctx: WalletContext, toAddress: string): Promise<F
   } catch {
     // An address of another format: a P2WPKH-sized guess.
   }
-  return { network: ctx.network, currency: ctx.profile.coin, amount: rate * virtualSize(ctx.profile, 2, [recipient, ctx.profile.segwit ? 22 : 25]), rate };
+  return { network: ctx.network, currency: ctx.profile.coin, amount: unitsOf(rate * virtualSize(ctx.profile, 2, [recipient, ctx.profile.segwit ? 22 : 25])), rate };
 }
 
 /** Messages of an already-known transaction: sending it again changed nothing. */

@@ -11,6 +11,7 @@ import { utxoProfile } from '../../../../../../src/server/adapters/chains/utxo/n
 import { readBlock } from '../../../../../../src/server/adapters/chains/utxo/reader.ts';
 import { createRpc, RpcError } from '../../../../../../src/server/adapters/chains/utxo/rpc.ts';
 import { loadFixture, startRecordedNode, type RecordedNode } from './recorded-node.ts';
+import { unitsOf } from '../../../../../../src/lib/money.ts';
 
 /**
  * The adapter's RPC layer against recorded answers of the node versions people run but this machine does not have:
@@ -82,8 +83,8 @@ describe('Dogecoin Core 1.14.6 (recorded answers)', () => {
     expect(keyAddress(profile, key.publicKey)).toBe(deposit);
     expect(utxoProfile('DOGECOIN', 'mainnet', chainAddressing('mainnet').utxoParams('DOGECOIN')).segwit).toBe(false);
     expect(keyAddress(utxoProfile('DOGECOIN', 'mainnet', chainAddressing('mainnet').utxoParams('DOGECOIN')), key.publicKey)).toMatch(/^D/);
-    const coin = { txHash: 'ab'.repeat(32), vout: 0, amount: 5_000_000_000n, keyChain: 0, keyIndex: 0, privateKey: key.privateKey, publicKey: key.publicKey };
-    const signed = signTransaction(profile, [coin], [{ address: deposit, amount: 4_000_000_000n }]);
+    const coin = { txHash: 'ab'.repeat(32), vout: 0, amount: unitsOf(5_000_000_000n), keyChain: 0, keyIndex: 0, privateKey: key.privateKey, publicKey: key.publicKey };
+    const signed = signTransaction(profile, [coin], [{ address: deposit, amount: unitsOf(4_000_000_000n) }]);
     const decoded = RawTx.decode(hex.decode(signed.rawTx));
     expect(decoded.segwitFlag).toBe(false);
     expect(signed.vsize).toBe(signed.rawTx.length / 2);
