@@ -6,8 +6,9 @@
  * write to the database but holds no SECRETS_KEY cannot put their own address before a user, or move an address to
  * another account: a MAC that does not hold withholds the address (logged as an error). A rotation's re-seal
  * (`npm run secrets:reseal`) moves the MACs to the new key (`rekeyDepositAddresses`). A row made before the MAC (none
- * stored) is re-derived from the public keys, compared by address, and sealed: that catches a swapped address, not
- * a row moved to another account with its MAC cleared (README, "Keys and the signer").
+ * stored) is sealed only when it is both the address the public keys give at its index and at the index its account
+ * was given (wallet_account_keys, unique per account): a swapped address fails the first, a row moved to another
+ * account with its MAC cleared the second (README, "Keys and the signer").
  */
 import type { Network } from '../../lib/currencies.ts';
 import type { ChainAddressing } from '../adapters/chains/port.ts';
@@ -55,6 +56,11 @@ export function createDepositAddressGuard(deps: { secrets: SecretsKey; keys: Wal
       }
       if (derived !== row.address) {
         deps.log.error(where, 'a stored deposit address is not the one the keys give: withheld');
+        return undefined;
+      }
+      const owner = await db.query('SELECT 1 FROM wallet_account_keys WHERE wallet_account_id = $1 AND derivation_index = $2', [row.walletAccountId, row.derivationIndex]);
+      if (owner.rowCount === 0) {
+        deps.log.error(where, 'a stored deposit address is not at the index its account was given: withheld');
         return undefined;
       }
       await db.query('UPDATE deposit_addresses SET mac = $3 WHERE network = $1 AND address = $2 AND mac IS NULL', [row.network, row.address, seal(row)]);

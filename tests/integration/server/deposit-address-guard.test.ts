@@ -66,6 +66,18 @@ describe('the deposit address guard', () => {
     expect(await shown(victim, 'BTC')).toBeNull();
   });
 
+  it('withholds a row from before the MAC moved to another account: its index is not the one that account was given', async () => {
+    const victim = await newAccount();
+    const thief = await newAccount();
+    await database.pool.query(`UPDATE deposit_addresses SET mac = NULL WHERE wallet_account_id = $1`, [victim]);
+    await database.pool.query(`DELETE FROM deposit_addresses WHERE wallet_account_id = $1 AND network = 'ETHEREUM'`, [thief]);
+    await database.pool.query(`UPDATE deposit_addresses SET wallet_account_id = $2 WHERE wallet_account_id = $1 AND network = 'ETHEREUM'`, [victim, thief]);
+    expect(await shown(thief, 'ETH')).toBeNull();
+    expect((await stored(thief, 'ETHEREUM'))?.mac).toBeNull();
+    // The victim's own unsealed row still checks out and is sealed.
+    expect(await shown(victim, 'BTC')).toBe((await stored(victim, 'BITCOIN'))?.address);
+  });
+
   it('checks a row made before the MAC against the keys, then seals it', async () => {
     const account = await newAccount();
     const before = await stored(account, 'BITCOIN');
