@@ -215,7 +215,13 @@ type ColdMovementRow = { id: string; kind: string; network: Network; currency: s
  * sweeps so far), of the network's coin, and not taking what the custody holds there (`held`, as the worker reads it)
  * below the signer's HOT_WALLET_MAX. Amount and fee are the adapter's, from the hot wallet as for a withdrawal.
  */
-export async function coldSweepToSign(db: Queryable, id: unknown, rules: HotColdRules, held: (network: Network) => Promise<bigint>): Promise<WithdrawalOrder> {
+export async function coldSweepToSign(
+  db: Queryable,
+  id: unknown,
+  rules: HotColdRules,
+  held: (network: Network) => Promise<bigint>,
+  signedBefore: (network: Network, reference: string) => Promise<boolean> = () => Promise.resolve(false),
+): Promise<WithdrawalOrder> {
   const m = (
     await db.query<ColdMovementRow>(
       `SELECT m.id, m.kind, m.network, m.currency, m.to_address AS "toAddress", m.amount::text AS amount, m.state,
@@ -234,11 +240,17 @@ export async function coldSweepToSign(db: Queryable, id: unknown, rules: HotCold
     throw new SigningRefusal('TAMPERED', `cold sweep ${m.id} pays ${m.toAddress}, not the signer's COLD_WALLET for ${m.network}`);
   }
   const amount = unitsFromRow(m.amount);
+  const reference = `cold:${m.id}`;
+  if (amount <= 0n) throw new SigningRefusal('NOT_HELD', `cold sweep ${m.id} moves ${m.amount} ${m.currency}: nothing to sweep`);
+  // Signed before (the signer or the worker died before the worker recorded it): the adapter hands back those bytes,
+  // checked against the holdings of then. Refusing now would leave its inputs (or nonce) taken by a transaction that
+  // is never sent.
+  if (await signedBefore(m.network, reference)) return { reference, network: m.network, currency: m.currency, toAddress: m.toAddress, amount };
   const holds = await held(m.network);
-  if (amount <= 0n || holds - amount < ceiling) {
+  if (holds - amount < ceiling) {
     throw new SigningRefusal('NOT_HELD', `cold sweep ${m.id} moves ${m.amount} ${m.currency}: the custody holds ${holds}, it would fall below HOT_WALLET_MAX ${ceiling}`);
   }
-  return { reference: `cold:${m.id}`, network: m.network, currency: m.currency, toAddress: m.toAddress, amount };
+  return { reference, network: m.network, currency: m.currency, toAddress: m.toAddress, amount };
 }
 
 /** Whether `address` is COLD_WALLET's: its address, or its xpub's receiving address 0…`upTo`. */

@@ -47,6 +47,7 @@ export async function startSigner(config: SignerConfig, log: Logger, pool: pg.Po
   // Cold sweeps and consolidations are checked against the signer's own settings, not the worker's.
   const hotCold: HotColdRules = { env: config.chains.env, ceiling: config.hotCold?.max ?? {}, cold: config.hotCold?.cold ?? {}, consolidateBelow: config.chains.utxo.consolidateBelow ?? {} };
   const held = async (network: keyof typeof NETWORK_INFO) => (await chain.holdings(network))[NETWORK_INFO[network].coin] ?? 0n;
+  const signedBefore = async (network: keyof typeof NETWORK_INFO, reference: string) => (await chain.signedBefore?.(network, reference)) ?? false;
 
   // The seal's key is the gateway's too: what the signer signs out in a day is capped whatever the seals say.
   const cap = dailyCap(pool, config.signer.dailyMax ?? {});
@@ -100,7 +101,7 @@ export async function startSigner(config: SignerConfig, log: Logger, pool: pg.Po
       case 'top-up':
         return once(request.reference, async () => chain.collection.topUpGas(await topUpToSign(pool, request.reference, request.amount, keys, addresses, sweepFee)));
       case 'cold-sweep':
-        return once(`cold:${request.id}`, async () => chain.signWithdrawal(await coldSweepToSign(pool, request.id, hotCold, held)));
+        return once(`cold:${request.id}`, async () => chain.signWithdrawal(await coldSweepToSign(pool, request.id, hotCold, held, signedBefore)));
       case 'consolidation':
         return once(request.reference, async () => {
           const order = await consolidationToSign(pool, request.reference, request.network, hotCold);

@@ -190,6 +190,9 @@ describe('Ethereum withdrawals on anvil', () => {
     // Signing again (a worker unsure whether it signed) gives the same bytes and nonce.
     const again = await custody.chain.signWithdrawal({ reference: eth.id, network: 'ETHEREUM', currency: 'ETH', toAddress: ethTo, amount: unitsOf(parseEther('0.199')) });
     expect(again.txHash).toBe(signedHash);
+    // Its nonce is taken: the signer asks this before it re-checks a cold sweep (domain/signing.ts).
+    expect(await custody.chain.signedBefore?.('ETHEREUM', eth.id)).toBe(true);
+    expect(await custody.chain.signedBefore?.('ETHEREUM', randomUUID())).toBe(false);
 
     // Killed after sending, before the database knew: the next worker finds it by its hash and does not send again.
     const usdt = await withdraw(accountId, 'USDT_ETH', '5', usdtTo);

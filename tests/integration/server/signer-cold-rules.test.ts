@@ -55,6 +55,14 @@ describe('what the signer signs of cold sweeps and consolidations', () => {
     expect(await coldSweepToSign(database.pool, first, rules, async () => 1_500n)).toEqual({ reference: `cold:${first}`, network: 'LITECOIN', currency: 'LTC', toAddress: coldAt(0), amount: 500n });
     // One unit more than leaves the ceiling: refused.
     expect(await refused(coldSweepToSign(database.pool, first, rules, async () => 1_499n))).toBe('NOT_HELD');
+    // Unless it was signed before (the signer or the worker died before the worker recorded it): the adapter hands
+    // back those bytes, checked against the holdings of then; refusing now would leave its inputs taken for good.
+    const signedBefore = async (network: string, reference: string) => network === 'LITECOIN' && reference === `cold:${first}`;
+    expect((await coldSweepToSign(database.pool, first, rules, async () => 1_499n, signedBefore)).amount).toBe(500n);
+    // The destination and the coin are still checked: signed before does not make a tampered row right.
+    await database.pool.query('UPDATE custody_movements SET to_address = $2 WHERE id = $1', [first, coldAt(40)]);
+    expect(await refused(coldSweepToSign(database.pool, first, rules, async () => 1_499n, signedBefore))).toBe('TAMPERED');
+    await database.pool.query('UPDATE custody_movements SET to_address = $2 WHERE id = $1', [first, coldAt(0)]);
     // Two cold sweeps recorded: addresses 0…2 of the xpub are the cold wallet's, address 40 is not (a destination put in the database).
     const far = await recorded(coldAt(40), 100n);
     expect(await refused(coldSweepToSign(database.pool, far, rules, async () => 5_000n))).toBe('TAMPERED');

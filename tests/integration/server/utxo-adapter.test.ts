@@ -81,7 +81,10 @@ describe('the UTXO adapter on Litecoin Core regtest', () => {
   it('signs a withdrawal once per reference, the node takes it, the recipient gets the exact amount and change comes back', async () => {
     const to = await node.newAddress();
     const order = { reference: 'w-1', network: 'LITECOIN' as const, currency: 'LTC', toAddress: to, amount: unitsOf(40_000_000n) };
+    expect(await chain.signedBefore?.('LITECOIN', order.reference)).toBe(false);
     const signed = await chain.signWithdrawal(order);
+    // The signer asks this before it re-checks a cold sweep: signed once, its inputs are taken.
+    expect(await chain.signedBefore?.('LITECOIN', order.reference)).toBe(true);
     // Signed again (a worker that died before recording it): the very same transaction.
     expect(await chain.signWithdrawal(order)).toEqual(signed);
     // A second withdrawal cannot spend the reserved output: there is nothing else.

@@ -182,6 +182,7 @@ export function routeChains(byNetwork: Partial<Record<Network, ChainAdapter>>, t
         return found.hotWalletFunds(network, currency);
       }),
     consolidate: (order) => call(order.network, 'consolidate', async () => (await adapter(order.network).consolidate?.(order)) ?? undefined),
+    signedBefore: (network, reference) => call(network, 'signedBefore', async () => (await adapter(network).signedBefore?.(network, reference)) ?? false),
     replaceAfterBlocks: (network) => byNetwork[network]?.replaceAfterBlocks?.(network),
     tipHeight: (network) =>
       call(network, 'tipHeight', async () => {

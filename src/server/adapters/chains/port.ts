@@ -159,6 +159,12 @@ export type WithdrawalChainPort = ChainPort & {
    */
   hotWalletFunds?(network: Network, currency: string): Promise<Units>;
   /**
+   * Whether a transaction was already signed for `reference` (and took its inputs or its nonce): asked again, the
+   * adapter hands back those bytes. The signer then does not take back an approval it has already acted on (a cold
+   * sweep whose holdings moved since). Absent: signing takes nothing that a refusal would leave behind.
+   */
+  signedBefore?(network: Network, reference: string): Promise<boolean>;
+  /**
    * UTXO_CONSOLIDATE_BELOW: one transaction moving deposit outputs into the hot wallet's own address, signed only
    * while the network's fee rate is at most `maxRate` (units per vB); undefined when it is above or there is nothing to
    * move. The same reference always yields the same transaction (a stored one is handed back whatever the rate).

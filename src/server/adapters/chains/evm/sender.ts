@@ -8,7 +8,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { BroadcastRejectedError, HotWalletShortError, type FeeEstimate, type FeeQuery, type HotWalletFees, type SignedWithdrawal, type WithdrawalChainPort } from '../port.ts';
 import { contractOf, type EvmContext } from './context.ts';
 import { bumped, feeCaps, withMargin, type FeeCaps } from './fees.ts';
-import { saveSigned, signOnce, type SignedTx } from './nonces.ts';
+import { findSigned, saveSigned, signOnce, type SignedTx } from './nonces.ts';
 import { unitsOf, type Units } from '../../../../lib/money.ts';
 
 /** Gas of a plain ETH transfer to an account without code. */
@@ -85,7 +85,7 @@ async function isKnown(context: EvmContext, hash: Hash): Promise<boolean> {
 
 const toSigned = (tx: SignedTx): SignedWithdrawal => ({ rawTx: tx.rawTx, txHash: tx.txHash, fromAddress: tx.fromAddress });
 
-export function createEvmSender(context: EvmContext): Pick<WithdrawalChainPort, 'hotWalletAddress' | 'signWithdrawal' | 'broadcast' | 'hotWalletFunds'> & HotWalletFees {
+export function createEvmSender(context: EvmContext): Pick<WithdrawalChainPort, 'hotWalletAddress' | 'signWithdrawal' | 'broadcast' | 'hotWalletFunds' | 'signedBefore'> & HotWalletFees {
   const hot = () => context.keys.hot();
   /** The hot address's balance of `currency` (ETH or a token's). */
   const funds = async (currency: string) =>
@@ -94,6 +94,8 @@ export function createEvmSender(context: EvmContext): Pick<WithdrawalChainPort, 
       : unitsOf(await context.client.readContract({ address: contractOf(context, currency), abi: erc20Abi, functionName: 'balanceOf', args: [context.keys.hotAddress()] }));
   return {
     hotWalletAddress: () => Promise.resolve(context.keys.hotAddress()),
+    // Kept under the reference signWithdrawal gives it (below).
+    signedBefore: async (_network, reference) => (await findSigned(context.pool, { reference: `withdrawal:${reference}` })) !== undefined,
     hotWalletFunds: async (_network, currency) => {
       await context.chainId();
       return funds(currency);

@@ -10,7 +10,7 @@ import { scanBlocks } from '../block-scan.ts';
 import { ChainUnsupportedError, type ChainAdapter, type ChainAddressing, type ChainEnv, type ChainTransfer } from '../port.ts';
 import { bumpFee } from './bump.ts';
 import { changePath, isUtxoNetwork, utxoProfile, type TestChain, type UtxoNetwork, type UtxoProfile } from './networks.ts';
-import { heldByAddress, heldUnits } from './outputs.ts';
+import { heldByAddress, heldUnits, latestSigned } from './outputs.ts';
 import { blockSource, transferStatus } from './reader.ts';
 import { createRpc, RpcError, type Rpc } from './rpc.ts';
 import { broadcastRaw, changeAddress, estimate, signConsolidation, signOrder, signPayments, spendableUnits, type WalletContext } from './wallet.ts';
@@ -116,6 +116,10 @@ export function createUtxoAdapter(pool: pg.Pool, options: UtxoOptions): ChainAda
     },
     async signWithdrawal(order) {
       return signOrder(await ready(order.network), order);
+    },
+    async signedBefore(network, reference) {
+      await ready(network);
+      return (await latestSigned(pool, reference)) !== undefined;
     },
     batching: (network) => {
       const ctx = contexts.get(network);
