@@ -16,6 +16,9 @@ export const TRANSFER_GAS = 21_000n;
 /** When the node cannot estimate a token transfer (the hot wallet holds too little to simulate it): a USDT transfer to a new holder. */
 const TOKEN_TRANSFER_GAS_FALLBACK = 80_000n;
 
+/** The reference a hot-wallet transfer (a withdrawal, a cold sweep) is kept under in evm_transactions; its replacements add to it. */
+const keptAs = (reference: string) => `withdrawal:${reference}`;
+
 /** What a transaction moves: `to`, `value`, `data` (a token's `transfer` call, or none). */
 export type Call = { to: Address; value: bigint; data?: Hex | undefined };
 
@@ -94,8 +97,7 @@ export function createEvmSender(context: EvmContext): Pick<WithdrawalChainPort, 
       : unitsOf(await context.client.readContract({ address: contractOf(context, currency), abi: erc20Abi, functionName: 'balanceOf', args: [context.keys.hotAddress()] }));
   return {
     hotWalletAddress: () => Promise.resolve(context.keys.hotAddress()),
-    // Kept under the reference signWithdrawal gives it (below).
-    signedBefore: async (_network, reference) => (await findSigned(context.pool, { reference: `withdrawal:${reference}` })) !== undefined,
+    signedBefore: async (_network, reference) => (await findSigned(context.pool, { reference: keptAs(reference) })) !== undefined,
     hotWalletFunds: async (_network, currency) => {
       await context.chainId();
       return funds(currency);
@@ -114,7 +116,7 @@ export function createEvmSender(context: EvmContext): Pick<WithdrawalChainPort, 
         feeCaps(context.client),
       ]);
       if (order.currency === 'ETH' && (await funds('ETH')) < order.amount + gas * caps.maxFeePerGas) throw short();
-      return toSigned(await signCall(context, hot(), `withdrawal:${order.reference}`, call, gas, caps));
+      return toSigned(await signCall(context, hot(), keptAs(order.reference), call, gas, caps));
     },
 
     async broadcast(_network, rawTx) {
@@ -143,7 +145,7 @@ export function createEvmSender(context: EvmContext): Pick<WithdrawalChainPort, 
       const caps = bumped({ maxFeePerGas: old.maxFeePerGas ?? 0n, maxPriorityFeePerGas: old.maxPriorityFeePerGas ?? 0n }, await feeCaps(context.client), fee.rate ?? 0n);
       const account = hot();
       const rawTx = await account.signTransaction({ type: 'eip1559', chainId: await context.chainId(), nonce: old.nonce, gas: old.gas, ...payment, ...caps });
-      const tx: SignedTx = { reference: `withdrawal:${stuck.order.reference}:fee:${caps.maxFeePerGas}`, fromAddress: account.address, nonce: BigInt(old.nonce), rawTx, txHash: keccak256(rawTx) };
+      const tx: SignedTx = { reference: `${keptAs(stuck.order.reference)}:fee:${caps.maxFeePerGas}`, fromAddress: account.address, nonce: BigInt(old.nonce), rawTx, txHash: keccak256(rawTx) };
       return toSigned(await saveSigned(context.pool, tx));
     },
   };
