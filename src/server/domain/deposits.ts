@@ -51,10 +51,13 @@ export async function scanDeposits(pool: pg.Pool, chain: ChainPort, network: Net
   const saved = await pool.query<Pick<typeof chainCursors.$inferSelect, 'position'>>('SELECT position FROM chain_cursors WHERE network = $1', [network]);
   const cursor = saved.rows[0]?.position ?? null;
   const batch = await chain.scan(network, cursor, SCAN_BATCH);
+  const moved = batch.cursor !== null && batch.cursor !== cursor;
+  // Nothing new on the chain (an idle network's every poll): no transaction to open.
+  if (!batch.reorg && batch.transfers.length === 0 && !moved) return 0;
   return inTransaction(pool, async (client) => {
     if (batch.reorg) await unwindReorg(client, network, batch.reorg, options.log);
     const recorded = await recordTransfers(client, chain, network, batch.transfers, options.minDeposit, options.guard);
-    if (batch.cursor !== null && batch.cursor !== cursor) {
+    if (moved) {
       await client.query(
         `INSERT INTO chain_cursors (network, position) VALUES ($1, $2)
          ON CONFLICT (network) DO UPDATE SET position = excluded.position, updated_at = now()`,

@@ -69,6 +69,30 @@ describe('deposits from the devnet', () => {
     expect((await depositRows(thief)).rowCount).toBe(0);
   });
 
+  it('opens no transaction for a scan that found nothing new (an idle network, every poll)', async () => {
+    await scanDeposits(database.pool, custody.chain, 'BITCOIN');
+    const cursor = (await database.pool.query<{ position: string }>(`SELECT position FROM chain_cursors WHERE network = 'BITCOIN'`)).rows[0]?.position ?? null;
+    // The chain answers that nothing came after the cursor; the pool counts the connections checked out for a transaction.
+    const quiet = { ...custody.chain, scan: async () => ({ transfers: [], cursor }) };
+    let connections = 0;
+    const counted = new Proxy(database.pool, {
+      get(target, key) {
+        if (key === 'connect') return () => ((connections += 1), target.connect());
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as pg.Pool;
+    expect(await scanDeposits(counted, quiet, 'BITCOIN')).toBe(0);
+    expect(connections).toBe(0);
+    // A cursor that moved is saved, in a transaction.
+    expect(await scanDeposits(counted, { ...quiet, scan: async () => ({ transfers: [], cursor: `${cursor ?? ''}-moved` }) }, 'BITCOIN')).toBe(0);
+    expect(connections).toBe(1);
+    expect((await database.pool.query<{ position: string }>(`SELECT position FROM chain_cursors WHERE network = 'BITCOIN'`)).rows[0]?.position).toBe(`${cursor ?? ''}-moved`);
+    // Back where the chain is, for the cases after this one.
+    if (cursor === null) await database.pool.query(`DELETE FROM chain_cursors WHERE network = 'BITCOIN'`);
+    else await database.pool.query(`UPDATE chain_cursors SET position = $1 WHERE network = 'BITCOIN'`, [cursor]);
+  });
+
   it('records and credits a deposit seen twice only once', async () => {
     const { accountId, address: addressOf } = await newAccountWith(['BTC']);
     const address = addressOf('BTC');

@@ -12,7 +12,8 @@ import { deriveAddress } from '../../../src/server/domain/addresses.ts';
 import { addAssets, listAssets } from '../../../src/server/domain/assets.ts';
 import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposits.ts';
 import { createWithdrawalService, type WithdrawalService } from '../../../src/server/domain/withdrawals/requests.ts';
-import { broadcastWithdrawals, confirmWithdrawals, signWithdrawals } from '../../../src/server/domain/withdrawals/worker.ts';
+import { broadcastWithdrawals, confirmWithdrawals, processWithdrawals, signWithdrawals, withdrawalsHaveWork } from '../../../src/server/domain/withdrawals/worker.ts';
+import type pg from 'pg';
 
 /**
  * The withdrawal worker against real PostgreSQL, ledger and devnet: one withdrawal the signer refuses, or whose
@@ -193,5 +194,52 @@ describe('the withdrawal worker with one bad withdrawal', () => {
     await completed(ids);
     expect(await balance(accountId)).toEqual({ available: '0.02', onHold: '0' });
     expect(await ledgerKeys(stuck.id)).toEqual([`withdrawal:hold:${stuck.id}`, `withdrawal:settle:${stuck.id}`]);
+  });
+  it('asks one question per poll while no withdrawal waits, and runs the steps while one does, whatever its state', async () => {
+    // The pool as the worker's job sees it, counting what reaches PostgreSQL: statements and checked-out connections.
+    let statements = 0;
+    let connections = 0;
+    const counted = new Proxy(database.pool, {
+      get(target, key) {
+        if (key === 'query') return (...args: unknown[]) => ((statements += 1), (target.query as (...a: unknown[]) => unknown)(...args));
+        if (key === 'connect') return () => ((connections += 1), target.connect());
+        const value: unknown = Reflect.get(target, key);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as pg.Pool;
+    const idlePoll = async () => {
+      statements = 0;
+      connections = 0;
+      await processWithdrawals(counted, port(), log);
+      return { statements, connections };
+    };
+    const has = () => withdrawalsHaveWork(database.pool, ['BITCOIN']);
+    expect(await has()).toBe(false);
+    expect(await idlePoll()).toEqual({ statements: 1, connections: 0 });
+
+    const accountId = await fundedAccount('0.05');
+    const pending = await withdraw(accountId, await outside(7));
+    expect(await has()).toBe(true);
+    // Another network's poll does not see it.
+    expect(await withdrawalsHaveWork(database.pool, ['ETHEREUM'])).toBe(false);
+    await processWithdrawals(database.pool, port(), log);
+    expect((await row(pending.id))?.state).toBe('BROADCAST');
+    expect(await has()).toBe(true);
+    await completed([pending.id]);
+    expect(await has()).toBe(false);
+    expect(await idlePoll()).toEqual({ statements: 1, connections: 0 });
+
+    // A completed one a reorganisation put in doubt is work: the poll re-checks it on the chain and clears the doubt.
+    await database.pool.query('UPDATE withdrawals SET in_doubt_since = now() WHERE id = $1', [pending.id]);
+    expect(await has()).toBe(true);
+    await processWithdrawals(database.pool, port(), log);
+    expect((await database.pool.query<{ doubt: Date | null; state: string }>('SELECT in_doubt_since AS doubt, state FROM withdrawals WHERE id = $1', [pending.id])).rows[0]).toEqual({ doubt: null, state: 'COMPLETED' });
+    expect(await has()).toBe(false);
+
+    // So is a batch not signed yet.
+    const batch = await database.pool.query<{ id: string }>(`INSERT INTO withdrawal_batches (network, size) VALUES ('BITCOIN', 1) RETURNING id`);
+    expect(await has()).toBe(true);
+    await database.pool.query('DELETE FROM withdrawal_batches WHERE id = $1', [batch.rows[0]?.id]);
+    expect(await has()).toBe(false);
   });
 });
