@@ -152,7 +152,7 @@ test('the operator console: roles, search by each key, freeze, four eyes, refusa
       ['GET', '/me'], ['GET', '/search?q=a'], ['GET', `/users/${ids.userId}`], ['GET', `/users/${ids.userId}/ledger`], ['POST', `/accounts/${ids.accountId}/freeze`], ['POST', `/accounts/${ids.accountId}/unfreeze`],
       ['GET', '/adjustments'], ['POST', '/adjustments'], ['POST', `/adjustments/${ids.userId}/approve`], ['POST', `/adjustments/${ids.userId}/reject`], ['GET', '/mail'], ['POST', '/mail/1/resend'],
       ['GET', '/stuck'], ['GET', '/audit'], ['GET', '/roles'], ['POST', '/roles'], ['POST', '/roles/revoke'],
-      ['GET', '/reviews'], ['POST', `/reviews/${ids.userId}/approve`], ['POST', `/reviews/${ids.userId}/reject`],
+      ['GET', '/reviews'], ['POST', `/reviews/${ids.userId}/approve`], ['POST', `/reviews/${ids.userId}/reject`], ['GET', '/unsealed'], ['POST', `/unsealed/${ids.userId}/reseal`],
     ];
     for (const [method, path] of routes) {
       const answer = await outsider.request.fetch(`/api/operator${path}`, { method, headers: { authorization: `Bearer ${accessToken}` }, data: method === 'POST' ? { reason: 'let me in' } : undefined });
@@ -228,6 +228,59 @@ test('the review queue: a withdrawal approved goes on, another rejected ends Fai
     await page.locator('[data-testid=history-item][data-state=FAILED]').click();
     await expect(page.getByTestId('detail-tx_detail_status')).toContainText('Failed');
     await expect(page.getByTestId('detail-tx_detail_failure')).toContainText('declined after a review');
+    expect(violations, 'no Content Security Policy violation in the console').toEqual([]);
+  } finally {
+    await pool.end();
+  }
+});
+
+test('a withdrawal from before the approval seal waits until finance re-approves it in the console, then goes on once', async ({ page, app, browser }) => {
+  test.setTimeout(120_000);
+  const pool = new pg.Pool({ connectionString: app.env.DATABASE_URL, max: 2 });
+  try {
+    const customer = await apiUser(app);
+    const deposit = await addressOf(page, customer, 'BTC');
+    expect((await page.request.post('/sandbox/devnet/deposit', { data: { currency: 'BTC', address: deposit, amount: '0.05' } })).status()).toBe(201);
+    await expect.poll(() => available(page, customer, 'BTC'), { timeout: 30_000 }).toBe('0.05');
+    // Held for review ($650), then made what a withdrawal from before the seal looks like: on its way, with no seal.
+    const to = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', 7, 'mainnet');
+    const sent = await page.request.post(`/api/${customer.accountId}/withdrawal`, {
+      headers: { authorization: `Bearer ${customer.token}` },
+      data: { currency: 'BTC', amount: '0.01', depositAddress: to, idempotencyKey: randomUUID() },
+    });
+    expect(await sent.json()).toMatchObject({ underReview: true });
+    const row = async () => (await pool.query<{ id: string; state: string; tx_hash: string | null; sealed: boolean }>('SELECT id, state, tx_hash, approval_seal IS NOT NULL AS sealed FROM withdrawals WHERE wallet_account_id = $1', [customer.accountId])).rows[0];
+    await pool.query(`UPDATE withdrawals SET state = 'PENDING', approval_seal = NULL WHERE wallet_account_id = $1`, [customer.accountId]);
+
+    const financeEmail = await newUser(page, app);
+    await grantRole(pool, COMMAND_LINE, { email: financeEmail, role: 'finance' });
+    const finance = await operatorPage(browser, app, financeEmail);
+    await finance.getByTestId('nav-reviews').click();
+    await expect(finance.getByTestId('reviews')).toContainText('No withdrawal waits for review');
+    const rows = finance.getByTestId('unsealed-rows').locator('tbody tr');
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first()).toContainText(customer.email);
+    await expect(rows.first()).toContainText('PENDING');
+    await expect(rows.first()).toContainText('0.01 BTC');
+    await expect(rows.first()).toContainText('0.0001 BTC');
+    await expect(rows.first()).toContainText(to);
+    // The worker has had its polls: the signer signs nothing unsealed.
+    await page.waitForTimeout(1_000);
+    expect(await row()).toMatchObject({ state: 'PENDING', tx_hash: null, sealed: false });
+
+    await rows.first().getByTestId('unsealed-reason').fill('checked against the request of 2026-03-01');
+    await rows.first().getByTestId('unsealed-reseal').click();
+    await expect(finance.getByTestId('unsealed')).toContainText('None: every withdrawal on its way is sealed');
+    await expect.poll(async () => (await row())?.tx_hash ?? null, { timeout: 30_000 }).not.toBeNull();
+    expect((await row())?.sealed).toBe(true);
+    // Once: a second re-approval is refused, and the decision is in the audit log.
+    const again = await finance.request.post(`/api/operator/unsealed/${(await row())?.id}/reseal`, { headers: { authorization: `Bearer ${await consoleToken(finance)}` }, data: {} });
+    expect([again.status(), (await again.json()).exceptionCode]).toEqual([409, 'WITHDRAWAL_NOT_UNSEALED']);
+    await finance.getByTestId('nav-audit').click();
+    await expect(finance.getByTestId('audit-lines')).toContainText('withdrawal.reseal');
+    await finance.getByTestId('toggle-language').click();
+    await finance.getByTestId('nav-reviews').click();
+    await expect(finance.getByTestId('unsealed')).toContainText('Выводы из времени до печати одобрения');
     expect(violations, 'no Content Security Policy violation in the console').toEqual([]);
   } finally {
     await pool.end();

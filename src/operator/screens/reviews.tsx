@@ -1,10 +1,13 @@
 /**
  * Withdrawals held for review (domain/withdrawals/review.ts), oldest first: approve (it goes on, once) or reject with a
- * reason (its hold goes back and the user sees Failed). Finance's screen; the gateway checks the role again.
+ * reason (its hold goes back and the user sees Failed). Below them, outside withdrawals from before the approval seal,
+ * which the signer refuses until finance re-approves their figures. Finance's screen; the gateway checks the role again.
  */
 import { useState } from 'react';
 import type { TextKey } from '../texts.ts';
 import { age, Button, Go, Input, Refusal, Section, Table, useAction, useConsole, useLoad } from '../ui.tsx';
+
+type Unsealed = { orderId: string; userId: string; email: string | null; state: string; currency: string; network: string; amount: string; fee: string; address: string; ageSeconds: number };
 
 type Review = { orderId: string; userId: string; email: string | null; currency: string; network: string; amount: string; usd: string | null; address: string; reasons: string[]; createdAt: string; ageSeconds: number };
 
@@ -36,7 +39,59 @@ export function ReviewsScreen() {
           ])}
         />
       )}
+      <UnsealedWithdrawals />
     </Section>
+  );
+}
+
+function UnsealedWithdrawals() {
+  const { t } = useConsole();
+  const { data, error, reload } = useLoad<{ withdrawals: Unsealed[] }>('/unsealed');
+  return (
+    <div className="flex flex-col gap-2 mt-4" data-testid="unsealed">
+      <h3 className="m-0 text-base font-600">{t('unsealed_title')}</h3>
+      <p className="m-0 text-sm text-muted">{t('unsealed_text')}</p>
+      <Refusal error={error} />
+      {data && (
+        <Table
+          testId="unsealed-rows"
+          empty="unsealed_none"
+          head={['user_email', 'order_state', 'order_amount', 'unsealed_fee', 'deposit_network', 'review_address', 'stuck_age', 'common_actions']}
+          rows={data.withdrawals.map((w) => [
+            <Go to={`/operator/users/${w.userId}`} testId="unsealed-user">
+              {w.email ?? w.userId}
+            </Go>,
+            w.state,
+            <span className="whitespace-nowrap">{`${w.amount} ${w.currency}`}</span>,
+            <span className="whitespace-nowrap">{`${w.fee} ${w.currency}`}</span>,
+            w.network,
+            w.address,
+            <span className="whitespace-nowrap">{age(t, w.ageSeconds)}</span>,
+            <Reseal key={w.orderId} withdrawal={w} done={reload} />,
+          ])}
+        />
+      )}
+    </div>
+  );
+}
+
+function Reseal(props: { withdrawal: Unsealed; done: () => void }) {
+  const { t, call } = useConsole();
+  const [reason, setReason] = useState('');
+  const reseal = useAction();
+  const send = () =>
+    reseal.run(async () => {
+      await call('POST', `/unsealed/${props.withdrawal.orderId}/reseal`, reason.trim() === '' ? {} : { reason });
+      props.done();
+    });
+  return (
+    <div className="flex flex-col gap-2 min-w-60">
+      <Input label={t('common_reason')} value={reason} onChange={setReason} testId="unsealed-reason" />
+      <Button onClick={() => void send()} disabled={reseal.busy} testId="unsealed-reseal">
+        {t('unsealed_reseal')}
+      </Button>
+      <Refusal error={reseal.error} />
+    </div>
   );
 }
 

@@ -22,7 +22,7 @@ import { decidedBy, grantRole, listOperators, operatorById, revokeRole, roleIncl
 import { searchUsers } from '../domain/operator/search.ts';
 import { stuckWork } from '../domain/operator/stuck.ts';
 import { accountsOf, ledgerLines, userView } from '../domain/operator/user-view.ts';
-import { approveWithdrawal, listWithdrawalsUnderReview, rejectWithdrawal } from '../domain/withdrawals/review.ts';
+import { approveWithdrawal, listUnsealedWithdrawals, listWithdrawalsUnderReview, rejectWithdrawal, resealWithdrawal } from '../domain/withdrawals/review.ts';
 import { OPERATOR_CLIENT_ID } from '../idp/clients.ts';
 import { requireAuth, type AccessTokenVerifier } from './auth-middleware.ts';
 import type { ApiEnv } from './context.ts';
@@ -153,6 +153,24 @@ export function createOperatorApi(deps: { config: Config; pool: pg.Pool; auth: A
     const { reason: why } = c.req.valid('json');
     const line = { action: 'withdrawal.reject', subject: `withdrawal:${id}`, reason: why };
     return c.json({ result: await rejectWithdrawal(pool, { orderId: id, operatorId: operator.id, reason: why }, decidedBy(operator, 'finance', line)) });
+  });
+
+  // Outside withdrawals on their way from before the approval seal: the signer refuses them until finance re-approves.
+  app.get('/operator/unsealed', finance, async (c) => {
+    const now = Date.now();
+    const withdrawals = (await listUnsealedWithdrawals(pool)).map((item) => ({ ...item, ageSeconds: Math.max(0, Math.floor((now - Date.parse(item.createdAt)) / 1000)) }));
+    return c.json({ withdrawals });
+  });
+
+  // Its figures as they stand sealed for the signer, once: 409 WITHDRAWAL_NOT_UNSEALED for one sealed (or done) since.
+  app.post('/operator/unsealed/:id/reseal', finance, jsonInput(z.object({ reason: optionalReason })), async (c) => {
+    const id = uuid('The withdrawal is a withdrawal id').parse(c.req.param('id'));
+    // Without the signer's channel (a process signing with the seed itself) there is nothing to seal with.
+    if (!deps.approvalSeal) throw new DomainError('SERVICE_UNAVAILABLE', 'This server has no signer channel to seal with: run npm run operator -- reseal-withdrawal');
+    const operator = c.get('operator');
+    const { reason: why } = c.req.valid('json');
+    const line = { action: 'withdrawal.reseal', subject: `withdrawal:${id}`, reason: why };
+    return c.json({ result: await resealWithdrawal(pool, { orderId: id, operatorId: operator.id, reason: why }, deps.approvalSeal, decidedBy(operator, 'finance', line)) });
   });
 
   app.get('/operator/mail', support, async (c) => {

@@ -74,13 +74,14 @@ describe('the operator console', () => {
       ['GET', '/api/operator/mail'], ['POST', '/api/operator/mail/1/resend', {}], ['GET', '/api/operator/stuck'], ['GET', '/api/operator/audit'],
       ['GET', '/api/operator/roles'], ['POST', '/api/operator/roles', { email: people.user.email, role: 'admin' }], ['POST', '/api/operator/roles/revoke', { email: people.admin.email }],
       ['GET', '/api/operator/reviews'], ['POST', `/api/operator/reviews/${id}/approve`, {}], ['POST', `/api/operator/reviews/${id}/reject`, { reason: 'because' }],
+      ['GET', '/api/operator/unsealed'], ['POST', `/api/operator/unsealed/${id}/reseal`, {}],
     ];
     for (const [method, path, body] of routes) {
       const asUser = await call(people.user, method, path, body);
       expect([path, asUser.status, asUser.body.exceptionCode]).toEqual([path, 403, 'FORBIDDEN']);
       expect([path, (await call(undefined, method, path, body)).status]).toEqual([path, 401]);
     }
-    for (const [method, path, body] of routes.filter(([, path]) => /adjustments($|\/)|roles|reviews/.test(path) && !path.endsWith('/adjustments'))) {
+    for (const [method, path, body] of routes.filter(([, path]) => /adjustments($|\/)|roles|reviews|unsealed/.test(path) && !path.endsWith('/adjustments'))) {
       const asSupport = await call(people.support, method, path, body);
       expect([path, asSupport.status, asSupport.body.exceptionCode]).toEqual([path, 403, 'FORBIDDEN']);
     }
@@ -90,6 +91,17 @@ describe('the operator console', () => {
     expect((await call(people.user, 'GET', '/api/operator/me')).status).toBe(200);
     await revokeRole(pool, COMMAND_LINE, { email: people.user.email });
     expect((await call(people.user, 'GET', '/api/operator/me')).status).toBe(403);
+  });
+
+  it("lists finance's unsealed withdrawals and refuses to re-approve what is not one: 400 for a bad id, 404 for none", async () => {
+    const listed = await call<{ withdrawals: unknown[] }>(people.finance1, 'GET', '/api/operator/unsealed');
+    expect([listed.status, listed.body.withdrawals]).toEqual([200, []]);
+    const bad = await call(people.finance1, 'POST', '/api/operator/unsealed/not-an-id/reseal', {});
+    expect([bad.status, bad.body.exceptionCode]).toEqual([400, 'VALIDATION']);
+    const none = await call(people.finance1, 'POST', '/api/operator/unsealed/00000000-0000-4000-8000-000000000000/reseal', {});
+    expect([none.status, none.body.exceptionCode]).toEqual([404, 'WITHDRAWAL_NOT_FOUND']);
+    const long = await call(people.finance1, 'POST', '/api/operator/unsealed/00000000-0000-4000-8000-000000000000/reseal', { reason: 'x'.repeat(501) });
+    expect([long.status, long.body.exceptionCode]).toEqual([400, 'VALIDATION']);
   });
 
   it('applies a credit approved by a second operator, which the user sees at once in balances and history', async () => {
