@@ -25,6 +25,17 @@ export function useConsole(): ConsoleContext {
 
 export const canFinance = (operator: Operator) => operator.role === 'finance' || operator.role === 'admin';
 
+/**
+ * A moment as operators read it beside logs and the command line: `2026-11-28 20:57:11 UTC`, one zone for every
+ * operator wherever they sit (the API's ISO time, to the second); what does not parse is shown as it came.
+ */
+export function utc(value: string): string {
+  const moment = new Date(value);
+  if (Number.isNaN(moment.getTime())) return value;
+  const iso = moment.toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
+}
+
 /** How long something has waited, in hours and minutes, in the console's language. */
 export function age(t: Translate, seconds: number): string {
   const hours = Math.floor(seconds / 3600);

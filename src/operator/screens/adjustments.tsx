@@ -1,6 +1,6 @@
 /** Credits and debits waiting for a second operator: approve (applied at once) or reject with a reason. */
 import { useState } from 'react';
-import { Button, canFinance, Go, Input, Refusal, Section, Table, useAction, useConsole, useLoad } from '../ui.tsx';
+import { Button, canFinance, Go, Input, Refusal, Section, Table, useAction, useConsole, useLoad, utc } from '../ui.tsx';
 
 type Adjustment = { id: string; userId: string; email: string | null; accountId: string; kind: 'CREDIT' | 'DEBIT'; currency: string; amount: string; reason: string; proposedBy: string | null; proposedById: string; proposedAt: string; decidedBy: string | null };
 
@@ -29,7 +29,7 @@ export function AdjustmentsScreen() {
             `${a.amount} ${a.currency}`,
             a.reason,
             a.proposedBy ?? '',
-            a.proposedAt,
+            utc(a.proposedAt),
             state === 'PROPOSED' && canFinance(operator) ? <Decide adjustment={a} decided={reload} /> : (a.decidedBy ?? ''),
           ])}
         />

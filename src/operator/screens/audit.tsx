@@ -1,6 +1,6 @@
 /** The audit log, newest first: who did what to what, when and why. */
 import { useState } from 'react';
-import { Button, Refusal, Section, Table, useAction, useConsole, useLoad } from '../ui.tsx';
+import { Button, Refusal, Section, Table, useAction, useConsole, useLoad, utc } from '../ui.tsx';
 
 type Line = { id: number; at: string; actor: string; action: string; subject: string; reason: string | null; details: Record<string, unknown> };
 
@@ -24,7 +24,7 @@ export function AuditScreen() {
       <Table
         testId="audit-lines"
         head={['audit_at', 'audit_actor', 'audit_action', 'audit_subject', 'audit_reason', 'audit_details']}
-        rows={lines.map((l) => [l.at, l.actor, l.action, l.subject, l.reason ?? '', details(l.details)])}
+        rows={lines.map((l) => [utc(l.at), l.actor, l.action, l.subject, l.reason ?? '', details(l.details)])}
       />
       {last && lines.length % 50 === 0 && (
         <Button kind="ghost" disabled={more.busy} onClick={() => void more.run(async () => setOlder([...older, ...(await call<{ audit: Line[] }>('GET', `/audit?before=${last.id}`)).audit]))}>

@@ -1,6 +1,6 @@
 /** The mail outbox, newest first: each mail's status and error, and resending one as it was written. */
 import { useState } from 'react';
-import { Button, Refusal, Section, Table, useAction, useConsole, useLoad } from '../ui.tsx';
+import { Button, Refusal, Section, Table, useAction, useConsole, useLoad, utc } from '../ui.tsx';
 
 type Mail = { id: string; recipient: string; subject: string; kind: string; status: string; error: string | null; createdAt: string; resendable: boolean };
 
@@ -34,7 +34,7 @@ export function MailScreen() {
             m.subject,
             m.status,
             m.error ?? '',
-            m.createdAt,
+            utc(m.createdAt),
             m.resendable ? (
               <Button
                 kind="ghost"

@@ -1,6 +1,6 @@
 /** Operators and their roles; an admin grants and revokes them here (or with npm run operator -- grant). */
 import { useState } from 'react';
-import { Button, Input, Refusal, Section, Table, useAction, useConsole, useLoad } from '../ui.tsx';
+import { Button, Input, Refusal, Section, Table, useAction, useConsole, useLoad, utc } from '../ui.tsx';
 
 type Operator = { userId: string; email: string | null; role: string; grantedBy: string | null; grantedAt: string };
 
@@ -30,7 +30,7 @@ export function RolesScreen() {
           rows={data.operators.map((o) => [
             o.email ?? o.userId,
             o.role,
-            `${o.grantedAt} · ${o.grantedBy ?? t('roles_command_line')}`,
+            `${utc(o.grantedAt)} · ${o.grantedBy ?? t('roles_command_line')}`,
             <Button kind="ghost" disabled={action.busy} onClick={() => void action.run(async () => (await call('POST', '/roles/revoke', { email: o.email }), reload()))}>
               {t('roles_revoke')}
             </Button>,

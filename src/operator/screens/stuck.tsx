@@ -1,6 +1,6 @@
 /** Deposits, withdrawals and sweeps pending past a threshold, per network, with their age and last error. */
 import { useState } from 'react';
-import { age, Input, Refusal, Section, Table, useConsole, useLoad } from '../ui.tsx';
+import { age, Input, Refusal, Section, Table, useConsole, useLoad, utc } from '../ui.tsx';
 
 type Item = { kind: string; id: string; network: string; currency: string; state: string; amount: string; txHash: string | null; ageSeconds: number; lastError: string | null; waitingSeconds?: number | null };
 type Report = { olderThanMinutes: number; items: Item[]; jobs: { name: string; lastError: string | null; lastFinishedAt: string | null }[] };
@@ -23,7 +23,7 @@ export function StuckScreen() {
             head={['deposit_network', 'stuck_kind', 'order_id', 'order_state', 'order_amount', 'deposit_tx', 'stuck_age', 'stuck_waiting_funds', 'stuck_last_error']}
             rows={data.items.map((i) => [i.network, i.kind, i.id, i.state, `${i.amount} ${i.currency}`, i.txHash ?? '', age(t, i.ageSeconds), typeof i.waitingSeconds === 'number' ? age(t, i.waitingSeconds) : '', i.lastError ?? ''])}
           />
-          <Table head={['stuck_job', 'stuck_last_error', 'stuck_last_run']} rows={data.jobs.map((j) => [j.name, j.lastError ?? '', j.lastFinishedAt ?? ''])} />
+          <Table head={['stuck_job', 'stuck_last_error', 'stuck_last_run']} rows={data.jobs.map((j) => [j.name, j.lastError ?? '', j.lastFinishedAt ? utc(j.lastFinishedAt) : ''])} />
         </>
       )}
     </Section>

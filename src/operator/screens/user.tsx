@@ -1,6 +1,6 @@
 /** A user: who they are, their accounts with the withdrawal freeze, money, orders, deposits, lockouts, and actions. */
 import { useState } from 'react';
-import { Button, canFinance, Go, Input, Refusal, Section, Table, useAction, useConsole, useLoad } from '../ui.tsx';
+import { Button, canFinance, Go, Input, Refusal, Section, Table, useAction, useConsole, useLoad, utc } from '../ui.tsx';
 
 type LedgerLine = { entryId: number; key: string; kind: string; currency: string; bucket: string; amount: string; at: string };
 type Account = { id: string; name: string; withdrawalsFrozenAt: string | null; withdrawalsFrozenReason: string | null };
@@ -31,17 +31,17 @@ export function UserScreen(props: { userId: string }) {
       <Section title={user.email ?? user.id}>
         <Table
           head={['user_id', 'user_email_confirmed', 'user_language', 'user_created', 'user_role']}
-          rows={[[user.id, user.emailConfirmed ? t('common_yes') : t('common_no'), user.language, user.createdAt, user.role ?? none]]}
+          rows={[[user.id, user.emailConfirmed ? t('common_yes') : t('common_no'), user.language, utc(user.createdAt), user.role ?? none]]}
         />
         <Table
           head={['user_sign_in_failures', 'user_sign_in_locked', 'user_passcode', 'user_passcode_locked', 'user_passcode_blocked', 'user_telegram']}
           rows={[
             [
               String(data.signIn.failures),
-              data.signIn.lockedUntil ?? none,
+              data.signIn.lockedUntil ? utc(data.signIn.lockedUntil) : none,
               data.passcode?.set ? t('common_yes') : t('common_no'),
-              data.passcode?.lockedUntil ?? none,
-              data.passcode?.blockedAt ?? none,
+              data.passcode?.lockedUntil ? utc(data.passcode.lockedUntil) : none,
+              data.passcode?.blockedAt ? utc(data.passcode.blockedAt) : none,
               data.telegram ? `${data.telegram.telegramId}${data.telegram.username ? ` @${data.telegram.username}` : ''}` : none,
             ],
           ]}
@@ -72,17 +72,17 @@ export function UserScreen(props: { userId: string }) {
             ),
             `${o.amount} ${o.currency}`,
             o.detail ?? '',
-            o.createdAt,
+            utc(o.createdAt),
           ])} />
       </Section>
       <Section title={t('user_deposits')}>
         <Table
           head={['deposit_network', 'order_amount', 'order_state', 'deposit_confirmations', 'deposit_tx', 'common_created']}
-          rows={data.deposits.map((d) => [d.network, `${d.amount} ${d.currency}`, d.state, `${d.confirmations}/${d.confirmationsRequired}`, d.txHash, d.detectedAt])}
+          rows={data.deposits.map((d) => [d.network, `${d.amount} ${d.currency}`, d.state, `${d.confirmations}/${d.confirmationsRequired}`, d.txHash, utc(d.detectedAt)])}
         />
       </Section>
       <Section title={t('user_audit')}>
-        <Table head={['audit_at', 'audit_actor', 'audit_action', 'audit_reason']} rows={data.audit.map((a) => [a.at, a.actor, a.action, a.reason ?? ''])} />
+        <Table head={['audit_at', 'audit_actor', 'audit_action', 'audit_reason']} rows={data.audit.map((a) => [utc(a.at), a.actor, a.action, a.reason ?? ''])} />
       </Section>
     </div>
   );
@@ -104,7 +104,7 @@ function AccountSection(props: { account: Account; balances: View['balances']; c
     <Section title={t('user_account', { name: account.name })} testId="account">
       <p className="m-0 text-sm text-muted">{account.id}</p>
       <p className="m-0" data-testid="freeze-state">
-        {frozen ? t('freeze_frozen', { since: account.withdrawalsFrozenAt ?? '', reason: account.withdrawalsFrozenReason ?? '' }) : t('freeze_open')}
+        {frozen ? t('freeze_frozen', { since: account.withdrawalsFrozenAt ? utc(account.withdrawalsFrozenAt) : '', reason: account.withdrawalsFrozenReason ?? '' }) : t('freeze_open')}
       </p>
       <div className="flex gap-2 items-end">
         <Input label={t('common_reason')} value={reason} onChange={setReason} testId="freeze-reason" />
@@ -167,7 +167,7 @@ function LedgerSection(props: { userId: string; first: LedgerLine[] }) {
   const last = lines.at(-1);
   return (
     <Section title={t('user_ledger')}>
-      <Table head={['ledger_entry', 'ledger_kind', 'ledger_amount', 'ledger_bucket', 'audit_at']} rows={lines.map((l) => [String(l.entryId), l.kind, `${l.amount} ${l.currency}`, l.bucket, l.at])} testId="ledger" />
+      <Table head={['ledger_entry', 'ledger_kind', 'ledger_amount', 'ledger_bucket', 'audit_at']} rows={lines.map((l) => [String(l.entryId), l.kind, `${l.amount} ${l.currency}`, l.bucket, utc(l.at)])} testId="ledger" />
       {more && last && (
         <Button
           kind="ghost"

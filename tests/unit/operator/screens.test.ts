@@ -4,7 +4,7 @@ import { renderToString } from 'react-dom/server';
 import { ConsoleError, createCall, type Call } from '../../../src/operator/api.ts';
 import { Screens } from '../../../src/operator/console.tsx';
 import { texts } from '../../../src/operator/texts.ts';
-import { ConsoleProvider, type ConsoleContext, type Operator } from '../../../src/operator/ui.tsx';
+import { ConsoleProvider, utc, type ConsoleContext, type Operator } from '../../../src/operator/ui.tsx';
 import { UserScreen } from '../../../src/operator/screens/user.tsx';
 
 const USER = '11111111-1111-4111-8111-111111111111';
@@ -40,6 +40,9 @@ const KNOWN: Record<string, unknown> = {
       { orderId: 'r2', userId: USER, email: null, currency: 'LTC', network: 'LITECOIN', amount: '2', usd: null, address: 'ltc1qreviewed', reasons: ['NO_PRICE'], createdAt: '2026-11-02T10:00:00Z', ageSeconds: 120 },
     ],
   },
+  '/unsealed': {
+    withdrawals: [{ orderId: 'u1', userId: USER, email: 'bob@example.com', state: 'SIGNED', currency: 'BTC', network: 'BITCOIN', amount: '0.002', fee: '0.0001', address: 'bc1qunsealed', createdAt: '2026-11-02T10:00:00Z', ageSeconds: 90_000 }],
+  },
   '/audit': { audit: [{ id: 9, at: '2026-11-02T10:00:00Z', actor: 'ann@example.com', action: 'adjustment.approve', subject: 'adjustment:p0', reason: 'checked', details: { amount: '0.015' } }] },
   '/roles': { operators: [{ userId: 'me', email: 'me@example.com', role: 'admin', grantedBy: null, grantedAt: '2026-11-01T10:00:00Z' }], roles: ['support', 'finance', 'admin'] },
 };
@@ -63,7 +66,7 @@ const page = (path: string, options: { role?: Operator['role']; locale?: 'en' | 
 describe("the operator console's screens", () => {
   it("shows a user: lockouts, Telegram, the freeze with its reason, balances, orders, deposits, the ledger and what operators did", () => {
     const html = render(createElement(UserScreen, { userId: USER }));
-    for (const shown of ['bob@example.com', 'bobby', 'Withdrawals are frozen since 2026-11-02T10:00:00Z: operator: card fraud', 'Unfreeze withdrawals', '0.015', 'BROADCAST', '1/6', 'deadbeef', 'OPERATOR_CREDIT', 'withdrawals.freeze', 'Propose a credit or debit', 'Account: Main']) {
+    for (const shown of ['bob@example.com', 'bobby', 'Withdrawals are frozen since 2026-11-02 10:00:00 UTC: operator: card fraud', '2026-11-03 10:00:00 UTC', '2026-11-03 11:00:00 UTC', 'Unfreeze withdrawals', '0.015', 'BROADCAST', '1/6', 'deadbeef', 'OPERATOR_CREDIT', 'withdrawals.freeze', 'Propose a credit or debit', 'Account: Main']) {
       expect(html, shown).toContain(shown);
     }
     expect(render(createElement(UserScreen, { userId: USER }), { role: 'support' })).not.toContain('Propose a credit or debit');
@@ -86,6 +89,11 @@ describe("the operator console's screens", () => {
     for (const shown of ['bob@example.com', `href="/operator/users/${USER}"`, '0.3 BTC', 'BITCOIN', '$19500.00', 'no price', 'bc1qreviewed', 'above the review threshold; first withdrawal to this address', 'no price to value it', '1 h 6 min', '2 min', 'data-testid="review-approve"', 'data-testid="review-reject"']) {
       expect(reviews, shown).toContain(shown);
     }
+    // Below the queue, the withdrawals from before the approval seal, each with its re-approval.
+    for (const shown of ['Withdrawals from before the approval seal', 'SIGNED', '0.002 BTC', '0.0001 BTC', 'bc1qunsealed', '25 h 0 min', 'data-testid="unsealed-reseal"']) {
+      expect(reviews, shown).toContain(shown);
+    }
+    expect(page('/operator/reviews', { role: 'finance', locale: 'ru' })).toContain('Одобрить заново');
     expect(page('/operator/reviews', { role: 'finance', locale: 'ru' })).toContain('19500.00 $');
     expect(page('/operator/reviews', { role: 'finance', locale: 'ru' })).toContain('выше порога проверки');
     expect(page('/operator/reviews', { role: 'finance', locale: 'ru' })).toContain('1 ч 6 мин');
@@ -96,7 +104,10 @@ describe("the operator console's screens", () => {
     expect(page(`/operator/users/${USER}`, { role: 'support' })).toContain('under review');
     expect(page('/operator/audit')).toContain('adjustment.approve');
     expect(page('/operator/audit')).toContain('amount: 0.015');
-    expect(page('/operator/roles')).toContain('command line');
+    expect(page('/operator/roles')).toContain('2026-11-01 10:00:00 UTC · command line');
+    // Every moment in UTC to the second, in one shape: the mail, the stuck jobs, the audit log.
+    for (const path of ['/operator/mail', '/operator/stuck', '/operator/audit']) expect(page(path), path).toContain('2026-11-02 10:00:00 UTC');
+    expect(page('/operator/audit')).not.toContain('2026-11-02T10:00:00Z');
     expect(page('/operator')).toContain('data-testid="search-query"');
     expect(page(`/operator/users/${USER}`)).toContain('bobby');
     // Support sees no roles page; an unknown path shows the first screen.
@@ -131,5 +142,13 @@ describe("the console's calls", () => {
     await expect(createCall(async () => 'expired', signedOut)('GET', '/me')).rejects.toBeInstanceOf(ConsoleError);
     await expect(createCall(async () => null, signedOut)('GET', '/me')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
     expect(signedOut).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe("the console's moments", () => {
+  it('are shown in UTC to the second, whatever zone the API wrote them in; what does not parse is shown as it came', () => {
+    expect(utc('2026-11-02T10:00:00.123Z')).toBe('2026-11-02 10:00:00 UTC');
+    expect(utc('2026-11-02T13:00:00+03:00')).toBe('2026-11-02 10:00:00 UTC');
+    expect(utc('soon')).toBe('soon');
   });
 });
