@@ -165,33 +165,46 @@ test('the operator console: roles, search by each key, freeze, four eyes, refusa
   }
 });
 
+/** A customer with 0.05 BTC credited and a way to withdraw it to the outside seed's `index`th address ($650 per 0.01 BTC: held for review). */
+async function customerWithBtc(page: Page, app: TestApp) {
+  const customer = await apiUser(app);
+  const deposit = await addressOf(page, customer, 'BTC');
+  expect((await page.request.post('/sandbox/devnet/deposit', { data: { currency: 'BTC', address: deposit, amount: '0.05' } })).status()).toBe(201);
+  await expect.poll(() => available(page, customer, 'BTC'), { timeout: 30_000 }).toBe('0.05');
+  const withdraw = async (amount: string, index: number) => {
+    const to = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', index, 'mainnet');
+    const sent = await page.request.post(`/api/${customer.accountId}/withdrawal`, {
+      headers: { authorization: `Bearer ${customer.token}` },
+      data: { currency: 'BTC', amount, depositAddress: to, idempotencyKey: randomUUID() },
+    });
+    expect(sent.status()).toBe(200);
+    expect(await sent.json()).toMatchObject({ underReview: true });
+    return to;
+  };
+  return { customer, withdraw };
+}
+
+/** A new finance operator's console, on the Review queue. */
+async function financeOnReviews(page: Page, app: TestApp, browser: Browser, pool: pg.Pool): Promise<Page> {
+  const financeEmail = await newUser(page, app);
+  await grantRole(pool, COMMAND_LINE, { email: financeEmail, role: 'finance' });
+  const finance = await operatorPage(browser, app, financeEmail);
+  await finance.getByTestId('nav-reviews').click();
+  return finance;
+}
+
 test('the review queue: a withdrawal approved goes on, another rejected ends Failed for its user', async ({ page, app, browser }) => {
   test.setTimeout(120_000);
   const pool = new pg.Pool({ connectionString: app.env.DATABASE_URL, max: 2 });
   try {
-    const customer = await apiUser(app);
-    const deposit = await addressOf(page, customer, 'BTC');
-    expect((await page.request.post('/sandbox/devnet/deposit', { data: { currency: 'BTC', address: deposit, amount: '0.05' } })).status()).toBe(201);
-    await expect.poll(() => available(page, customer, 'BTC'), { timeout: 30_000 }).toBe('0.05');
+    const { customer, withdraw } = await customerWithBtc(page, app);
     // $650 and $130 at the reference price: both over the $100 threshold, both held.
-    const withdraw = async (amount: string, index: number) => {
-      const to = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', index, 'mainnet');
-      const sent = await page.request.post(`/api/${customer.accountId}/withdrawal`, {
-        headers: { authorization: `Bearer ${customer.token}` },
-        data: { currency: 'BTC', amount, depositAddress: to, idempotencyKey: randomUUID() },
-      });
-      expect(sent.status()).toBe(200);
-      expect(await sent.json()).toMatchObject({ underReview: true });
-    };
     await withdraw('0.01', 0);
     await withdraw('0.002', 1);
     const stateOf = async (amount: bigint) =>
       (await pool.query<{ state: string; tx_hash: string | null }>('SELECT state, tx_hash FROM withdrawals WHERE wallet_account_id = $1 AND amount = $2', [customer.accountId, amount.toString()])).rows[0];
 
-    const financeEmail = await newUser(page, app);
-    await grantRole(pool, COMMAND_LINE, { email: financeEmail, role: 'finance' });
-    const finance = await operatorPage(browser, app, financeEmail);
-    await finance.getByTestId('nav-reviews').click();
+    const finance = await financeOnReviews(page, app, browser, pool);
     const rows = finance.getByTestId('review-rows').locator('tbody tr');
     await expect(rows).toHaveCount(2);
     await expect(rows.first()).toContainText(customer.email);
@@ -238,24 +251,13 @@ test('a withdrawal from before the approval seal waits until finance re-approves
   test.setTimeout(120_000);
   const pool = new pg.Pool({ connectionString: app.env.DATABASE_URL, max: 2 });
   try {
-    const customer = await apiUser(app);
-    const deposit = await addressOf(page, customer, 'BTC');
-    expect((await page.request.post('/sandbox/devnet/deposit', { data: { currency: 'BTC', address: deposit, amount: '0.05' } })).status()).toBe(201);
-    await expect.poll(() => available(page, customer, 'BTC'), { timeout: 30_000 }).toBe('0.05');
+    const { customer, withdraw } = await customerWithBtc(page, app);
     // Held for review ($650), then made what a withdrawal from before the seal looks like: on its way, with no seal.
-    const to = await deriveAddress(OUTSIDE_SEED, 'BITCOIN', 7, 'mainnet');
-    const sent = await page.request.post(`/api/${customer.accountId}/withdrawal`, {
-      headers: { authorization: `Bearer ${customer.token}` },
-      data: { currency: 'BTC', amount: '0.01', depositAddress: to, idempotencyKey: randomUUID() },
-    });
-    expect(await sent.json()).toMatchObject({ underReview: true });
+    const to = await withdraw('0.01', 7);
     const row = async () => (await pool.query<{ id: string; state: string; tx_hash: string | null; sealed: boolean }>('SELECT id, state, tx_hash, approval_seal IS NOT NULL AS sealed FROM withdrawals WHERE wallet_account_id = $1', [customer.accountId])).rows[0];
     await pool.query(`UPDATE withdrawals SET state = 'PENDING', approval_seal = NULL WHERE wallet_account_id = $1`, [customer.accountId]);
 
-    const financeEmail = await newUser(page, app);
-    await grantRole(pool, COMMAND_LINE, { email: financeEmail, role: 'finance' });
-    const finance = await operatorPage(browser, app, financeEmail);
-    await finance.getByTestId('nav-reviews').click();
+    const finance = await financeOnReviews(page, app, browser, pool);
     await expect(finance.getByTestId('reviews')).toContainText('No withdrawal waits for review');
     const rows = finance.getByTestId('unsealed-rows').locator('tbody tr');
     await expect(rows).toHaveCount(1);

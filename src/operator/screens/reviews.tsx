@@ -26,9 +26,7 @@ export function ReviewsScreen() {
           empty="reviews_none"
           head={['user_email', 'order_amount', 'deposit_network', 'review_usd', 'review_address', 'review_reasons', 'stuck_age', 'common_actions']}
           rows={data.reviews.map((r) => [
-            <Go to={`/operator/users/${r.userId}`} testId="review-user">
-              {r.email ?? r.userId}
-            </Go>,
+            <Owner of={r} testId="review-user" />,
             <span className="whitespace-nowrap" data-testid="review-amount">{`${r.amount} ${r.currency}`}</span>,
             r.network,
             r.usd === null ? t('review_no_price') : t('review_usd_value', { usd: r.usd }),
@@ -41,6 +39,15 @@ export function ReviewsScreen() {
       )}
       <UnsealedWithdrawals />
     </Section>
+  );
+}
+
+/** The withdrawal's user, by e-mail (or id), opening their page. */
+function Owner(props: { of: { userId: string; email: string | null }; testId: string }) {
+  return (
+    <Go to={`/operator/users/${props.of.userId}`} testId={props.testId}>
+      {props.of.email ?? props.of.userId}
+    </Go>
   );
 }
 
@@ -58,9 +65,7 @@ function UnsealedWithdrawals() {
           empty="unsealed_none"
           head={['user_email', 'order_state', 'order_amount', 'unsealed_fee', 'deposit_network', 'review_address', 'stuck_age', 'common_actions']}
           rows={data.withdrawals.map((w) => [
-            <Go to={`/operator/users/${w.userId}`} testId="unsealed-user">
-              {w.email ?? w.userId}
-            </Go>,
+            <Owner of={w} testId="unsealed-user" />,
             w.state,
             <span className="whitespace-nowrap">{`${w.amount} ${w.currency}`}</span>,
             <span className="whitespace-nowrap">{`${w.fee} ${w.currency}`}</span>,
