@@ -45,6 +45,12 @@ const adjustmentBody = z.object({
   reason,
 });
 
+/** Each item with how long it has waited since `createdAt`, in whole seconds (the console shows it as an age). */
+function withAge<T extends { createdAt: string }>(items: readonly T[]): (T & { ageSeconds: number })[] {
+  const now = Date.now();
+  return items.map((item) => ({ ...item, ageSeconds: Math.max(0, Math.floor((now - Date.parse(item.createdAt)) / 1000)) }));
+}
+
 function parseQuery<S extends z.ZodType>(schema: S, query: Record<string, string>): z.output<S> {
   return schema.parse(query);
 }
@@ -132,11 +138,7 @@ export function createOperatorApi(deps: { config: Config; pool: pg.Pool; auth: A
     return c.json({ result: await rejectAdjustment(pool, c.get('operator'), { id, reason: c.req.valid('json').reason }) });
   });
 
-  app.get('/operator/reviews', finance, async (c) => {
-    const now = Date.now();
-    const reviews = (await listWithdrawalsUnderReview(pool)).map((item) => ({ ...item, ageSeconds: Math.max(0, Math.floor((now - Date.parse(item.createdAt)) / 1000)) }));
-    return c.json({ reviews });
-  });
+  app.get('/operator/reviews', finance, async (c) => c.json({ reviews: withAge(await listWithdrawalsUnderReview(pool)) }));
 
   // 'approved' or 'rejected' once; 'already' when the same decision was taken before (a second click, a retry).
   app.post('/operator/reviews/:id/approve', finance, jsonInput(z.object({ reason: optionalReason })), async (c) => {
@@ -156,11 +158,7 @@ export function createOperatorApi(deps: { config: Config; pool: pg.Pool; auth: A
   });
 
   // Outside withdrawals on their way from before the approval seal: the signer refuses them until finance re-approves.
-  app.get('/operator/unsealed', finance, async (c) => {
-    const now = Date.now();
-    const withdrawals = (await listUnsealedWithdrawals(pool)).map((item) => ({ ...item, ageSeconds: Math.max(0, Math.floor((now - Date.parse(item.createdAt)) / 1000)) }));
-    return c.json({ withdrawals });
-  });
+  app.get('/operator/unsealed', finance, async (c) => c.json({ withdrawals: withAge(await listUnsealedWithdrawals(pool)) }));
 
   // Its figures as they stand sealed for the signer, once: 409 WITHDRAWAL_NOT_UNSEALED for one sealed (or done) since.
   app.post('/operator/unsealed/:id/reseal', finance, jsonInput(z.object({ reason: optionalReason })), async (c) => {
