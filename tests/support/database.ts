@@ -59,3 +59,17 @@ export async function createTestDatabase(adminUrl: string, prefix = 'wallet_test
     },
   };
 }
+
+/** A pool that counts what reaches PostgreSQL through it: statements (`query`) and connections checked out (`connect`). */
+export function countedPool(pool: pg.Pool): { pool: pg.Pool; counts: { statements: number; connections: number } } {
+  const counts = { statements: 0, connections: 0 };
+  const counted = new Proxy(pool, {
+    get(target, key) {
+      if (key === 'query') return (...args: unknown[]) => ((counts.statements += 1), (target.query as (...a: unknown[]) => unknown)(...args));
+      if (key === 'connect') return () => ((counts.connections += 1), target.connect());
+      const value: unknown = Reflect.get(target, key);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  }) as pg.Pool;
+  return { pool: counted, counts };
+}

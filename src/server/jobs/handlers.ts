@@ -53,14 +53,14 @@ export type JobSources = {
   analyticsRetentionDays?: number | undefined;
 };
 
-/** The jobs; the worker runs each in its own lane. */
+/** The jobs; the worker runs each on its own. */
 export function jobHandlers(sources: JobSources): JobHandler[] {
   const { pool, log, pollMs, chain } = sources;
   // Order books, not chains: at least a second apart, whatever the poll interval.
   const ordersEveryMs = Math.max(pollMs, 1_000);
   const jobs: JobHandler[] = [];
   const add = (name: string, everyMs: number, work: Work) => jobs.push({ name, everyMs, run: async () => void (await work()) });
-  // The chain jobs run per network that is on (`chain.deposits:LITECOIN`), each in its own lane of the worker: a
+  // The chain jobs run per network that is on (`chain.deposits:LITECOIN`), each run on its own by the worker: a
   // node that does not answer delays and fails only its own network's jobs. Each job sees the port narrowed to its
   // network, so the domain's walks over `chain.networks` touch that network's rows alone.
   for (const network of chain.networks) {

@@ -1,19 +1,24 @@
 /**
- * The worker: periodic jobs, each in its own lane, so a job waiting on a slow node delays no other job. A lane claims
- * its job by moving its job_schedule row's `run_at` a lease ahead (`UPDATE … WHERE run_at <= now()`: of any number of
- * processes exactly one wins, its token in `lease_owner`), renews the lease while the job runs and sets the next run
- * when it ends, each only while its token still holds the row; a process that dies mid-job leaves the lease to run
- * out, and another process takes the job up then (a process that could not renew in time logs that it lost it). No connection is held for a
- * claim, so the jobs' work and the gateway's requests share the pool; at most `concurrency` jobs run at once in a
- * process. A job that fails waits longer each time (exponential, capped, back to its schedule after a success):
- * `failures` and `run_at` in job_schedule show it, and only a first failure or a new error logs an ERROR.
- * Handlers must be idempotent (they may run again after a crash).
+ * The worker: periodic jobs, run by one poller per process. Every tick (`WORKER_POLL_MS`, at most a third of a lease)
+ * it sends one statement that writes the ends of the runs finished since the last tick and claims the jobs now due,
+ * oldest first, as many as it has free slots: a claim moves the job_schedule row's `run_at` a lease ahead and puts
+ * the tick's token in `lease_owner` (`FOR UPDATE SKIP LOCKED`: of any number of processes exactly one wins each row).
+ * A run whose next run is due by then is claimed again in the same write, in its turn among the due ones. Each
+ * claimed job runs on its own (a job waiting on a slow node delays no other job and no tick), renews its lease while
+ * it runs, and its end changes the row only while its token still holds it; a process that dies mid-job leaves the
+ * lease to run out, and another process takes the job up then (a process that could not renew in time logs that it
+ * lost it). No connection is held between ticks, so the jobs' work and the gateway's requests share the pool; at most
+ * `concurrency` jobs run at once in a process. A job runs every `everyMs` counted from its start (one that took
+ * longer runs again at the next tick). A job that fails waits longer each time, counted from its end (exponential,
+ * capped, back to its schedule after a success): `failures` and `run_at` in job_schedule show it, and only a first
+ * failure or a new error logs an ERROR. Handlers must be idempotent (they may run again after a crash).
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from '../log.ts';
 import type { JobHandler } from './port.ts';
 
+/** `runOnce` is for tests and tools: it runs what is due now, to the end, and is not meant to overlap `start`. */
 export type Worker = { start: () => void; stop: () => Promise<void>; runOnce: () => Promise<number> };
 
 /** One run of a job as this process saw it (the metrics count runs, failures and durations by job). */
@@ -41,16 +46,46 @@ export function defaultConcurrency(pool: pg.Pool): number {
 export const LEASE_MS = 10_000;
 
 /**
- * The schedule's bookkeeping (a claim, a renewal, a run's end) commits without waiting for its WAL flush
- * (`synchronous_commit` off for that one statement's transaction, then back to the connection's own setting). A crash
- * can forget the last of them, and nothing is lost by that: the row goes back to an earlier claim or schedule, and
- * the job, idempotent, runs again. It spares the disk two flushes per run: 21 lanes polling every 100 ms made 400 a
- * second per process, as many as the money's commits could use.
+ * The schedule's bookkeeping (a tick, a renewal) commits without waiting for its WAL flush (`synchronous_commit` off
+ * for that one statement's transaction, then back to the connection's own setting). A crash can forget the last of
+ * them, and nothing is lost by that: the row goes back to an earlier claim or schedule, and the job, idempotent, runs
+ * again. It spares the disk a flush per tick.
  */
 export const RELAXED_COMMIT = "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true))";
 
-/** The longest a lane sleeps before looking at its row again (another process may have moved it). */
+/**
+ * A tick, in one statement. $1–$7: the runs that ended (name, claim token, ms until the next run is due (≤ 0: due),
+ * ms since the run started and since it finished, its error, its failures in a row); $8: the jobs not in this
+ * process's hands; $9: ended jobs not to claim again (runOnce's); $10: free slots; $11: the lease in ms; $12: this
+ * tick's token. The ended rows and the waiting rows are disjoint, so each row is written once.
+ */
+const TICK = `${RELAXED_COMMIT},
+  ends AS (SELECT * FROM unnest($1::text[], $2::text[], $3::float8[], $4::float8[], $5::float8[], $6::text[], $7::int[]) AS e(name, owner, wait_ms, started_ago, finished_ago, error, failures)),
+  waiting AS (SELECT name, run_at AS due FROM job_schedule WHERE name = ANY($8::text[]) AND run_at <= now() FOR UPDATE SKIP LOCKED),
+  due AS (SELECT name, due FROM waiting UNION ALL SELECT name, now() + wait_ms * interval '1 millisecond' FROM ends WHERE wait_ms <= 0 AND NOT name = ANY($9::text[])),
+  chosen AS (SELECT name FROM due ORDER BY due LIMIT $10),
+  ended AS (
+    UPDATE job_schedule s SET
+      lease_owner = CASE WHEN s.name IN (SELECT name FROM chosen) THEN $12 END,
+      run_at = now() + CASE WHEN s.name IN (SELECT name FROM chosen) THEN $11 ELSE e.wait_ms END * interval '1 millisecond',
+      last_started_at = now() - e.started_ago * interval '1 millisecond', last_finished_at = now() - e.finished_ago * interval '1 millisecond',
+      last_error = e.error, failures = e.failures, runs = s.runs + 1
+    FROM relaxed, ends e WHERE s.name = e.name AND s.lease_owner = e.owner
+    RETURNING s.name, s.lease_owner IS NOT NULL AS claimed, s.failures, s.last_error),
+  claimed AS (
+    UPDATE job_schedule s SET run_at = now() + $11 * interval '1 millisecond', lease_owner = $12 FROM relaxed
+    WHERE s.name IN (SELECT name FROM chosen) AND s.name = ANY($8::text[])
+    RETURNING s.name, true AS claimed, s.failures, s.last_error)
+SELECT name, claimed, failures, last_error AS "lastError", (SELECT count(*) FROM due)::int AS due FROM ended
+UNION ALL SELECT name, claimed, failures, last_error, (SELECT count(*) FROM due)::int FROM claimed`;
+
+/** The longest the poller waits after ticks that failed in a row (the database away). */
 const MAX_IDLE_MS = 60_000;
+
+/** A job this process holds: running, or finished with its end not written yet. */
+type Claim = { handler: JobHandler; owner: string; started: number; failures: number; lastError: string | null };
+/** A finished run waiting for the next tick to write it: `dueAt` is its next run (this process's clock). */
+type End = { claim: Claim; finished: number; failure: string | null; failures: number; dueAt: number };
 
 export function createWorker(options: {
   pool: pg.Pool;
@@ -68,10 +103,17 @@ export function createWorker(options: {
   const { pool, log, handlers, pollMs, observe, trace } = options;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const leaseMs = options.leaseMs ?? LEASE_MS;
-  const slots = createSlots(options.concurrency ?? defaultConcurrency(pool));
+  const concurrency = options.concurrency ?? defaultConcurrency(pool);
+  // A finished run's end is written before the lease it still holds (renewed at most a third of a lease before) runs out.
+  const tickMs = Math.min(pollMs, leaseMs / 3);
+  const byName = new Map(handlers.map((handler) => [handler.name, handler]));
+  const held = new Map<string, Claim>();
+  const ended = new Map<string, End>();
+  const runs = new Set<Promise<void>>();
   let running = false;
-  let stopping = false;
-  let lanes: Promise<void>[] = [];
+  /** The last tick left due jobs waiting for a slot: a run that ends wakes the poller. */
+  let full = false;
+  let poller: Promise<void> = Promise.resolve();
   const sleepers = new Set<() => void>();
   let registered = false;
 
@@ -81,84 +123,111 @@ export function createWorker(options: {
     registered = true;
   };
 
+  /** Runs a claimed job on its own, renewing its lease; its end waits in `ended` for the next tick. */
+  const launch = (claim: Claim) => {
+    const { handler, owner, started } = claim;
+    held.set(handler.name, claim);
+    const run = (async () => {
+      let renewal: Promise<unknown> = Promise.resolve();
+      let lost = false;
+      const renew = setInterval(() => {
+        renewal = pool
+          .query(`${RELAXED_COMMIT} UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond' FROM relaxed WHERE name = $1 AND lease_owner = $3`, [handler.name, leaseMs, owner])
+          .then((renewed) => {
+            // Another process took the job over (this one could not renew in time): said once; its run goes on, the row is theirs.
+            if (renewed.rowCount === 0 && !lost) log.error({ job: handler.name }, 'job lease lost while running: another process may run it too');
+            lost ||= renewed.rowCount === 0;
+          })
+          .catch((error: unknown) => log.warn({ err: error, job: handler.name }, 'job lease not renewed'));
+      }, leaseMs / 3);
+      let thrown: { error: unknown } | undefined;
+      try {
+        await (trace ? trace(handler.name, () => handler.run()) : handler.run());
+      } catch (error) {
+        thrown = { error };
+      } finally {
+        clearInterval(renew);
+        // A renewal under way must not land after the end is written.
+        await renewal;
+      }
+      const finished = Date.now();
+      observe?.({ job: handler.name, ok: thrown === undefined, seconds: (finished - started) / 1000 });
+      const failure = thrown === undefined ? null : thrown.error instanceof Error ? thrown.error.message : String(thrown.error);
+      const failures = failure === null ? 0 : claim.failures + 1;
+      const delay = retryDelayMs(handler.everyMs, failures, backoff);
+      if (failure === null) {
+        if (claim.failures > 0) log.info({ job: handler.name, failures: claim.failures }, 'job recovered');
+      } else if (failures === 1 || failure !== claim.lastError) {
+        // One ERROR when a job starts failing or fails differently; failing the same way again is a WARN.
+        log.error({ err: thrown?.error, job: handler.name, failures, retryInMs: delay }, 'job failed');
+      } else {
+        log.warn({ job: handler.name, failures, retryInMs: delay, error: failure }, 'job still failing');
+      }
+      // A success keeps the schedule from the run's start; a failure waits from its end.
+      ended.set(handler.name, { claim, finished, failure, failures, dueAt: failure === null ? started + delay : finished + delay });
+      // Due jobs wait for a slot since the last tick: the next tick is now.
+      if (full) {
+        full = false;
+        for (const wake of [...sleepers]) wake();
+      }
+    })();
+    runs.add(run);
+    void run.finally(() => runs.delete(run));
+  };
+
   /**
-   * Runs the job if it is due and no other process holds it. Answers whether it ran, and how long until its row is
-   * worth looking at again (its next run, as far as this process knows).
+   * One tick: writes the ends waiting, claims what is due into the free slots (none when `claiming` is false) and
+   * launches it; answers the names it claimed, and whether more were due than it had free slots.
+   * `again` lists ended jobs not to claim again now.
    */
-  const runIfDue = async (handler: JobHandler): Promise<{ ran: boolean; waitMs: number }> => {
-    // The claim's token: renewals and the closing update change the row only while this claim still holds it.
-    const owner = randomUUID();
-    const claimed = await pool.query<{ failures: number; lastError: string | null }>(
-      `${RELAXED_COMMIT} UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond', lease_owner = $3 FROM relaxed
-        WHERE name = $1 AND run_at <= now() RETURNING failures, last_error AS "lastError"`,
-      [handler.name, leaseMs, owner],
-    );
-    const row = claimed.rows[0];
-    if (!row) {
-      // Not due, or running in another process (its lease): look again when it is due.
-      const next = await pool.query<{ waitMs: number }>(`SELECT greatest(0, extract(epoch FROM run_at - now()) * 1000)::float8 AS "waitMs" FROM job_schedule WHERE name = $1`, [handler.name]);
-      return { ran: false, waitMs: next.rows[0]?.waitMs ?? pollMs };
+  const tick = async (claiming: boolean, again: ReadonlySet<string> = new Set()): Promise<{ claimed: string[]; more: boolean }> => {
+    const ends = [...ended.values()];
+    const free = claiming ? Math.max(0, concurrency - runs.size) : 0;
+    const waiting = free > 0 ? handlers.filter((h) => !held.has(h.name) && !again.has(h.name)).map((h) => h.name) : [];
+    if (ends.length === 0 && waiting.length === 0) return { claimed: [], more: false };
+    const now = Date.now();
+    const token = randomUUID();
+    const result = await pool.query<{ name: string; claimed: boolean; failures: number; lastError: string | null; due: number }>(TICK, [
+      ends.map((end) => end.claim.handler.name),
+      ends.map((end) => end.claim.owner),
+      ends.map((end) => end.dueAt - now),
+      ends.map((end) => now - end.claim.started),
+      ends.map((end) => now - end.finished),
+      ends.map((end) => end.failure),
+      ends.map((end) => end.failures),
+      waiting,
+      [...again],
+      free,
+      leaseMs,
+      token,
+    ]);
+    // Written, or no longer this process's to write (its lease was taken over: logged while it ran).
+    for (const end of ends) {
+      ended.delete(end.claim.handler.name);
+      held.delete(end.claim.handler.name);
     }
+    const claimed: string[] = [];
     const started = Date.now();
-    let renewal: Promise<unknown> = Promise.resolve();
-    let lost = false;
-    const renew = setInterval(() => {
-      renewal = pool
-        .query(`${RELAXED_COMMIT} UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond' FROM relaxed WHERE name = $1 AND lease_owner = $3`, [handler.name, leaseMs, owner])
-        .then((renewed) => {
-          // Another process took the job over (this one could not renew in time): said once; its run goes on, the row is theirs.
-          if (renewed.rowCount === 0 && !lost) log.error({ job: handler.name }, 'job lease lost while running: another process may run it too');
-          lost ||= renewed.rowCount === 0;
-        })
-        .catch((error: unknown) => log.warn({ err: error, job: handler.name }, 'job lease not renewed'));
-    }, leaseMs / 3);
-    let thrown: { error: unknown } | undefined;
-    try {
-      await (trace ? trace(handler.name, () => handler.run()) : handler.run());
-    } catch (error) {
-      thrown = { error };
-    } finally {
-      clearInterval(renew);
-      // A renewal under way must not land after the next run is set.
-      await renewal;
+    for (const row of result.rows) {
+      const handler = byName.get(row.name);
+      if (!row.claimed || !handler) continue;
+      claimed.push(row.name);
+      launch({ handler, owner: token, started, failures: row.failures, lastError: row.lastError });
     }
-    observe?.({ job: handler.name, ok: thrown === undefined, seconds: (Date.now() - started) / 1000 });
-    const failure = thrown === undefined ? null : thrown.error instanceof Error ? thrown.error.message : String(thrown.error);
-    const failures = failure === null ? 0 : row.failures + 1;
-    const delay = retryDelayMs(handler.everyMs, failures, backoff);
-    if (failure === null) {
-      if (row.failures > 0) log.info({ job: handler.name, failures: row.failures }, 'job recovered');
-    } else if (failures === 1 || failure !== row.lastError) {
-      // One ERROR when a job starts failing or fails differently; failing the same way again is a WARN.
-      log.error({ err: thrown?.error, job: handler.name, failures, retryInMs: delay }, 'job failed');
-    } else {
-      log.warn({ job: handler.name, failures, retryInMs: delay, error: failure }, 'job still failing');
-    }
-    await pool.query(
-      `${RELAXED_COMMIT} UPDATE job_schedule SET run_at = now() + $2 * interval '1 millisecond', last_started_at = to_timestamp($3 / 1000.0),
-              last_finished_at = now(), last_error = $4, failures = $5, runs = runs + 1, lease_owner = NULL FROM relaxed WHERE name = $1 AND lease_owner = $6`,
-      [handler.name, delay, started, failure, failures, owner],
-    );
-    return { ran: true, waitMs: delay };
+    return { claimed, more: (result.rows[0]?.due ?? 0) > free };
   };
 
-  /** One job, in turn for a slot: only `concurrency` jobs run at once. */
-  const runInSlot = async (handler: JobHandler): Promise<{ ran: boolean; waitMs: number }> => {
-    await slots.acquire();
-    try {
-      // Stopping: the jobs in hand finish, none waiting for a slot starts.
-      if (stopping) return { ran: false, waitMs: 0 };
-      return await runIfDue(handler);
-    } finally {
-      slots.release();
-    }
-  };
-
-  /** Runs every due job this process can claim, at most `concurrency` at once; returns how many ran. */
+  /** Runs every due job this process can claim, each once, at most `concurrency` at once, to the end; returns how many ran. */
   const runOnce = async (): Promise<number> => {
     await register();
-    const results = await Promise.all(handlers.map((handler) => runInSlot(handler)));
-    return results.filter((result) => result.ran).length;
+    const ran = new Set<string>();
+    for (;;) {
+      for (const name of (await tick(true, ran)).claimed) ran.add(name);
+      if (runs.size === 0) break;
+      await Promise.race(runs);
+    }
+    if (ended.size > 0) await tick(false);
+    return ran.size;
   };
 
   const sleep = (ms: number) =>
@@ -172,20 +241,21 @@ export function createWorker(options: {
       sleepers.add(wake);
     });
 
-  const lane = async (handler: JobHandler) => {
-    // Claims that failed in a row (the database away): the lane waits longer each time and says so once.
-    let claimFailures = 0;
+  const poll = async () => {
+    // Ticks that failed in a row (the database away): the poller waits longer each time and says so once.
+    let failures = 0;
     while (running) {
-      let waitMs: number;
+      let waitMs = tickMs;
       try {
         await register();
-        const result = await runInSlot(handler);
-        claimFailures = 0;
-        // Never busier than the poll interval, never asleep past a minute.
-        waitMs = Math.min(MAX_IDLE_MS, Math.max(pollMs, result.waitMs));
+        const { more } = await tick(true);
+        failures = 0;
+        // More were due than there were slots: tick again as soon as one is free (now, if a run ended meanwhile).
+        if (more && runs.size < concurrency) continue;
+        full = more;
       } catch (error) {
-        if (claimFailures++ === 0) log.warn({ err: error, job: handler.name }, 'the worker could not claim a job; it tries again');
-        waitMs = Math.min(MAX_IDLE_MS, pollMs * 2 ** Math.min(claimFailures, 16));
+        if (failures++ === 0) log.warn({ err: error }, 'the worker could not claim its jobs; it tries again');
+        waitMs = Math.min(MAX_IDLE_MS, tickMs * 2 ** Math.min(failures, 16));
       }
       if (running) await sleep(waitMs);
     }
@@ -195,40 +265,23 @@ export function createWorker(options: {
     start() {
       if (running) return;
       running = true;
-      stopping = false;
-      lanes = handlers.map((handler) => lane(handler));
-      log.info({ jobs: handlers.map((h) => h.name), concurrency: slots.size }, 'worker started');
+      poller = poll();
+      log.info({ jobs: handlers.map((h) => h.name), concurrency }, 'worker started');
     },
     async stop() {
       if (!running) return;
       running = false;
-      stopping = true;
-      // Every job in hand finishes, no other starts.
       for (const wake of [...sleepers]) wake();
-      await Promise.all(lanes);
+      await poller;
+      // Every job in hand finishes, none starts; their ends are written.
+      await Promise.all([...runs]);
+      try {
+        if (ended.size > 0) await tick(false);
+      } catch (error) {
+        log.warn({ err: error }, 'the worker could not record its last runs; their leases run out');
+      }
       log.info('worker stopped');
     },
     runOnce,
-  };
-}
-
-/** A counting semaphore: `acquire` waits for a free slot, `release` hands it to the next waiter. */
-function createSlots(size: number) {
-  let free = size;
-  const waiting: (() => void)[] = [];
-  return {
-    size,
-    acquire(): Promise<void> {
-      if (free > 0) {
-        free--;
-        return Promise.resolve();
-      }
-      return new Promise<void>((resolve) => waiting.push(resolve));
-    },
-    release(): void {
-      const next = waiting.shift();
-      if (next) next();
-      else free++;
-    },
   };
 }

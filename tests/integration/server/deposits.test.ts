@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { countedPool, createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { auditFailures, createWalletAccount, openTestCustody, quietLog, waitFor } from '../../support/custody.ts';
 import type { Database } from '../../../src/server/db/database.ts';
 import type { TestCustody } from '../../support/custody.ts';
@@ -74,19 +74,12 @@ describe('deposits from the devnet', () => {
     const cursor = (await database.pool.query<{ position: string }>(`SELECT position FROM chain_cursors WHERE network = 'BITCOIN'`)).rows[0]?.position ?? null;
     // The chain answers that nothing came after the cursor; the pool counts the connections checked out for a transaction.
     const quiet = { ...custody.chain, scan: async () => ({ transfers: [], cursor }) };
-    let connections = 0;
-    const counted = new Proxy(database.pool, {
-      get(target, key) {
-        if (key === 'connect') return () => ((connections += 1), target.connect());
-        const value: unknown = Reflect.get(target, key);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    }) as pg.Pool;
+    const { pool: counted, counts } = countedPool(database.pool);
     expect(await scanDeposits(counted, quiet, 'BITCOIN')).toBe(0);
-    expect(connections).toBe(0);
+    expect(counts.connections).toBe(0);
     // A cursor that moved is saved, in a transaction.
     expect(await scanDeposits(counted, { ...quiet, scan: async () => ({ transfers: [], cursor: `${cursor ?? ''}-moved` }) }, 'BITCOIN')).toBe(0);
-    expect(connections).toBe(1);
+    expect(counts.connections).toBe(1);
     expect((await database.pool.query<{ position: string }>(`SELECT position FROM chain_cursors WHERE network = 'BITCOIN'`)).rows[0]?.position).toBe(`${cursor ?? ''}-moved`);
     // Back where the chain is, for the cases after this one.
     if (cursor === null) await database.pool.query(`DELETE FROM chain_cursors WHERE network = 'BITCOIN'`);

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { pino } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { countedPool, createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { auditFailures, createWalletAccount, openTestCustody, quietLog, waitFor } from '../../support/custody.ts';
 import type { Database } from '../../../src/server/db/database.ts';
 import type { TestCustody } from '../../support/custody.ts';
@@ -13,7 +13,6 @@ import { addAssets, listAssets } from '../../../src/server/domain/assets.ts';
 import { confirmDeposits, scanDeposits } from '../../../src/server/domain/deposits.ts';
 import { createWithdrawalService, type WithdrawalService } from '../../../src/server/domain/withdrawals/requests.ts';
 import { broadcastWithdrawals, confirmWithdrawals, processWithdrawals, signWithdrawals, withdrawalsHaveWork } from '../../../src/server/domain/withdrawals/worker.ts';
-import type pg from 'pg';
 
 /**
  * The withdrawal worker against real PostgreSQL, ledger and devnet: one withdrawal the signer refuses, or whose
@@ -197,21 +196,12 @@ describe('the withdrawal worker with one bad withdrawal', () => {
   });
   it('asks one question per poll while no withdrawal waits, and runs the steps while one does, whatever its state', async () => {
     // The pool as the worker's job sees it, counting what reaches PostgreSQL: statements and checked-out connections.
-    let statements = 0;
-    let connections = 0;
-    const counted = new Proxy(database.pool, {
-      get(target, key) {
-        if (key === 'query') return (...args: unknown[]) => ((statements += 1), (target.query as (...a: unknown[]) => unknown)(...args));
-        if (key === 'connect') return () => ((connections += 1), target.connect());
-        const value: unknown = Reflect.get(target, key);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-      },
-    }) as pg.Pool;
+    const { pool: counted, counts } = countedPool(database.pool);
     const idlePoll = async () => {
-      statements = 0;
-      connections = 0;
+      counts.statements = 0;
+      counts.connections = 0;
       await processWithdrawals(counted, port(), log);
-      return { statements, connections };
+      return { ...counts };
     };
     const has = () => withdrawalsHaveWork(database.pool, ['BITCOIN']);
     expect(await has()).toBe(false);

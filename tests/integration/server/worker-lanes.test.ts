@@ -5,15 +5,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { countedPool, createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { quietLog, waitFor } from '../../support/custody.ts';
 import { openDatabase, type Database } from '../../../src/server/db/database.ts';
 import { createWorker, RELAXED_COMMIT } from '../../../src/server/jobs/worker.ts';
 import type { JobHandler } from '../../../src/server/jobs/port.ts';
 
 /**
- * The worker on a real job_schedule: each job in its own lane (a job that hangs delays no other), at most
- * `concurrency` at once, never one job twice at once across processes, failures backing off exponentially up to the
+ * The worker on a real job_schedule: one statement per tick for all of a process's jobs (the ends of its runs and its
+ * claims), each job running on its own (a job that hangs delays no other), due jobs taken oldest first, a job every
+ * `everyMs` from its start, at most `concurrency` at once, never one job twice at once across processes, failures backing off exponentially up to the
  * cap and back to the schedule after a success, one ERROR line per failing streak, and a graceful stop.
  */
 type Line = { level: number; msg: string; job?: string; failures?: number; retryInMs?: number };
@@ -67,6 +68,61 @@ describe('the worker', () => {
     }
   });
 
+  it("writes its jobs' ends and claims in one statement a tick, however many jobs ran", async () => {
+    const { pool, counts } = countedPool(database.pool);
+    const ran = new Map<string, number>();
+    const handlers: JobHandler[] = ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => ({ name: `test.${name}`, everyMs: 0, run: async () => void ran.set(name, (ran.get(name) ?? 0) + 1) }));
+    const worker = createWorker({ pool, log: quietLog, handlers, pollMs: 50, concurrency: 6 });
+    worker.start();
+    await waitFor('every job to run ten times', async () => [...ran.values()].filter((n) => n >= 10).length === 6, 10_000);
+    await worker.stop();
+    const runs = [...ran.values()].reduce((a, n) => a + n, 0);
+    // The registration, then one tick per poll: each ends the runs of the last and claims them again (it was two statements per run).
+    expect(counts.statements).toBeLessThanOrEqual(runs / 6 + 3);
+    expect(counts.connections).toBe(0);
+    const rows = (await database.pool.query<{ runs: number; owner: string | null }>("SELECT runs::int AS runs, lease_owner AS owner FROM job_schedule WHERE name LIKE 'test.%' ORDER BY name")).rows;
+    // Every run's end is written, the last ones by the stop, and no lease is left held.
+    expect(rows).toEqual(['a', 'b', 'c', 'd', 'e', 'f'].map((name) => ({ runs: ran.get(name), owner: null })));
+  });
+
+  it('keeps a job to its schedule from its start, and gives a slot to the job waiting longest', async () => {
+    const starts = new Map<string, number[]>();
+    const handler = (name: string, everyMs: number, takesMs: number): JobHandler => ({
+      name: `test.${name}`,
+      everyMs,
+      run: async () => {
+        starts.set(name, [...(starts.get(name) ?? []), Date.now()]);
+        await pause(takesMs);
+      },
+    });
+    // One slot, three jobs always due: none waits behind another's runs more than its turn.
+    const worker = createWorker({ pool: database.pool, log: quietLog, handlers: [handler('x', 0, 20), handler('y', 0, 20), handler('z', 0, 20)], pollMs: 10, concurrency: 1 });
+    worker.start();
+    try {
+      await waitFor('each of the three jobs to run five times', async () => ['x', 'y', 'z'].every((name) => (starts.get(name)?.length ?? 0) >= 5), 10_000);
+    } finally {
+      await worker.stop();
+    }
+    const order = [...starts.entries()].flatMap(([name, at]) => at.map((t) => [t, name] as const)).sort((a, b) => a[0] - b[0]).map(([, name]) => name);
+    // Round robin: no job runs twice before each of the others ran once since.
+    for (let i = 0; i + 2 < order.length; i++) expect(new Set(order.slice(i, i + 3)).size).toBe(3);
+
+    // A 200 ms job every 400 ms starts every 400 ms, not 400 ms after it ended.
+    starts.clear();
+    const paced = createWorker({ pool: database.pool, log: quietLog, handlers: [handler('paced', 400, 200)], pollMs: 10 });
+    paced.start();
+    try {
+      await waitFor('five runs', async () => (starts.get('paced')?.length ?? 0) >= 5, 10_000);
+    } finally {
+      await paced.stop();
+    }
+    const at = starts.get('paced') ?? [];
+    for (const gap of at.slice(1).map((t, i) => t - (at[i] ?? t))) {
+      expect(gap).toBeGreaterThanOrEqual(395);
+      expect(gap).toBeLessThan(550);
+    }
+  });
+
   it('runs a job while another hangs: each job has its own lane', async () => {
     const hung = gate();
     let ticks = 0;
@@ -111,6 +167,21 @@ describe('the worker', () => {
       expect(most).toBe(2);
     } finally {
       hung.open();
+      await worker.stop();
+    }
+  });
+
+  it('gives a slot that frees up to the next due job at once, not at the next tick', async () => {
+    const ran = new Set<string>();
+    const handlers: JobHandler[] = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map((name) => ({ name: `test.${name}`, everyMs: 60_000, run: async () => (await pause(30), void ran.add(name)) }));
+    // A tick every 2 s (the poll), two slots, eight jobs due: four rounds of 30 ms, well inside the first poll.
+    const worker = createWorker({ pool: database.pool, log: quietLog, handlers, pollMs: 2_000, concurrency: 2 });
+    const from = Date.now();
+    worker.start();
+    try {
+      await waitFor('all eight jobs to run', async () => ran.size === 8, 5_000);
+      expect(Date.now() - from).toBeLessThan(1_500);
+    } finally {
       await worker.stop();
     }
   });
