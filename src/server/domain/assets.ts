@@ -164,7 +164,9 @@ const CACHE_LIMIT = 100_000;
 /**
  * Balances are polled every 10 s by every open app, so they are served from memory. An entry lives at most
  * `ttlMs` (a safety net), is dropped when a notification says the account changed, and nothing is cached while
- * notifications are not known to arrive (`trusted` false). A read that overlapped a change is not stored.
+ * notifications are not known to arrive (`trusted` false). A read that overlapped a change is not stored. Requests
+ * that miss while a read of the account is under way, begun after its last change, wait for that read instead of
+ * each making its own: a change to a busy account costs one read, not one per request in flight.
  */
 export function createAssetReader(pool: pg.Pool, offer: Offer, options: { ttlMs: number; trusted: () => boolean; guard: DepositAddressGuard }): AssetReader {
   const cache = new Map<string, { json: string; until: number }>();
@@ -193,11 +195,24 @@ export function createAssetReader(pool: pg.Pool, offer: Offer, options: { ttlMs:
     return { items, json };
   };
 
+  // Reads under way, by account, with the clock when each began.
+  const reading = new Map<string, { ticket: number; json: Promise<string> }>();
+
   const reader: AssetReader = {
     async json(account) {
+      const trusted = options.trusted() && !isChanging(account);
       const hit = cache.get(account);
-      if (hit && hit.until > Date.now() && options.trusted() && !isChanging(account)) return hit.json;
-      return (await load(account)).json;
+      if (hit && hit.until > Date.now() && trusted) return hit.json;
+      if (!trusted) return (await load(account)).json;
+      const under = reading.get(account);
+      if (under && under.ticket >= Math.max(changedAt.get(account) ?? 0, clearedAt)) return under.json;
+      const read = { ticket: clock, json: load(account).then((loaded) => loaded.json) };
+      reading.set(account, read);
+      try {
+        return await read.json;
+      } finally {
+        if (reading.get(account) === read) reading.delete(account);
+      }
     },
     async fresh(account) {
       reader.invalidate(account);

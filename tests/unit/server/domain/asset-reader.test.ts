@@ -59,6 +59,35 @@ describe('the asset reader', () => {
     expect(balanceOf(await reader.json('a'))).toBe('3');
   });
 
+  it('makes one read for the requests that miss at once, and a new one for a request after a change', async () => {
+    const { pool, state } = fakePool();
+    const reader = createAssetReader(pool, offer, { ttlMs: 60_000, trusted: () => true, guard });
+    let open: () => void = () => {};
+    state.gate = new Promise((resolve) => (open = resolve));
+    const first = Array.from({ length: 50 }, () => reader.json('a'));
+    expect(state.queries).toBe(1);
+    // A change while that read is under way: a request after it does not take the read begun before it.
+    state.available = '400000000';
+    reader.invalidate('a');
+    const after = reader.json('a');
+    const alongside = reader.json('a');
+    expect(state.queries).toBe(2);
+    open();
+    state.gate = undefined;
+    expect((await Promise.all(first)).map(balanceOf)).toEqual(Array.from({ length: 50 }, () => '1'));
+    expect([balanceOf(await after), balanceOf(await alongside)]).toEqual(['4', '4']);
+    // The second read began after the change, so it is kept.
+    await reader.json('a');
+    expect(state.queries).toBe(2);
+  });
+
+  it('shares no read while notifications are not known to arrive', async () => {
+    const { pool, state } = fakePool();
+    const reader = createAssetReader(pool, offer, { ttlMs: 60_000, trusted: () => false, guard });
+    await Promise.all([reader.json('a'), reader.json('a'), reader.json('a')]);
+    expect(state.queries).toBe(3);
+  });
+
   it('caches nothing while notifications are not known to arrive, and forgets all on a reset', async () => {
     const { pool, state } = fakePool();
     let trusted = false;
