@@ -136,6 +136,12 @@ describe('the signer process on Litecoin Core regtest', { timeout: 300_000 }, ()
     }, 30_000);
     // The recipient gets amount less the withdrawal fee (0.001), once.
     expect(await node.received(to)).toBe(49_900_000n);
+    // Set back to PENDING in the database, sealed and held as approved: its settlement says it was paid.
+    await database.pool.query(`UPDATE withdrawals SET state = 'PENDING' WHERE id = $1`, [made.body.id]);
+    const again = await signer.call({ op: 'withdrawal', id: made.body.id }).then(() => undefined, (e: unknown) => e);
+    expect(again).toBeInstanceOf(SignerCallError);
+    expect(again).toMatchObject({ code: 'NOT_APPROVED', message: expect.stringContaining('already paid') });
+    await database.pool.query(`UPDATE withdrawals SET state = 'COMPLETED' WHERE id = $1`, [made.body.id]);
   });
 
   it('refuses an unknown id, an unapproved order and one whose amount, destination or fee changed after approval', async () => {
