@@ -82,7 +82,7 @@ UNION ALL SELECT name, claimed, failures, last_error, (SELECT count(*) FROM due)
 /** The longest the poller waits after ticks that failed in a row (the database away). */
 const MAX_IDLE_MS = 60_000;
 
-/** A job this process holds: running, or finished with its end not written yet. */
+/** A claim in hand: its job, the tick's token and what the row said of its failures. */
 type Claim = { handler: JobHandler; owner: string; started: number; failures: number; lastError: string | null };
 /** A finished run waiting for the next tick to write it: `dueAt` is its next run (this process's clock). */
 type End = { claim: Claim; finished: number; failure: string | null; failures: number; dueAt: number };
@@ -107,7 +107,8 @@ export function createWorker(options: {
   // A finished run's end is written before the lease it still holds (renewed at most a third of a lease before) runs out.
   const tickMs = Math.min(pollMs, leaseMs / 3);
   const byName = new Map(handlers.map((handler) => [handler.name, handler]));
-  const held = new Map<string, Claim>();
+  // The jobs this process holds: running, or ended with the end not written yet.
+  const held = new Set<string>();
   const ended = new Map<string, End>();
   const runs = new Set<Promise<void>>();
   let running = false;
@@ -115,6 +116,9 @@ export function createWorker(options: {
   let full = false;
   let poller: Promise<void> = Promise.resolve();
   const sleepers = new Set<() => void>();
+  const wakeAll = () => {
+    for (const wake of [...sleepers]) wake();
+  };
   let registered = false;
 
   const register = async () => {
@@ -126,7 +130,7 @@ export function createWorker(options: {
   /** Runs a claimed job on its own, renewing its lease; its end waits in `ended` for the next tick. */
   const launch = (claim: Claim) => {
     const { handler, owner, started } = claim;
-    held.set(handler.name, claim);
+    held.add(handler.name);
     const run = (async () => {
       let renewal: Promise<unknown> = Promise.resolve();
       let lost = false;
@@ -168,7 +172,7 @@ export function createWorker(options: {
       // Due jobs wait for a slot since the last tick: the next tick is now.
       if (full) {
         full = false;
-        for (const wake of [...sleepers]) wake();
+        wakeAll();
       }
     })();
     runs.add(run);
@@ -271,7 +275,7 @@ export function createWorker(options: {
     async stop() {
       if (!running) return;
       running = false;
-      for (const wake of [...sleepers]) wake();
+      wakeAll();
       await poller;
       // Every job in hand finishes, none starts; their ends are written.
       await Promise.all([...runs]);
