@@ -13,6 +13,8 @@ import { auditLedger, type AuditResult } from '../../src/server/domain/ledger-au
 export const TEST_MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 /** A fixed SECRETS_KEY, so a test that opens the custody again on one database finds its secrets. Never a real key. */
 export const TEST_SECRETS_KEY = '0000000000000000000000000000000000000000000000000000000000000001';
+/** One SIGNER_TOKEN for every process of a test's database, as production shares one. Never a real token. */
+export const TEST_SIGNER_TOKEN = 't'.repeat(64);
 
 export const quietLog = createLogger('silent');
 

@@ -6,12 +6,16 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/server/config.ts';
 import { startServer, type RunningServer } from '../../src/server/main.ts';
 import { loggerOptions } from '../../src/server/log.ts';
-import { TEST_MNEMONIC, TEST_SECRETS_KEY } from './custody.ts';
+import { TEST_MNEMONIC, TEST_SECRETS_KEY, TEST_SIGNER_TOKEN } from './custody.ts';
 import { freePort, startProductionSigner } from './server.ts';
 
-/** What a test's server runs on whatever else it sets: its own database, the test seed and secrets key, prices that do not walk. */
+/**
+ * What a test's server runs on whatever else it sets: its own database, the test seed and secrets key, prices that do
+ * not walk, and one SIGNER_TOKEN. Without it each process makes its own in its DATA_DIR, and two processes on one
+ * database record the wallet's public keys under two MACs: whichever reads them after the other wrote refuses to start.
+ */
 export function testServerEnv(databaseUrl: string): Record<string, string> {
-  return { DATABASE_URL: databaseUrl, WALLET_SEED: TEST_MNEMONIC, SECRETS_KEY: TEST_SECRETS_KEY, RATES_WALK_MS: '0' };
+  return { DATABASE_URL: databaseUrl, WALLET_SEED: TEST_MNEMONIC, SECRETS_KEY: TEST_SECRETS_KEY, SIGNER_TOKEN: TEST_SIGNER_TOKEN, RATES_WALK_MS: '0' };
 }
 
 export type LogLine = { level: number; msg: string; err?: { message?: string; code?: string } };

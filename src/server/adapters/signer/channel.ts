@@ -5,9 +5,9 @@
  * decimal strings (`{"$bigint":"…"}`), never as numbers.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmod, open, stat, unlink } from 'node:fs/promises';
+import { chmod, mkdir, open, stat, unlink } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Logger } from '../../log.ts';
 import { createFileOnce } from '../keys/seed.ts';
 
@@ -106,6 +106,8 @@ const STALE_START_LOCK_MS = 30_000;
  */
 async function withStartLock<T>(socketPath: string, work: () => Promise<T>): Promise<T> {
   const lockPath = `${socketPath}.lock`;
+  // DATA_DIR may not exist yet: with SIGNER_TOKEN and SECRETS_KEY given, nothing else of this start creates it.
+  await mkdir(dirname(socketPath), { recursive: true, mode: 0o700 });
   const deadline = Date.now() + STALE_START_LOCK_MS + 5_000;
   for (;;) {
     const lock = await open(lockPath, 'wx', 0o600).catch((error: NodeJS.ErrnoException) => {

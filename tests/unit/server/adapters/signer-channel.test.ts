@@ -44,6 +44,12 @@ describe('the signer channel', () => {
     expect(await signerClient(channel).call({ op: 'hello' })).toBe('hello back');
   });
 
+  it('listens in a DATA_DIR that does not exist yet (SIGNER_TOKEN given, so no token file made it)', async () => {
+    const channel: SignerChannel = { path: join(await mkdtemp(join(tmpdir(), 'signer-fresh-')), 'data', 'signer.sock'), token: 'secret' };
+    close = (await listenSigner(channel, async () => 'from a fresh directory', createLogger('silent'))).close;
+    expect(await signerClient(channel).call({ op: 'hello' })).toBe('from a fresh directory');
+  });
+
   it('lets only one of two signers starting at once on one socket listen; the other refuses with a clear message', async () => {
     const channel: SignerChannel = { path: join(await mkdtemp(join(tmpdir(), 'signer-race-')), 'signer.sock'), token: 'secret' };
     const closers: (() => Promise<void>)[] = [];
