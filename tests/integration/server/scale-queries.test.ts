@@ -7,6 +7,7 @@ import { NEW_ADDRESSES_SQL } from '../../../src/server/adapters/chains/address-s
 import { createEvmAddressSet } from '../../../src/server/adapters/chains/evm/context.ts';
 import { createDepositAddressSet } from '../../../src/server/adapters/chains/ton/reader.ts';
 import { openDatabase, type Database } from '../../../src/server/db/database.ts';
+import { SWEEP_CHECKS } from '../../../src/server/domain/sweep-audit.ts';
 import { createLoginThrottleStore } from '../../../src/server/domain/login-throttle-store.ts';
 import { afterFailure, retryAfterMs, throttleKeys, type ThrottleState } from '../../../src/server/domain/throttle.ts';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
@@ -14,8 +15,8 @@ import { quietLog } from '../../support/custody.ts';
 
 /**
  * Issue 35: the query shapes that keep hot paths flat as the data grows, on a real PostgreSQL. The block scans'
- * "addresses added since" is an index lookup (EXPLAIN), and the sign-in throttle's reservation is one statement that
- * counts as throttle.ts's rules do.
+ * "addresses added since" is an index lookup (EXPLAIN), the sign-in throttle's reservation is one statement that
+ * counts as throttle.ts's rules do, and the audit's sweep check reads the ledger once, not once per sweep.
  */
 describe('queries at scale', () => {
   let testDatabase: TestDatabase;
@@ -88,6 +89,54 @@ describe('queries at scale', () => {
       expect(evm.find('0x' + 'ef'.repeat(20))).toBeUndefined();
       await ton.refresh();
       expect(ton.size).toBe(ADDRESSES);
+    });
+  });
+
+  describe("the audit's check of sweeps' top-up fees", () => {
+    type PlanNode = { 'Relation Name'?: string; 'Actual Loops': number; 'Actual Rows': number; Plans?: PlanNode[] };
+    const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodes)];
+
+    it('reads the ledger once whatever the number of sweeps, and names the sweep whose top-ups do not add up', async () => {
+      const SWEEPS = 200;
+      const FILLER = 20_000;
+      const check = SWEEP_CHECKS.find((c) => c.name.startsWith("each sweep's top-up fees"));
+      if (!check) throw new Error('no top-up check');
+      await pool.query(`INSERT INTO ledger_accounts (kind, code) VALUES ('SYSTEM', 'GAS_FLOAT:ETHEREUM') ON CONFLICT (code) DO NOTHING`);
+      // 200 sweeps that each paid two top-ups of 3 (sweep 1's second taken back by a reorganisation), and one whose
+      // row says 7 where its entries booked 6.
+      await pool.query(
+        `INSERT INTO sweeps (id, network, currency, address, derivation_index, amount, state, top_ups, top_up_fees)
+         SELECT md5('sweep' || i)::uuid, 'ETHEREUM', 'USDT', '0x' || substr(md5('s' || i), 1, 40), i, 1, 'CONFIRMED', 2, CASE i WHEN 0 THEN 7 WHEN 1 THEN 3 ELSE 6 END
+           FROM generate_series(0, ${SWEEPS - 1}) AS g(i)`,
+      );
+      const entries = await pool.query<{ id: string; key: string }>(
+        `INSERT INTO ledger_entries (idempotency_key, kind, reference)
+         SELECT 'sweep:top-up-fee:' || md5('sweep' || i)::uuid || ':' || n, 'SWEEP_FEE', 'sweep:' || md5('sweep' || i)::uuid FROM generate_series(0, ${SWEEPS - 1}) AS g(i), generate_series(1, 2) AS t(n)
+         UNION ALL SELECT 'sweep:top-up-fee:' || md5('sweep1')::uuid || ':2:reopen', 'SWEEP_FEE_REOPEN', 'sweep:' || md5('sweep1')::uuid
+         UNION ALL SELECT 'filler:' || i, 'TRANSFER', NULL FROM generate_series(1, ${FILLER}) AS g(i)
+         RETURNING id, idempotency_key AS key`,
+      );
+      await pool.query(
+        `INSERT INTO ledger_postings (entry_id, ledger_account_id, currency, bucket, amount)
+         SELECT e.id, a.id, 'ETH', 'AVAILABLE', CASE WHEN e.key LIKE '%:reopen' THEN 3 ELSE -3 END
+           FROM unnest($1::bigint[], $2::text[]) AS e(id, key), ledger_accounts a
+          WHERE a.code = 'GAS_FLOAT:ETHEREUM' AND e.key LIKE 'sweep:%'`,
+        [entries.rows.map((e) => e.id), entries.rows.map((e) => e.key)],
+      );
+      await pool.query('ANALYZE sweeps, ledger_entries, ledger_postings');
+
+      const found = await pool.query<{ sweep: string; recorded: string; booked: string }>(check.sql);
+      const [wrong] = (await pool.query<{ id: string }>(`SELECT md5('sweep0')::uuid AS id`)).rows;
+      expect(found.rows).toEqual([{ sweep: wrong?.id, recorded: '7', booked: '6' }]);
+
+      const plan = (await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${check.sql}`)).rows[0]?.['QUERY PLAN'][0].Plan;
+      if (!plan) throw new Error('no plan');
+      const ledgerReads = nodes(plan).filter((node) => node['Relation Name'] === 'ledger_entries');
+      expect(ledgerReads.length).toBeGreaterThan(0);
+      // A join on a LIKE per sweep reads the ledger (or a copy of it in memory) once for each of the 200 sweeps.
+      for (const node of ledgerReads) expect(node['Actual Loops']).toBe(1);
+      const rowsHandled = nodes(plan).reduce((sum, node) => sum + node['Actual Rows'] * node['Actual Loops'], 0);
+      expect(rowsHandled).toBeLessThan(3 * (FILLER + 2 * SWEEPS));
     });
   });
 

@@ -191,12 +191,14 @@ export function deskFundingEntry(currency: string, key: string): EntryRef {
 
 /**
  * sweepEntry's keys as SQL over a sweeps id column, for the audit (sweep-audit.ts): the fee of round `n` or the
- * reopening `n` (SQL expressions); `topUpFees` a LIKE pattern matching every top-up fee of the sweep.
+ * reopening `n` (SQL expressions); `topUpFees` the keys of every sweep's top-up fees (a condition over a ledger_entries
+ * key column), `topUpFeeSweep` the sweep id (as text) such a key belongs to.
  */
 export const sweepEntryKeySql = {
   fee: (idColumn: string, round: string) => `'sweep:fee:' || ${idColumn} || ${revivalSuffixSql(round)}`,
   feeReopen: (idColumn: string, round: string) => `'sweep:fee-reopen:' || ${idColumn} || '#' || ${round}`,
-  topUpFees: (idColumn: string) => `'sweep:top-up-fee:' || ${idColumn} || ':%'`,
+  topUpFees: (keyColumn: string) => `${keyColumn} LIKE 'sweep:top-up-fee:%'`,
+  topUpFeeSweep: (keyColumn: string) => `split_part(${keyColumn}, ':', 3)`,
 };
 
 /** coldSweepEntry's key as SQL over a custody_movements id column and a round (an SQL expression), for custody-audit.ts. */
