@@ -84,6 +84,25 @@ export async function launchServer(env: Record<string, string>, options: { waitM
   };
 }
 
+/**
+ * `npm run worker` (src/server/jobs/main.ts) beside a server started with WORKERS=off and the same `env` (its
+ * DATA_DIR too, where the server's embedded signer listens), as production runs the two. `stop` ends it.
+ */
+export function launchWorker(env: Record<string, string>): { output: () => string; stop: () => Promise<number | null> } {
+  let output = '';
+  const child = spawn(process.execPath, ['src/server/jobs/main.ts'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
 /** Runs the server expecting it to refuse to start; resolves with its exit code and everything it printed. */
 export function runUntilExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
