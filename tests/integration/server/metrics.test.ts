@@ -50,10 +50,12 @@ describe('metrics and readiness of a running server', () => {
     expect((await fetch(`${server.url}/api/${randomUUID()}/asset`)).status).toBe(401);
     expect((await fetch(`${server.url}/api/${randomUUID()}/asset?x=1`)).status).toBe(401);
     expect((await fetch(`${server.url}/api/nothing-here/${randomUUID()}`)).status).toBe(404);
-    // The worker has run its jobs at least once.
+    // The worker has run its jobs at least once, and the last request is counted: a response is counted when the
+    // server ends it, which can come just after the client has read the whole of it (a loaded machine's CI run).
     const text = await waitFor('the worker to run a job', async () => {
       const scraped = await scrape();
-      return (sample(scraped, 'wallet_job_runs_total{job_name="chain.deposits:BITCOIN"}') ?? 0) > 0 && scraped;
+      const counted = sample(scraped, 'wallet_http_requests_total{method="GET",route="unmatched",status="4xx"}') !== undefined;
+      return (sample(scraped, 'wallet_job_runs_total{job_name="chain.deposits:BITCOIN"}') ?? 0) > 0 && counted && scraped;
     }, 30_000);
 
     const checked = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });

@@ -44,6 +44,7 @@ async function withStandIn(body: (standIn: ExchangeStandIn, cleanup: Array<() =>
 }
 
 describe('exchange prices through ccxt', () => {
+  // Loading five exchanges' ccxt classes and markets takes ~4 s alone: past the 5 s default on a loaded CI machine.
   it('reads every asset from all five exchanges, exact mids, markets loaded once and tickers in one request', async () => {
     await withStandIn(async (standIn, cleanup) => {
       const exchanges = createExchangePrices({ sources: Object.keys(EXPECTED), assets: ASSETS, urls: standIn.urls, timeoutMs: 5000 });
@@ -72,7 +73,7 @@ describe('exchange prices through ccxt', () => {
         coinbase: counts.coinbase + 1,
       });
     });
-  });
+  }, 30_000);
 
   it('keeps answering when a source is down; the down one is named in errors and comes back when up', async () => {
     await withStandIn(async (standIn, cleanup) => {
