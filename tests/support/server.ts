@@ -84,20 +84,54 @@ export async function launchServer(env: Record<string, string>, options: { waitM
   };
 }
 
+export type LaunchedWorker = {
+  process: ChildProcess;
+  output: () => string;
+  /** Resolves once it logged 'worker started' (an info line: give it LOG_LEVEL info), rejects if it exits first. */
+  started: (timeoutMs?: number) => Promise<void>;
+  /** Ends it (SIGTERM, or SIGKILL for a death at any line) and resolves with its exit code. */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+};
+
 /**
  * `npm run worker` (src/server/jobs/main.ts) beside a server started with WORKERS=off and the same `env` (its
- * DATA_DIR too, where the server's embedded signer listens), as production runs the two. `stop` ends it.
+ * DATA_DIR too, where the server's embedded signer listens), as production runs the two. `alone`: with `env` and PATH
+ * only, none of the test process's own environment (a test that reads the worker's /proc/<pid>/environ).
  */
-export function launchWorker(env: Record<string, string>): { output: () => string; stop: () => Promise<number | null> } {
+export function launchWorker(env: Record<string, string>, options: { alone?: boolean } = {}): LaunchedWorker {
   let output = '';
-  const child = spawn(process.execPath, ['src/server/jobs/main.ts'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const inherited = options.alone ? { PATH: process.env.PATH ?? '' } : process.env;
+  const child = spawn(process.execPath, ['src/server/jobs/main.ts'], { cwd: ROOT, env: { ...inherited, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const listeners = new Set<() => void>();
+  const append = (chunk: Buffer) => {
+    output += chunk.toString();
+    for (const listener of listeners) listener();
+  };
+  child.stdout.on('data', append);
+  child.stderr.on('data', append);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
+    process: child,
     output: () => output,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
+    started: (timeoutMs = 60_000) =>
+      new Promise<void>((resolve, reject) => {
+        const done = (error?: Error) => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          child.off('exit', onExit);
+          if (error) reject(error);
+          else resolve();
+        };
+        const check = () => output.includes('worker started') && done();
+        const onExit = () => done(new Error(`the worker exited before it started:\n${output}`));
+        const timer = setTimeout(() => done(new Error(`the worker did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+        listeners.add(check);
+        child.once('exit', onExit);
+        if (child.exitCode !== null || child.signalCode !== null) onExit();
+        else check();
+      }),
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { launchServer, type LaunchedServer } from '../../support/server.ts';
+import { launchServer, launchWorker, type LaunchedServer, type LaunchedWorker } from '../../support/server.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
 import { startDisposablePostgres, type DisposablePostgres } from '../../support/disposable-postgres.ts';
 import { TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
@@ -25,8 +25,7 @@ function run(script: string, env: Record<string, string>): Promise<{ code: numbe
 describe('the database goes away under load and comes back', () => {
   let postgres: DisposablePostgres;
   let server: LaunchedServer;
-  let worker: ChildProcess;
-  let workerOutput = '';
+  let worker: LaunchedWorker;
   let alice: SignedInUser;
 
   beforeAll(async () => {
@@ -36,15 +35,13 @@ describe('the database goes away under load and comes back', () => {
     const env = { DATABASE_URL: postgres.url, WALLET_SEED: TEST_MNEMONIC, WORKER_POLL_MS: '100', RATES_WALK_MS: '0', DEVNET_BLOCK_MS: '200', CONFIRMATIONS: 'BITCOIN:1', AUTH_RATE_LIMIT: '1000000' };
     server = await launchServer(env);
     // The worker alone, as `npm run worker` runs it beside a gateway: it must live through the outage too.
-    worker = spawn(process.execPath, ['src/server/jobs/main.ts'], { cwd: ROOT, env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    worker.stdout?.on('data', (chunk: Buffer) => (workerOutput += chunk.toString()));
-    worker.stderr?.on('data', (chunk: Buffer) => (workerOutput += chunk.toString()));
-    await waitFor('the worker to start', async () => workerOutput.includes('worker started'), 60_000);
+    worker = launchWorker({ ...env, LOG_LEVEL: 'info' });
+    await worker.started();
     alice = await signUpAndSignIn(server.url, { email: `outage-${Date.now()}@example.com`, password: PASSWORD, databaseUrl: postgres.url });
   }, 120_000);
 
   afterAll(async () => {
-    if (worker && worker.exitCode === null) worker.kill('SIGTERM');
+    await worker?.stop();
     await server?.stop();
     await postgres?.stop();
   });
@@ -112,7 +109,7 @@ describe('the database goes away under load and comes back', () => {
     expect(token.status).toBe(503);
     expect(token.headers.get('retry-after')).toBe('5');
     expect(alive(), server.output()).toBe(true);
-    expect(worker.exitCode, workerOutput).toBeNull();
+    expect(worker.process.exitCode, worker.output()).toBeNull();
 
     await postgres.restart();
 
@@ -120,7 +117,7 @@ describe('the database goes away under load and comes back', () => {
     await waitFor('the gateway to serve again', async () => (await Promise.all(traffic())).every((o) => o.status < 300), 30_000);
     expect((await fetch(`${server.url}/api/health`)).status).toBe(200);
     expect(alive(), server.output()).toBe(true);
-    expect(worker.exitCode, workerOutput).toBeNull();
+    expect(worker.process.exitCode, worker.output()).toBeNull();
     expect(server.output()).not.toMatch(/Unhandled 'error' event|uncaughtException|unhandledRejection/);
 
     // Money moves again: a deposit is credited by the worker and the ledger audits clean.
@@ -136,6 +133,6 @@ describe('the database goes away under load and comes back', () => {
     expect(audit.code, audit.output).toBe(0);
     expect(audit.output).toMatch(/0 failed/);
     expect(alive(), server.output()).toBe(true);
-    expect(worker.exitCode, workerOutput).toBeNull();
+    expect(worker.process.exitCode, worker.output()).toBeNull();
   }, 120_000);
 });

@@ -16,7 +16,7 @@ import { orderColdSweep } from '../../../src/server/domain/custody-movements.ts'
 import { litecoinCustody } from '../../support/litecoin-custody.ts';
 import { quietLog, waitFor } from '../../support/custody.ts';
 import type { Litecoind } from '../../support/litecoind.ts';
-import { launchServer } from '../../support/server.ts';
+import { launchServer, launchWorker } from '../../support/server.ts';
 import { approvalSealer } from '../../../src/server/domain/signing.ts';
 import { listUnsealedWithdrawals, resealWithdrawal } from '../../../src/server/domain/withdrawals/review.ts';
 
@@ -215,18 +215,14 @@ describe('the signer process on Litecoin Core regtest', { timeout: 300_000 }, ()
   it('runs the worker and the gateway without WALLET_SEED in their environment', async () => {
     const { WALLET_SEED: _seed, ...withoutSeed } = env;
     const shared = { ...withoutSeed, SIGNER: 'external', SIGNER_SOCKET: socket, WORKERS: 'off' };
-    const worker = spawn(process.execPath, ['src/server/jobs/main.ts'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...shared, DATA_DIR: await mkdtemp(join(tmpdir(), 'signer-worker-')), LOG_LEVEL: 'warn' },
-      stdio: 'ignore',
-    });
+    const worker = launchWorker({ ...shared, DATA_DIR: await mkdtemp(join(tmpdir(), 'signer-worker-')) }, { alone: true });
     const gateway = await launchServer({ ...shared, DATA_DIR: await mkdtemp(join(tmpdir(), 'signer-gateway-')) });
     try {
       // Up and serving (the worker running its jobs), neither with the seed in its environment.
       expect((await fetch(`${gateway.url}/api/health`)).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 1_500));
-      expect(worker.exitCode).toBeNull();
-      for (const pid of [worker.pid, gateway.process.pid]) {
+      expect(worker.process.exitCode, worker.output()).toBeNull();
+      for (const pid of [worker.process.pid, gateway.process.pid]) {
         const environ = await readFile(`/proc/${pid}/environ`, 'utf8');
         expect(environ).toContain(`SIGNER_SOCKET=${socket}`);
         expect(environ).not.toContain('WALLET_SEED');
@@ -234,7 +230,7 @@ describe('the signer process on Litecoin Core regtest', { timeout: 300_000 }, ()
       // The signer's does hold it.
       expect(await readFile(`/proc/${signerProcess?.pid}/environ`, 'utf8')).toContain('WALLET_SEED=');
     } finally {
-      worker.kill('SIGTERM');
+      await worker.stop();
       await gateway.stop();
     }
   });

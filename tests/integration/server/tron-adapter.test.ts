@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +9,7 @@ import { utils } from 'tronweb';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { auditFailures, createWalletAccount, openTestCustody, quietLog, TEST_MNEMONIC, TEST_SECRETS_KEY, waitFor, type TestCustody } from '../../support/custody.ts';
 import { startTronStandIn, type TronStandIn } from '../../support/tron-node.ts';
+import { launchWorker, type LaunchedWorker } from '../../support/server.ts';
 import type { Database } from '../../../src/server/db/database.ts';
 import { chainsConfig } from '../../../src/server/config-chains.ts';
 import { BroadcastRejectedError, ChainUnsupportedError, transferKey, type ChainAdapter } from '../../../src/server/adapters/chains/port.ts';
@@ -31,7 +30,6 @@ const CHAIN_ADDRESSING = chainAddressing('mainnet');
  * it mines it. Deposits read from its blocks, withdrawals and sweeps signed here, and a worker killed with SIGKILL
  * between signing and sending (and between sending and recording) that never sends a transaction twice.
  */
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const OUTSIDE_SEED = mnemonicToSeedSync('letter advice cage absurd amount doctor acoustic avoid letter advice cage above');
 const outside = (index: number) => deriveAddress(OUTSIDE_SEED, 'TRON', index, 'mainnet');
 /** The USDT contract of the stand-in: an address nobody deploys anything to outside these tests. */
@@ -285,8 +283,7 @@ describe('a worker killed with SIGKILL around sending a TRON withdrawal', () => 
   let testDatabase: TestDatabase;
   let database: Database;
   let custody: TestCustody;
-  let worker: ChildProcess | undefined;
-  let output = '';
+  let worker: LaunchedWorker | undefined;
   let stopMining = () => {};
   let dataDir = '';
   const SIGNER_TOKEN = 's'.repeat(64);
@@ -307,20 +304,9 @@ describe('a worker killed with SIGKILL around sending a TRON withdrawal', () => 
     DATA_DIR: dataDir,
   });
   const start = async () => {
-    output = '';
-    const child = spawn(process.execPath, ['src/server/jobs/main.ts'], { cwd: ROOT, env: { ...process.env, ...ENV() }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    worker = child;
-    return child;
+    worker = launchWorker(ENV());
   };
-  const kill = async () => {
-    const child = worker;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  };
+  const kill = async () => worker?.stop('SIGKILL');
   const row = async (id: string) => (await database.pool.query<{ state: string; tx_hash: string | null }>('SELECT state, tx_hash FROM withdrawals WHERE id = $1', [id])).rows[0];
 
   beforeAll(async () => {
@@ -380,7 +366,7 @@ describe('a worker killed with SIGKILL around sending a TRON withdrawal', () => 
     stopMining = node.autoMine(150);
     await start();
     await waitFor('both withdrawals completed', async () => (await row(first.id))?.state === 'COMPLETED' && (await row(second.id))?.state === 'COMPLETED', 45_000);
-    expect(output).toContain("reconciled by its hash");
+    expect(worker?.output()).toContain("reconciled by its hash");
     const hot = await tron.hotWalletAddress('TRON');
     for (const [sent, to] of [
       [first, await outside(10)],

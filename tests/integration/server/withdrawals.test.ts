@@ -1,15 +1,14 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import pg from 'pg';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
 import { signUpAndSignIn, type SignedInUser } from '../../support/auth.ts';
+import { launchWorker, type LaunchedWorker } from '../../support/server.ts';
 import { gatewayClient } from '../../support/http.ts';
 import { auditFailures, TEST_MNEMONIC, waitFor } from '../../support/custody.ts';
 import { deriveAddress } from '../../../src/server/domain/addresses.ts';
@@ -21,7 +20,6 @@ import type { WithdrawalView } from '../../../src/server/domain/withdrawals/view
  * Withdrawals through the real server, worker, ledger and PostgreSQL on the devnet: transfers between users, outside
  * withdrawals to COMPLETED and FAILED, concurrency, idempotency, bad inputs, and a worker killed mid-way.
  */
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const PASSWORD = 'a long enough passphrase 42';
 // Another BIP39 test vector: addresses nobody in this wallet owns.
 const OUTSIDE_SEED = mnemonicToSeedSync('letter advice cage absurd amount doctor acoustic avoid letter advice cage above');
@@ -355,8 +353,7 @@ describe('a withdrawal worker killed between broadcast and completion', () => {
   let database: TestDatabase;
   let server: InProcessServer;
   let pool: pg.Pool;
-  let worker: ChildProcess | undefined;
-  let workerOutput = '';
+  let worker: LaunchedWorker | undefined;
   /** The gateway's and the worker's: the signer's channel and token are there, so the worker signs what the gateway approved. */
   let dataDir = '';
   const api = client(() => server.url);
@@ -371,21 +368,11 @@ describe('a withdrawal worker killed between broadcast and completion', () => {
   };
 
   const startWorker = async () => {
-    workerOutput = '';
     // A process of its own, to be killed: on the gateway's environment (its secrets key and DATA_DIR too), the jobs in it.
-    const child = spawn(process.execPath, ['src/server/jobs/main.ts'], { cwd: ROOT, env: { ...process.env, ...testServerEnv(database.url), DATA_DIR: dataDir, ...ENV, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.on('data', (chunk: Buffer) => (workerOutput += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (workerOutput += chunk.toString()));
-    worker = child;
-    await waitFor('the worker to start', async () => workerOutput.includes('worker started') || (child.exitCode !== null ? Promise.reject(new Error(workerOutput)) : false), 30_000);
+    worker = launchWorker({ ...testServerEnv(database.url), DATA_DIR: dataDir, ...ENV, LOG_LEVEL: 'info' });
+    await worker.started(30_000);
   };
-  const killWorker = async () => {
-    const child = worker;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  };
+  const killWorker = async () => worker?.stop('SIGKILL');
   const stateOf = async (id: string) => (await pool.query<{ state: string; tx_hash: string | null }>('SELECT state, tx_hash FROM withdrawals WHERE id = $1', [id])).rows[0];
   const broadcasts = async (hash: string) => (await pool.query<{ outcome: string }>('SELECT outcome FROM devnet_broadcasts WHERE tx_hash = $1 ORDER BY seq', [hash])).rows.map((r) => r.outcome);
 
@@ -434,7 +421,7 @@ describe('a withdrawal worker killed between broadcast and completion', () => {
     expect(await broadcasts(broadcast.tx_hash ?? '')).toEqual(['ACCEPTED']);
     expect(await broadcasts(sent.tx_hash ?? '')).toEqual(['ACCEPTED']);
     // The log is written in batches: wait for the line rather than read the output once.
-    await waitFor('the reconciliation to be logged', async () => workerOutput.includes('reconciled by its hash'), 5_000);
+    await waitFor('the reconciliation to be logged', async () => worker?.output().includes('reconciled by its hash'), 5_000);
     expect(await api.balance(user, 'BTC')).toEqual({ available: '0.01', onHold: '0' });
     expect(await auditFailures(pool)).toEqual([]);
   });
