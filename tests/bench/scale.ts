@@ -42,6 +42,14 @@ const ACTIVE_USERS = 10_000;
 /** Long enough for transfers among ACTIVE_USERS to touch each of them a few times (about 3,000 transfers/s, two accounts each). */
 const WARM_TRANSFER_SECONDS = 15;
 const RATIO_GOAL = 1.25;
+/**
+ * The load the absolute p99 goal is judged at: the million users' own balance polls. The app polls every 10 s while it
+ * is open (SPEC §7; BALANCE_POLL_MS in src/stores/balances.ts), and ONLINE_SHARE of the users have it open at once:
+ * 4 % of a million is 40,000 open apps, 4,000 req/s on one gateway. The same rate on the small database beside it.
+ */
+const POLL_SECONDS = 10;
+const ONLINE_SHARE = Number(process.env.BENCH_ONLINE_SHARE ?? 0.04);
+const POLL_RATE = Math.round((SCALE * 1_000_000 * ONLINE_SHARE) / POLL_SECONDS);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 type Target = { name: string; server: LaunchedServer; token: string; lightToken: string; heavy: SeededUser; light: SeededUser; url: string; users: number };
@@ -104,19 +112,22 @@ try {
   // The heavy account's item in the middle of its history.
   const itemId = seededItemId(5000);
 
-  /** The paced balances measure's rate, set in the first round. */
-  let pacedRate = 0;
+  /** The second paced balances measure's rate (a note): half the small server's flat-out figure in the first round. */
+  let halfRate = 0;
   const measure = async (target: Target, round: number): Promise<Figures> => {
     const figures: Figures = {};
     const balances = await load(target, `/api/${target.heavy.accountId}/asset`, {}, 50);
     figures['balances req/s'] = { value: balances.rps, unit: '/s', higherIsBetter: true };
     figures['balances p50'] = { value: balances.p50, unit: 'ms', higherIsBetter: false };
     figures['balances p99'] = { value: balances.p99, unit: 'ms', higherIsBetter: false };
-    // Paced at half of what the small server answered flat out in the first round (it is measured first there).
-    if (pacedRate === 0) pacedRate = Math.round(balances.rps / 2);
-    const paced = await pacedLoad(`${target.server.url}/api/${target.heavy.accountId}/asset`, { authorization: `Bearer ${target.token}` }, pacedRate, SECONDS);
+    const balancesUrl = `${target.server.url}/api/${target.heavy.accountId}/asset`;
+    const paced = await pacedLoad(balancesUrl, { authorization: `Bearer ${target.token}` }, POLL_RATE, SECONDS);
     figures['balances paced p50'] = { value: paced.p50, unit: 'ms', higherIsBetter: false, note: true };
     figures['balances paced p99'] = { value: paced.p99, unit: 'ms', higherIsBetter: false, note: true };
+    // And at half of what the small server answered flat out in the first round (it is measured first there).
+    if (halfRate === 0) halfRate = Math.round(balances.rps / 2);
+    const half = await pacedLoad(balancesUrl, { authorization: `Bearer ${target.token}` }, halfRate, SECONDS);
+    figures['balances p99 at half flat out'] = { value: half.p99, unit: 'ms', higherIsBetter: false, note: true };
     const heavy = await load(target, `/api/${target.heavy.accountId}/asset/transactions`, { method: 'POST', body: historyBody(target.heavy.accountId) });
     figures['history (10,000 items) req/s'] = { value: heavy.rps, unit: '/s', higherIsBetter: true };
     const light = await load(target, `/api/${target.light.accountId}/asset/transactions`, { method: 'POST', body: historyBody(target.light.accountId), token: target.lightToken });
@@ -217,7 +228,7 @@ try {
   const checks: [string, boolean][] = [];
   const buffers = await sharedBuffers(scaleDb.url);
   console.log(
-    `\nscale ${SCALE}: ${scaleDb.stamp.users} users, ${scaleDb.stamp.items} items (seeded in ${scaleDb.stamp.seconds.toFixed(0)} s) against ${small.stamp.users} users, ${small.stamp.items} items; ${ROUNDS} rounds of ${SECONDS} s per measure; balances paced at ${pacedRate} req/s; shared_buffers ${buffers.size} on huge pages: ${buffers.hugePages}`,
+    `\nscale ${SCALE}: ${scaleDb.stamp.users} users, ${scaleDb.stamp.items} items (seeded in ${scaleDb.stamp.seconds.toFixed(0)} s) against ${small.stamp.users} users, ${small.stamp.items} items; ${ROUNDS} rounds of ${SECONDS} s per measure; balances paced at ${POLL_RATE} req/s and ${halfRate} req/s; shared_buffers ${buffers.size} on huge pages: ${buffers.hugePages}`,
   );
   // Without huge pages each buffer a statement touches costs a TLB miss once the working set outgrows the TLB's
   // reach: the million-user database's transfers then spend ~45 % more of PostgreSQL's CPU than the small one's.
@@ -235,14 +246,17 @@ try {
     if (rounds.small?.[0]?.[name]?.note) console.log(`note  ${line} (not a goal)`);
     else checks.push([`${line} (goal ≤ ${RATIO_GOAL})`, ratio <= RATIO_GOAL]);
   }
-  // The absolute goal is judged below saturation, on the median round as the ratios are: flat out, a closed-loop
-  // client's latency is its connections over the server's throughput (Little's law), which the req/s ratio judges;
-  // and one round's p99 on two shared cores is the machine's scheduling as much as the server (the small database's
-  // rounds spread as widely).
+  // The absolute goal is judged at the million users' own load, on the median round as the ratios are: flat out, a
+  // closed-loop client's latency is its connections over the server's throughput (Little's law), which the req/s
+  // ratio judges; and at half the flat-out rate, one round's p99 on two shared cores is the machine's scheduling as
+  // much as the server (the small database's rounds spread as widely: both printed as notes).
   const scaleRounds = (name: string) => (rounds.scale ?? []).map((f) => f[name]?.value ?? NaN);
   console.log(`note  balances p99 flat out (50 connections) on the scale database: ${scaleRounds('balances p99').map((v) => v.toFixed(2)).join(' ')} ms (not a goal; its ratio is)`);
   const pacedP99 = median(scaleRounds('balances paced p99'));
-  checks.push([`balances p99 on the scale database at ${pacedRate} req/s (half the small one's flat-out figure), median round ${pacedP99.toFixed(2)} ms (goal ≤ 10 ms)`, pacedP99 <= 10]);
+  checks.push([
+    `balances p99 on the scale database at ${POLL_RATE} req/s (${(ONLINE_SHARE * 100).toFixed(0)} % of ${scaleDb.stamp.users} users in the app, each polling every ${POLL_SECONDS} s), median round ${pacedP99.toFixed(2)} ms (goal ≤ 10 ms)`,
+    pacedP99 <= 10,
+  ]);
   const smallAudit = await audit(small.url, undefined);
   const sampled = await audit(scaleDb.url, 0.1);
   checks.push([`ledger audit: full pass on the small database ${smallAudit.seconds.toFixed(1)} s; sampled (0.1 %) on the scale database ${sampled.seconds.toFixed(1)} s (goal ≤ 60 s)`, sampled.seconds <= 60]);
