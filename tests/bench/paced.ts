@@ -75,7 +75,10 @@ export async function pacedLoad(url: string, headers: Record<string, string>, ra
         }
         if (connection.bytes >= connection.expected) finish(connection);
       });
+      // A connection the server closed while it was idle (its keep-alive timeout) is not used again.
       socket.on('close', () => {
+        const at = idle.indexOf(connection);
+        if (at >= 0) idle.splice(at, 1);
         if (!connection.busy) return;
         connection.busy = false;
         failures.push('a connection closed mid-answer');
@@ -94,7 +97,8 @@ export async function pacedLoad(url: string, headers: Record<string, string>, ra
       const now = performance.now();
       const due = Math.min(total, Math.floor(((now - start) / 1000) * rate) + 1);
       for (; sent < due; sent += 1) {
-        const connection = idle.pop();
+        // The longest idle first: every connection takes its turn, so none sits out the server's keep-alive timeout.
+        const connection = idle.shift();
         if (connection) send(connection, performance.now());
         else waiting.push(now);
       }

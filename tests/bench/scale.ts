@@ -44,7 +44,7 @@ const WARM_TRANSFER_SECONDS = 15;
 const RATIO_GOAL = 1.25;
 /**
  * The load the absolute p99 goal is judged at: the million users' own balance polls. The app polls every 10 s while it
- * is open (SPEC §7; BALANCE_POLL_MS in src/stores/balances.ts), and ONLINE_SHARE of the users have it open at once:
+ * is open (SPEC §7 and §9; BALANCE_POLL_MS in src/stores/balances.ts), and ONLINE_SHARE of the users have it open at once:
  * 4 % of a million is 40,000 open apps, 4,000 req/s on one gateway. The same rate on the small database beside it.
  */
 const POLL_SECONDS = 10;
