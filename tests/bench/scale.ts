@@ -49,7 +49,6 @@ const RATIO_GOAL = 1.25;
  */
 const POLL_SECONDS = 10;
 const ONLINE_SHARE = Number(process.env.BENCH_ONLINE_SHARE ?? 0.04);
-const POLL_RATE = Math.round((SCALE * 1_000_000 * ONLINE_SHARE) / POLL_SECONDS);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 type Target = { name: string; server: LaunchedServer; token: string; lightToken: string; heavy: SeededUser; light: SeededUser; url: string; users: number };
@@ -59,6 +58,7 @@ type Figures = Record<string, { value: number; unit: string; higherIsBetter: boo
 const log = createLogger('warn');
 const scaleDb = await openScaleDatabase(DATA_DIR, SCALE);
 const small = await createSmallDatabase(scaleDb.adminUrl, SMALL_USERS);
+const POLL_RATE = Math.round((scaleDb.stamp.users * ONLINE_SHARE) / POLL_SECONDS);
 /** The servers and their workers, stopped at the end. */
 const servers: { stop: () => Promise<number | null> }[] = [];
 let failed = false;

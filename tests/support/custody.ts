@@ -9,6 +9,8 @@ import { openCustody, type Custody, type CustodyConfig } from '../../src/server/
 import type { DevnetChain } from '../../src/server/adapters/chains/devnet.ts';
 import { auditLedger, type AuditResult } from '../../src/server/domain/ledger-audit.ts';
 
+export { waitFor } from './wait.ts';
+
 /** BIP84's test mnemonic: tests derive known addresses from it. Never a real wallet's seed. */
 export const TEST_MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 /** A fixed SECRETS_KEY, so a test that opens the custody again on one database finds its secrets. Never a real key. */
@@ -65,12 +67,3 @@ export async function auditFailures(pool: pg.Pool): Promise<AuditResult[]> {
   }
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { waitFor } from './wait.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -102,34 +103,23 @@ export function launchWorker(env: Record<string, string>, options: { alone?: boo
   let output = '';
   const inherited = options.alone ? { PATH: process.env.PATH ?? '' } : process.env;
   const child = spawn(process.execPath, ['src/server/jobs/main.ts'], { cwd: ROOT, env: { ...inherited, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const listeners = new Set<() => void>();
-  const append = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const listener of listeners) listener();
-  };
-  child.stdout.on('data', append);
-  child.stderr.on('data', append);
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     process: child,
     output: () => output,
-    started: (timeoutMs = 60_000) =>
-      new Promise<void>((resolve, reject) => {
-        const done = (error?: Error) => {
-          clearTimeout(timer);
-          listeners.delete(check);
-          child.off('exit', onExit);
-          if (error) reject(error);
-          else resolve();
-        };
-        const check = () => output.includes('worker started') && done();
-        const onExit = () => done(new Error(`the worker exited before it started:\n${output}`));
-        const timer = setTimeout(() => done(new Error(`the worker did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
-        listeners.add(check);
-        child.once('exit', onExit);
-        if (child.exitCode !== null || child.signalCode !== null) onExit();
-        else check();
-      }),
+    started: async (timeoutMs = 60_000) => {
+      await waitFor(
+        'the worker to start',
+        async () => {
+          if (output.includes('worker started')) return true;
+          if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the worker exited before it started:\n${output}`);
+          return false;
+        },
+        timeoutMs,
+      );
+    },
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
