@@ -210,4 +210,42 @@ describe('queries at scale', () => {
       }
     });
   });
+
+  describe('ids of rows made per operation', () => {
+    const versionOf = (id: string) => id[14];
+    const variantOf = (id: string) => id[19];
+
+    it('are UUIDv7: version 7, the RFC variant, the creation time in their first 48 bits, later ones sorting after', async () => {
+      const first = await pool.query<{ id: string; ms: string }>(`SELECT uuid_v7()::text AS id, floor(extract(epoch FROM clock_timestamp()) * 1000)::text AS ms`);
+      await pool.query('SELECT pg_sleep(0.005)');
+      const second = await pool.query<{ id: string; later: boolean }>(`SELECT uuid_v7()::text AS id, uuid_v7() > $1::uuid AS later`, [first.rows[0]?.id]);
+      const id = first.rows[0]?.id ?? '';
+      expect(versionOf(id)).toBe('7');
+      expect(['8', '9', 'a', 'b']).toContain(variantOf(id));
+      const stamped = Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16);
+      expect(Math.abs(stamped - Number(first.rows[0]?.ms))).toBeLessThan(5);
+      expect(second.rows[0]?.later).toBe(true);
+      expect(second.rows[0]?.id).not.toBe(id);
+    });
+
+    it('are what a history item and a withdrawal get, while a user keeps a random one', async () => {
+      const user = await pool.query<{ id: string }>(`INSERT INTO users (email, email_confirmed_at) VALUES ('ids@scale.test', now()) RETURNING id::text`);
+      const userId = user.rows[0]?.id ?? '';
+      expect(versionOf(userId)).toBe('4');
+      const account = await pool.query<{ id: string }>(`INSERT INTO wallet_accounts (user_id) VALUES ($1) RETURNING id::text`, [userId]);
+      const accountId = account.rows[0]?.id ?? '';
+      const item = await pool.query<{ id: string }>(
+        `INSERT INTO wallet_transactions (wallet_account_id, transaction_type, direction, state, currency, amount, reference)
+         VALUES ($1, 'WITHDRAWAL', 'WITHDRAWAL', 'IN_PROGRESS', 'BTC', 1, 'ids:1') RETURNING id::text`,
+        [accountId],
+      );
+      expect(versionOf(item.rows[0]?.id ?? '')).toBe('7');
+      const withdrawal = await pool.query<{ id: string }>(
+        `INSERT INTO withdrawals (wallet_account_id, idempotency_key, kind, state, currency, network, amount, fee, to_address)
+         VALUES ($1, 'ids-1', 'EXTERNAL', 'PENDING', 'BTC', 'BITCOIN', 1000, 10, 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh') RETURNING id::text`,
+        [accountId],
+      );
+      expect(versionOf(withdrawal.rows[0]?.id ?? '')).toBe('7');
+    });
+  });
 });

@@ -4,6 +4,7 @@ import { walletAccounts } from './users.ts';
 import { walletTransactions } from './wallet.ts';
 import { chainDeposits } from './chains.ts';
 import type { QuotePrices } from './market.ts';
+import { operationId } from './ids.ts';
 
 const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 
@@ -25,7 +26,7 @@ export type BuyQuoteItem = {
 
 /** A buy quote (SPEC §3 rate quote, `fixedRateId`): fiat per coin per method, good until `expiresAt`. */
 export const buyRateQuotes = pgTable('buy_rate_quotes', {
-  id: uuid('id').primaryKey().defaultRandom(),
+  id: operationId(),
   walletAccountId: uuid('wallet_account_id')
     .notNull()
     .references(() => walletAccounts.id, { onDelete: 'cascade' }),
@@ -48,7 +49,7 @@ export const buyRateQuotes = pgTable('buy_rate_quotes', {
 export const buyOrders = pgTable(
   'buy_orders',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     walletAccountId: uuid('wallet_account_id')
       .notNull()
       .references(() => walletAccounts.id, { onDelete: 'restrict' }),
@@ -108,7 +109,7 @@ export const cardWebhookEvents = pgTable('card_webhook_events', {
 export const cardSandboxPayments = pgTable(
   'card_sandbox_payments',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     reference: text('reference').notNull(),
     amount: units('amount').notNull(),
     currency: text('currency').notNull(),

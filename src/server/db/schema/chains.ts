@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, index, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { walletAccounts } from './users.ts';
 import { walletTransactions } from './wallet.ts';
+import { operationId } from './ids.ts';
 
 const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 
@@ -20,7 +21,7 @@ const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 export const chainDeposits = pgTable(
   'chain_deposits',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     network: text('network').$type<Network>().notNull(),
     txHash: text('tx_hash').notNull(),
     outputIndex: integer('output_index').notNull(),

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, integer, numeric, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { bigint, check, integer, numeric, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import type { Network } from '../../../lib/currencies.ts';
+import { operationId } from './ids.ts';
 
 const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 
@@ -15,7 +16,7 @@ const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 export const custodyMovements = pgTable(
   'custody_movements',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     idempotencyKey: text('idempotency_key').notNull(),
     /**
      * COLD: to the operator's cold address (booked COLD_STORAGE → WORLD plus its fee); CONSOLIDATION: the UTXO

@@ -1,11 +1,12 @@
 import { index, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { users } from './users.ts';
+import { operationId } from './ids.ts';
 
 /** 'Leave feedback' (SPEC §2 Settings): what a user wrote, kept whether or not the mail to support went out. */
 export const feedback = pgTable(
   'feedback',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     userId: uuid('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { check, index, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { check, index, jsonb, numeric, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { operationId } from './ids.ts';
 
 /**
  * The market's last word per source (domain/market/): a crypto asset's USD mid price from one exchange, or a fiat's
@@ -31,7 +32,7 @@ export const marketPrices = pgTable(
 export const deskHedges = pgTable(
   'desk_hedges',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     clientOrderId: text('client_order_id').notNull().unique(),
     exchange: text('exchange').notNull(),
     asset: text('asset').notNull(),

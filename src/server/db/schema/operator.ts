@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, check, index, jsonb, numeric, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { users, walletAccounts } from './users.ts';
+import { operationId } from './ids.ts';
 
 const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 
@@ -49,7 +50,7 @@ export const operatorAudit = pgTable(
 export const operatorAdjustments = pgTable(
   'operator_adjustments',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     walletAccountId: uuid('wallet_account_id')
       .notNull()
       .references(() => walletAccounts.id, { onDelete: 'restrict' }),

@@ -3,12 +3,13 @@ import { bigint, index, integer, jsonb, numeric, pgTable, text, timestamp, uniqu
 import type { QuotePrices } from './market.ts';
 import { walletAccounts } from './users.ts';
 import { walletTransactions } from './wallet.ts';
+import { operationId } from './ids.ts';
 
 const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 
 /** A sell rate quoted to an account (SPEC §3 sell rate): fiat per coin, good until `expiresAt`; an order fixes it by id. */
 export const sellRateQuotes = pgTable('sell_rate_quotes', {
-  id: uuid('id').primaryKey().defaultRandom(),
+  id: operationId(),
   walletAccountId: uuid('wallet_account_id')
     .notNull()
     .references(() => walletAccounts.id, { onDelete: 'cascade' }),
@@ -50,7 +51,7 @@ export const sellSavedCards = pgTable(
 export const sellOrders = pgTable(
   'sell_orders',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     walletAccountId: uuid('wallet_account_id')
       .notNull()
       .references(() => walletAccounts.id, { onDelete: 'restrict' }),
@@ -95,7 +96,7 @@ export const payoutSandboxCards = pgTable('payout_sandbox_cards', {
 export const payoutSandboxPayouts = pgTable(
   'payout_sandbox_payouts',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     reference: text('reference').notNull().unique(),
     token: text('token')
       .notNull()

@@ -3,6 +3,7 @@ import { check, index, integer, jsonb, numeric, pgTable, text, timestamp, unique
 import type { QuotePrices } from './market.ts';
 import { walletAccounts } from './users.ts';
 import { walletTransactions } from './wallet.ts';
+import { operationId } from './ids.ts';
 
 const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 
@@ -13,7 +14,7 @@ const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 export const swapQuotes = pgTable(
   'swap_quotes',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     walletAccountId: uuid('wallet_account_id')
       .notNull()
       .references(() => walletAccounts.id, { onDelete: 'cascade' }),
@@ -43,7 +44,7 @@ export const swapQuotes = pgTable(
 export const swapOrders = pgTable(
   'swap_orders',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     walletAccountId: uuid('wallet_account_id')
       .notNull()
       .references(() => walletAccounts.id, { onDelete: 'restrict' }),

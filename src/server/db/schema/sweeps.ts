@@ -2,6 +2,7 @@ import type { Network } from '../../../lib/currencies.ts';
 import { sql } from 'drizzle-orm';
 import { bigint, index, integer, numeric, pgTable, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 import { chainDeposits } from './chains.ts';
+import { operationId } from './ids.ts';
 
 const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 
@@ -14,7 +15,7 @@ const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 export const sweeps = pgTable(
   'sweeps',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     network: text('network').$type<Network>().notNull(),
     currency: text('currency').notNull(),
     address: text('address').notNull(),

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { users } from './users.ts';
 import { walletTransactions } from './wallet.ts';
+import { operationId } from './ids.ts';
 
 /** A Telegram account linked to a user (SPEC §3 tgAuth): one per user, one user per Telegram account. */
 export const telegramAccounts = pgTable(
@@ -43,7 +44,7 @@ export const telegramLinkCodes = pgTable(
 export const telegramNotifications = pgTable(
   'telegram_notifications',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     /** `<event>:<order id>`: the same event queued twice is one message. */
     eventKey: text('event_key').notNull().unique(),
     event: text('event', { enum: ['deposit.pending', 'deposit.credited', 'withdrawal.sent', 'withdrawal.completed', 'withdrawal.failed', 'buy.completed'] }).notNull(),

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, numeric, pgTable, primaryKey, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
 import { walletAccounts } from './users.ts';
+import { operationId } from './ids.ts';
 
 const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 
@@ -94,7 +95,7 @@ export const depositAddresses = pgTable(
 export const walletTransactions = pgTable(
   'wallet_transactions',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     walletAccountId: uuid('wallet_account_id')
       .notNull()
       .references(() => walletAccounts.id, { onDelete: 'restrict' }),

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core';
+import { index, integer, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { operationId } from './ids.ts';
 
 /**
  * The outbox of signed webhooks an embedded provider (card sandbox, payout sandbox) sends to the gateway, retried
@@ -9,7 +10,7 @@ import { index, integer, pgTable, text, timestamp, unique, uuid } from 'drizzle-
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     topic: text('topic').notNull(),
     /** The sender's own name for the event: enqueuing the same key twice sends it once. */
     eventKey: text('event_key').notNull(),

@@ -3,6 +3,7 @@ import { bigint, check, index, integer, numeric, pgTable, text, timestamp, uniqu
 import type { Network } from '../../../lib/currencies.ts';
 import { users, walletAccounts } from './users.ts';
 import { walletTransactions } from './wallet.ts';
+import { operationId } from './ids.ts';
 
 const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 
@@ -18,7 +19,7 @@ const units = (name: string) => numeric(name, { precision: 78, scale: 0 });
 export const withdrawals = pgTable(
   'withdrawals',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     walletAccountId: uuid('wallet_account_id')
       .notNull()
       .references(() => walletAccounts.id, { onDelete: 'restrict' }),
@@ -107,7 +108,7 @@ export const withdrawals = pgTable(
 export const withdrawalBatches = pgTable(
   'withdrawal_batches',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     network: text('network').$type<Network>().notNull(),
     /** How many withdrawals it pays (one output each). */
     size: integer('size').notNull(),
@@ -128,7 +129,7 @@ export const withdrawalBatches = pgTable(
 export const withdrawalFeeQuotes = pgTable(
   'withdrawal_fee_quotes',
   {
-    id: uuid('id').primaryKey().defaultRandom(),
+    id: operationId(),
     walletAccountId: uuid('wallet_account_id')
       .notNull()
       .references(() => walletAccounts.id, { onDelete: 'cascade' }),
