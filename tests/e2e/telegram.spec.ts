@@ -194,6 +194,8 @@ test('linking from the web: the Home banner opens the bot, a simulated /start up
   await banner.getByRole('button', { name: 'Link' }).click();
   await expect.poll(() => deepLink).toMatch(/^https:\/\/t\.me\/wallet_test_bot\?start=[A-Za-z0-9_-]{43}$/);
   const code = new URL(deepLink).searchParams.get('start') ?? '';
+  // The page goes to the bot's link: let that navigation finish, or the goto('/home') below races it and is interrupted.
+  await page.waitForURL(/^https:\/\/t\.me\//, { waitUntil: 'load' });
 
   // Telegram delivers the user's /start <code> to the webhook; the bot links and answers in the user's language.
   const telegramUser = newTelegramUser({ language_code: 'ru' });
