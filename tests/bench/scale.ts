@@ -91,12 +91,9 @@ try {
     const tokens = await signIn(server.url, { email: heavy.email, password: SEED_PASSWORD });
     const lightTokens = await signIn(server.url, { email: light.email, password: SEED_PASSWORD });
     const withdrawerTokens = await signIn(server.url, { email: withdrawer.email, password: SEED_PASSWORD });
-    const database = await openDatabase({ databaseUrl: url, dataDir: await mkdtemp(join(tmpdir(), 'wallet-scale-')) }, log);
-    try {
-      await transfer(database.pool, { key: `scale:withdrawer:${WITHDRAWER}`, kind: 'TRANSFER', from: heavy.accountId, to: withdrawer.accountId, currency: 'BTC', amount: WITHDRAWER_FUNDS });
-    } finally {
-      await database.close();
-    }
+    await withClient(url, (client) =>
+      transfer(client, { key: `scale:withdrawer:${WITHDRAWER}`, kind: 'TRANSFER', from: heavy.accountId, to: withdrawer.accountId, currency: 'BTC', amount: WITHDRAWER_FUNDS }),
+    );
     return { name, server, token: tokens.accessToken, lightToken: lightTokens.accessToken, heavy, light, withdrawer, withdrawerToken: withdrawerTokens.accessToken, url, users };
   };
   const targets = [await start('small', small.url, small.stamp.users), await start('scale', scaleDb.url, scaleDb.stamp.users)];
@@ -219,38 +216,21 @@ try {
     stolen.push(stolenShare(before, machineCpu()));
   }
 
-  const audit = async (url: string, sample: number | undefined) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
+  const audit = (url: string, sample: number | undefined) =>
+    withClient(url, async (client) => {
       const t0 = performance.now();
       const results = await auditLedger(client, undefined, sample === undefined ? {} : { sample });
       return { seconds: (performance.now() - t0) / 1000, failed: results.filter((r) => !r.ok).map((r) => r.name) };
-    } finally {
-      await client.end();
-    }
-  };
-  const sizePerUser = async (url: string, users: number) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return Number((await client.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes')).rows[0]?.bytes) / users;
-    } finally {
-      await client.end();
-    }
-  };
+    });
+  const sizePerUser = (url: string, users: number) =>
+    withClient(url, async (client) => Number((await client.query<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes')).rows[0]?.bytes) / users);
 
   /** The buffer cache's size, and whether it sits on huge pages (the pages it needs when it does not). */
-  const sharedBuffers = async (url: string) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
+  const sharedBuffers = (url: string) =>
+    withClient(url, async (client) => {
       const show = async (name: string) => (await client.query<Record<string, string>>(`SHOW ${name}`)).rows[0]?.[name] ?? '?';
       return { size: await show('shared_buffers'), hugePages: await show('huge_pages_status'), hugePagesNeeded: await show('shared_memory_size_in_huge_pages') };
-    } finally {
-      await client.end();
-    }
-  };
+    });
 
   const checks: [string, boolean][] = [];
   const buffers = await sharedBuffers(scaleDb.url);
@@ -313,17 +293,25 @@ try {
 }
 process.exit(failed ? 1 : 0);
 
-/** The lowest user index from 2 whose account has made no withdrawal (a user of the small database too: under SMALL_USERS). */
-async function firstUserWithoutWithdrawals(url: string): Promise<number> {
+/** One connection to `url` for `work`, closed after. */
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    for (let index = 2; index < SMALL_USERS; index++) {
-      const made = await client.query('SELECT 1 FROM withdrawals WHERE wallet_account_id = $1 LIMIT 1', [seededUser(index).accountId]);
-      if (made.rowCount === 0) return index;
-    }
-    throw new Error(`every user from 2 to ${SMALL_USERS - 1} of the scale database has made withdrawals: seed it again (delete its stamp under DATA_DIR/bench-scale)`);
+    return await work(client);
   } finally {
     await client.end();
   }
+}
+
+/** The lowest user index from 2 whose account has made no withdrawal (a user of the small database too: under SMALL_USERS). */
+async function firstUserWithoutWithdrawals(url: string): Promise<number> {
+  const candidates = Array.from({ length: SMALL_USERS - 2 }, (_, i) => seededUser(i + 2));
+  const used = await withClient(url, (client) =>
+    client.query<{ account: string }>('SELECT DISTINCT wallet_account_id AS account FROM withdrawals WHERE wallet_account_id = ANY($1)', [candidates.map((user) => user.accountId)]),
+  );
+  const withdrawn = new Set(used.rows.map((row) => row.account));
+  const first = candidates.find((user) => !withdrawn.has(user.accountId));
+  if (!first) throw new Error(`every user from 2 to ${SMALL_USERS - 1} of the scale database has made withdrawals: seed it again (delete its stamp under DATA_DIR/bench-scale)`);
+  return first.index;
 }

@@ -12,16 +12,15 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 /** The machine's CPU time so far by kind (/proc/stat's first line, in clock ticks); undefined where there is none. */
 export function machineCpu(): { total: number; steal: number } | undefined {
-  const line = (() => {
-    try {
-      return readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
-    } catch {
-      return undefined;
-    }
-  })();
+  let line: string;
+  try {
+    line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0] ?? '';
+  } catch {
+    return undefined;
+  }
   // cpu user nice system idle iowait irq softirq steal ...
-  const ticks = line?.split(/\s+/).slice(1, 9).map(Number);
-  if (!ticks || ticks.length < 8 || ticks.some((t) => !Number.isFinite(t))) return undefined;
+  const ticks = line.split(/\s+/).slice(1, 9).map(Number);
+  if (ticks.length < 8 || ticks.some((t) => !Number.isFinite(t))) return undefined;
   return { total: ticks.reduce((a, b) => a + b, 0), steal: ticks[7] ?? 0 };
 }
 
