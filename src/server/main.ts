@@ -126,6 +126,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
     : undefined;
   // A server span per /api (and /sandbox) request when tracing is on, named by the route pattern.
   const api = getRequestListener(tracing ? tracing.serve(gateway.fetch, gateway.routes.map((r) => r.path)) : gateway.fetch);
+  // The balances poll from memory when it can; with tracing on every request goes through the gateway for its span.
+  const hot = tracing ? undefined : gateway.hot;
   // The embedded identity provider; absent when OIDC_ISSUER names another issuer, and then /oidc is an unknown path.
   const mounts: { oidc?: NodeHandler } = { oidc: accounts.idp?.handle };
 
@@ -133,7 +135,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const route = (req: IncomingMessage, res: ServerResponse) => {
     const path = req.url ?? '/';
     if (mounts.oidc && (path === '/oidc' || path.startsWith('/oidc/') || path.startsWith('/oidc?'))) return mounts.oidc(req, res);
-    if (path.startsWith('/api/') || path === '/api' || path.startsWith('/sandbox/')) return void api(req, res);
+    if (path.startsWith('/api/') || path === '/api' || path.startsWith('/sandbox/')) return void (hot?.(req, res) || api(req, res));
     return web(req, res, (error?: unknown) => {
       log.error({ err: error, path }, 'page failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });

@@ -148,6 +148,8 @@ async function insertAddresses(db: Queryable, walletAccountId: string, index: nu
 export type AssetReader = {
   /** The asset list as the JSON the gateway sends. */
   json(walletAccountId: string): Promise<string>;
+  /** That JSON when memory holds it and may serve it now (what `json` answers without a read), else undefined. */
+  cached(walletAccountId: string): string | undefined;
   /** Read from the database now (after a change made by this request), refreshing the cache. */
   fresh(walletAccountId: string): Promise<AssetItem[]>;
   invalidate(walletAccountId: string): void;
@@ -199,11 +201,14 @@ export function createAssetReader(pool: pg.Pool, offer: Offer, options: { ttlMs:
   const reading = new Map<string, { ticket: number; json: Promise<string> }>();
 
   const reader: AssetReader = {
-    async json(account) {
-      const trusted = options.trusted() && !isChanging(account);
+    cached(account) {
       const hit = cache.get(account);
-      if (hit && hit.until > Date.now() && trusted) return hit.json;
-      if (!trusted) return (await load(account)).json;
+      return hit && hit.until > Date.now() && options.trusted() && !isChanging(account) ? hit.json : undefined;
+    },
+    async json(account) {
+      const hit = reader.cached(account);
+      if (hit !== undefined) return hit;
+      if (!options.trusted() || isChanging(account)) return (await load(account)).json;
       const under = reading.get(account);
       if (under && under.ticket >= Math.max(changedAt.get(account) ?? 0, clearedAt)) return under.json;
       const read = { ticket: clock, json: load(account).then((loaded) => loaded.json) };

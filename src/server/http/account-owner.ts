@@ -15,6 +15,8 @@ const CACHE_LIMIT = 50_000;
 export type AccountOwners = {
   /** Throws 403 FORBIDDEN unless `userId` owns `account`. */
   ensure: (account: string, userId: string) => Promise<void>;
+  /** True when memory already knows `userId` owns `account`; false means "not known here", not "not the owner". */
+  known: (account: string, userId: string) => boolean;
   /** The guard of an account route: signed in, and the owner of the path's `:account`. */
   route: MiddlewareHandler<ApiEnv>;
 };
@@ -39,5 +41,5 @@ export function createAccountOwners(deps: { pool: pg.Pool; auth: AccessTokenVeri
       await ensure(c.req.param('account') ?? '', c.get('principal').userId);
       await next();
     });
-  return { ensure, route };
+  return { ensure, known: (account, userId) => owners.get(account) === userId, route };
 }

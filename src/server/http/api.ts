@@ -35,6 +35,7 @@ import { createAnalyticsApi } from './analytics.ts';
 import { createReservesApi } from './reserves.ts';
 import type { Readiness } from '../domain/readiness.ts';
 import { withinBudget } from '../net/call-budget.ts';
+import { createBalancesHotPath, type HotPath } from './balances-hot-path.ts';
 
 const ACCOUNT_URL = /^[a-z]+:\/\/[^/]+\/api\/[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\//;
 
@@ -45,7 +46,12 @@ export type ApiDeps = { config: Config; log: Logger; pool: pg.Pool; db: Db; user
 export type ApiRoute = { method: string; path: string };
 
 /** What the node server calls: Hono's fetch signature; `routes` lists every endpoint (the attack suite walks it). */
-export type ApiHandler = { fetch: (request: Request, env?: unknown) => Promise<Response>; routes: readonly ApiRoute[] };
+export type ApiHandler = {
+  fetch: (request: Request, env?: unknown) => Promise<Response>;
+  routes: readonly ApiRoute[];
+  /** Answers the balances poll from memory at the node server when it can (balances-hot-path.ts); false: call `fetch`. */
+  hot: HotPath;
+};
 
 /** The endpoints of Hono apps: middleware (`use`, method ALL on a wildcard) left out, each method and path once. */
 function endpoints(...apps: Hono[]): ApiRoute[] {
@@ -144,6 +150,7 @@ export function createApi(deps: ApiDeps): ApiHandler {
   }
   return {
     routes: endpoints(root, accounts),
+    hot: createBalancesHotPath({ auth: deps.auth, owners, assets: deps.custody.assets }),
     async fetch(incoming, env) {
       const bounding = boundedRequest(incoming);
       const request = bounding === undefined ? incoming : await bounding.catch((error: unknown) => {

@@ -20,6 +20,8 @@ export class UnauthorizedError extends Error {}
 /** Checks access tokens of the configured issuer; one per process, shared by every /api area. */
 export type AccessTokenVerifier = {
   verify: (token: string) => Promise<Principal>;
+  /** The principal of a token verified before, unexpired and not revoked as far as this process knows now; else undefined (then `verify` decides). */
+  cached: (token: string) => Principal | undefined;
   /** Drops cached tokens of a user (after a password reset) so this process refuses them at once. */
   forgetUser: (userId: string) => void;
   /** A grant of this process' provider was revoked: its tokens are refused here at once (others read it within seconds). */
@@ -144,8 +146,17 @@ export function createAccessTokenVerifier(deps: { config: Config; db: Db; secret
     });
   };
 
-  return {
+  const verifier: AccessTokenVerifier = {
+    cached(token) {
+      const hit = cache.get(token.slice(-CACHE_KEY_CHARS));
+      if (hit?.token !== token || hit.expiresAt <= Date.now()) return undefined;
+      if (!hit.grantIds) return hit.principal;
+      const list = revokedList();
+      return list instanceof Map && !hit.grantIds.some((id) => list.has(id)) ? hit.principal : undefined;
+    },
     async verify(token) {
+      const known = verifier.cached(token);
+      if (known) return known;
       const key = token.slice(-CACHE_KEY_CHARS);
       const cached = cache.get(key);
       const hit = cached?.token === token ? cached : undefined;
@@ -193,6 +204,7 @@ export function createAccessTokenVerifier(deps: { config: Config; db: Db; secret
       revoked.set(storedOidcId(deps.secrets, grantId), Date.now());
     },
   };
+  return verifier;
 }
 
 /** The gateway's guard: a valid `Authorization: Bearer <JWT>` sets `principal`; anything else is 401 UNAUTHORIZED. */

@@ -13,6 +13,7 @@ import { findTransaction, historyWithBalance, TRANSACTION_TYPES } from '../domai
 import { checkExportLink, exportLinkQuery, historyCsv, type ExportQuery } from '../domain/history-export.ts';
 import type { SecretsKey } from '../adapters/keys/port.ts';
 import type { AccountOwners } from './account-owner.ts';
+import { assetListHeaders } from './balances-hot-path.ts';
 import type { ApiEnv } from './context.ts';
 import { accountInBody, currency, UUID } from './fields.ts';
 import { jsonInput } from './json-input.ts';
@@ -38,7 +39,11 @@ export function createWalletApi(deps: { pool: pg.Pool; custody: Custody; owners:
 
   const assets = (account: string) => custody.assets.fresh(account);
 
-  app.get('/:account/asset', account, async (c) => c.body(await custody.assets.json(c.req.param('account')), 200, { 'content-type': 'application/json' }));
+  // Answered from memory before this stack when it can be (balances-hot-path.ts), with the same headers.
+  app.get('/:account/asset', account, async (c) => {
+    const json = await custody.assets.json(c.req.param('account'));
+    return c.body(json, 200, assetListHeaders(json));
+  });
 
   app.post('/:account/account/currency', account, jsonInput(addBody), async (c) => {
     const id = c.req.param('account');

@@ -23,6 +23,42 @@ describe('the account-owner guard', () => {
     await world?.close();
   });
 
+  // Each first poll is the gateway's (the list kept from adding the currencies has run out, after 2 s), and the
+  // second is answered from memory (balances-hot-path.ts).
+  it('answers the balances poll from memory exactly as the gateway does, and only to the owner', async () => {
+    for (const user of [alice, bob]) {
+      const added = await fetch(`${server.url}/api/${user.accountId}/account/currency/list`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ currencies: ['BTC', 'ETH', 'TON'] }),
+      });
+      expect(added.status).toBe(200);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const poll = async (user: SignedInUser, account: string, acceptEncoding: string) => {
+      const response = await fetch(`${server.url}/api/${account}/asset`, { headers: { authorization: `Bearer ${user.accessToken}`, 'accept-encoding': acceptEncoding } });
+      const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'date' && name !== 'x-request-id'));
+      return { status: response.status, headers, body: await response.text(), requestId: response.headers.get('x-request-id') };
+    };
+    for (const [user, acceptEncoding] of [[alice, 'identity'], [bob, 'gzip, deflate, br']] as const) {
+      const gateway = await poll(user, user.accountId, acceptEncoding);
+      const memory = await poll(user, user.accountId, acceptEncoding);
+      expect(gateway.status).toBe(200);
+      expect(JSON.parse(gateway.body)).toEqual(expect.arrayContaining([expect.objectContaining({ currency: 'BTC', depositAddress: expect.any(String) })]));
+      expect({ ...memory, requestId: undefined }).toEqual({ ...gateway, requestId: undefined });
+      expect(gateway.headers['content-length']).toBe(String(Buffer.byteLength(gateway.body)));
+      expect(gateway.headers['x-content-type-options']).toBe('nosniff');
+      expect(memory.requestId).toMatch(/^[\w-]+$/);
+      expect(memory.requestId).not.toBe(gateway.requestId);
+    }
+    // Alice's list is in memory now: Bob's token on it is still the guard's 403, and no token its 401.
+    expect((await poll(alice, alice.accountId, 'identity')).status).toBe(200);
+    const refused = await poll(bob, alice.accountId, 'identity');
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body)).toMatchObject({ exceptionCode: 'FORBIDDEN' });
+    expect((await fetch(`${server.url}/api/${alice.accountId}/asset`)).status).toBe(401);
+  });
+
   const fill = (path: string, account: string) =>
     path.replace(/:(\w+)/g, (_match, name: string) => {
       if (name === 'account') return account;

@@ -59,7 +59,7 @@ describe('the operator console, in process', () => {
       await pool.query('UPDATE users SET email = $2, email_confirmed_at = now() WHERE id = $1', [made.userId, email]);
       people[name] = { ...made, email };
     }
-    const auth: AccessTokenVerifier = { verify: async (token) => ({ userId: token, sub: token }), forgetUser: () => {}, revokeGrant: () => {} };
+    const auth: AccessTokenVerifier = { verify: async (token) => ({ userId: token, sub: token }), cached: () => undefined, forgetUser: () => {}, revokeGrant: () => {} };
     const config = { publicUrl: 'http://wallet.test', oidc: { issuer: 'http://wallet.test/oidc', audience: 'http://wallet.test/api' } } as unknown as Config;
     const root = new Hono().basePath('/api');
     root.onError((error, c) => errorResponse(error, c, quietLog));

@@ -113,6 +113,7 @@ describe('withdrawal fees that follow the network', () => {
         if (!/^[0-9a-f-]{36}$/.test(token)) throw new UnauthorizedError('The access token is not valid');
         return { userId: token, sub: token };
       },
+      cached: () => undefined,
       forgetUser: () => {},
       revokeGrant: () => {},
     };

@@ -82,6 +82,7 @@ describe('the account-owner guard', () => {
       if (token === 'alice' || token === 'bob') return { userId: token, sub: token };
       throw new UnauthorizedError('The access token is not valid');
     },
+    cached: () => undefined,
     forgetUser: () => {},
     revokeGrant: () => {},
   };
