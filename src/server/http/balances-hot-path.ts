@@ -5,7 +5,7 @@
  * frequent request, and the Hono stack around a cached answer (the Request and Response objects, the routers, the
  * middleware's promises, the call budget) was a quarter of its cost (issue 35 item 5).
  *
- * It answers exactly what the route in wallet.ts answers (the same JSON string, status and content type); anything
+ * It answers exactly what the route in wallet.ts answers (the same JSON string, status and headers); anything
  * it does not know from memory (no token, a token not verified yet, a revocation being reread, another user's
  * account, a list not cached) goes the usual way, where the route's guard and handler decide. The caller has set
  * the request id and the security headers already, as for every request.
