@@ -26,7 +26,7 @@ describe('kept-alive connections', () => {
     expect(KEEP_ALIVE_MS).toBeGreaterThan(60_000);
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const get = () =>
-      new Promise<{ status: number; socket: Socket; keepAlive: string | undefined }>((resolve, reject) => {
+      new Promise<{ status: number; socket: Socket; keepAlive: string | string[] | undefined }>((resolve, reject) => {
         const req = request(`${server.url}/api/health`, { agent }, (res) => {
           res.resume();
           res.once('end', () => resolve({ status: res.statusCode ?? 0, socket: req.socket as Socket, keepAlive: res.headers['keep-alive'] }));
