@@ -59,13 +59,6 @@ function fail(message: string): never {
 
 const FIRST_POLL_MS = 15_000;
 
-/**
- * How long an idle client connection is kept: longer than the idle timeout of the proxy in front (nginx and the
- * cloud load balancers keep an upstream connection 60 s), so the proxy, never the gateway, closes an idle one.
- * Closed first by the gateway, a request the proxy sends at that instant meets a reset and its user a 502.
- */
-export const KEEP_ALIVE_MS = 65_000;
-
 async function firstPoll(custody: Custody, database: Database, log: Logger): Promise<void> {
   const polls = Promise.allSettled(custody.market.feeds.map(({ feed }) => pollFeed(database.pool, feed, log)));
   let timer: NodeJS.Timeout | undefined;
@@ -178,7 +171,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // The access log is info; below that level and without metrics the server's responses are Node's own and a request
   // costs it nothing.
   const server = createServer({ ServerResponse: finished ? loggedResponses(finished) : ServerResponse }, (req, res) => setImmediate(handle, req, res));
-  server.keepAliveTimeout = KEEP_ALIVE_MS;
+  server.keepAliveTimeout = 5_000;
 
   let exporter: MetricsListener | undefined;
   try {
