@@ -161,13 +161,11 @@ export function createAccessTokenVerifier(deps: { config: Config; db: Db; secret
       const cached = cache.get(key);
       const hit = cached?.token === token ? cached : undefined;
       if (hit && hit.expiresAt > Date.now()) {
-        if (hit.grantIds) {
-          const list = revokedList();
-          const revokedNow = list instanceof Map ? list : await list;
-          if (hit.grantIds.some((id) => revokedNow.has(id))) {
-            cache.delete(key);
-            throw new UnauthorizedError('The session has ended; sign in again');
-          }
+        // `cached` took every other live entry: here its grants' revocations were being reread, or one is revoked.
+        const revokedNow = await revokedList();
+        if (hit.grantIds?.some((id) => revokedNow.has(id))) {
+          cache.delete(key);
+          throw new UnauthorizedError('The session has ended; sign in again');
         }
         return hit.principal;
       }
