@@ -55,7 +55,6 @@ async function* stream(total: number): AsyncIterable<Buffer> {
 describe('attack: request body limits', () => {
   let database: TestDatabase;
   let server: InProcessServer;
-  afterAll(() => console.log("LOGS", JSON.stringify(server.logs.map((l) => [l.level, l.msg, l.err?.message]))));
 
   beforeAll(async () => {
     database = await createTestDatabase(inject('adminDatabaseUrl'));
