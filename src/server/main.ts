@@ -16,7 +16,7 @@ import { createSealedSettings, openSecretsKey } from './adapters/keys/secrets-ke
 import { loadWriteKey, type AnalyticsSource } from './domain/analytics.ts';
 import { formatStartSummary, startSummary } from './start-summary.ts';
 import { createWorker } from './jobs/worker.ts';
-import { refuseDeclaredOversize } from './http/body-limit.ts';
+import { drainAfterAnswer, refuseDeclaredOversize } from './http/body-limit.ts';
 import { createChainProgress } from './domain/chain-progress.ts';
 import { createReadiness, pricedAssets } from './domain/readiness.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -58,6 +58,13 @@ function fail(message: string): never {
 }
 
 const FIRST_POLL_MS = 15_000;
+
+/**
+ * How long an idle client connection is kept: longer than the idle timeout of the proxy in front (nginx and the
+ * cloud load balancers keep an upstream connection 60 s), so the proxy, never the gateway, closes an idle one.
+ * Closed first by the gateway, a request the proxy sends at that instant meets a reset and its user a 502.
+ */
+export const KEEP_ALIVE_MS = 65_000;
 
 async function firstPoll(custody: Custody, database: Database, log: Logger): Promise<void> {
   const polls = Promise.allSettled(custody.market.feeds.map(({ feed }) => pollFeed(database.pool, feed, log)));
@@ -134,8 +141,9 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   const compress = compression() as unknown as (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
   const route = (req: IncomingMessage, res: ServerResponse) => {
     const path = req.url ?? '/';
-    if (mounts.oidc && (path === '/oidc' || path.startsWith('/oidc/') || path.startsWith('/oidc?'))) return mounts.oidc(req, res);
     if (path.startsWith('/api/') || path === '/api' || path.startsWith('/sandbox/')) return void (hot?.(req, res) || api(req, res));
+    drainAfterAnswer(req, res);
+    if (mounts.oidc && (path === '/oidc' || path.startsWith('/oidc/') || path.startsWith('/oidc?'))) return mounts.oidc(req, res);
     return web(req, res, (error?: unknown) => {
       log.error({ err: error, path }, 'page failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
@@ -171,7 +179,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // The access log is info; below that level and without metrics the server's responses are Node's own and a request
   // costs it nothing.
   const server = createServer({ ServerResponse: finished ? loggedResponses(finished) : ServerResponse }, (req, res) => setImmediate(handle, req, res));
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
 
   let exporter: MetricsListener | undefined;
   try {

@@ -63,6 +63,44 @@ async function bounded(request: Request): Promise<Request | Response> {
 
 /** Beyond this a declared body is not worth reading to keep the connection: it is closed after the 413. */
 const DRAIN_LIMIT = 8 * 1024 * 1024;
+/** How long the rest of a refused body may take to arrive before its connection is closed. */
+const DRAIN_MS = 500;
+
+/**
+ * For what the node server hands to a handler outside the gateway (/oidc, the pages): once the answer is out, what is
+ * left of a body the handler stopped reading (oidc-provider past its limit, a page that reads none) is read and
+ * dropped, so the next request on that kept-alive connection is read at all; more than DRAIN_LIMIT, or slower than
+ * DRAIN_MS, and the connection is closed instead. Without it the connection sat paused in the old body, and a request
+ * the client sent on it was never answered until the keep-alive timeout reset it. The gateway's adapter
+ * (`@hono/node-server`) does the same for /api itself.
+ */
+export function drainAfterAnswer(req: IncomingMessage, res: ServerResponse): void {
+  if (req.method === 'GET' || req.method === 'HEAD') return;
+  res.once('finish', () => {
+    if (req.complete || req.destroyed) return;
+    let read = 0;
+    const stop = () => {
+      clearTimeout(timer);
+      req.off('data', counted);
+      req.off('end', stop);
+      req.off('error', stop);
+    };
+    const close = () => {
+      stop();
+      req.socket.destroySoon();
+    };
+    const counted = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > DRAIN_LIMIT) close();
+    };
+    const timer = setTimeout(close, DRAIN_MS);
+    timer.unref();
+    req.on('data', counted);
+    req.once('end', stop);
+    req.once('error', stop);
+    req.resume();
+  });
+}
 
 /**
  * For the node server, before routing: a body whose Content-Length is over the path's limit is answered 413 at

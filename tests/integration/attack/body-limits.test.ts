@@ -1,7 +1,7 @@
 /**
  * The attack suite, bodies: every route has a size limit, enforced while reading (also for chunked bodies without
- * Content-Length), answered 413 in the error shape; the keep-alive connection stays usable after it; huge uploads
- * do not grow the process; an aborted upload is a warning, not an error.
+ * Content-Length), answered 413 in the error shape; the keep-alive connection stays usable after it, and after a body
+ * /oidc or a page left unread; huge uploads do not grow the process; an aborted upload is a warning, not an error.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Agent, request, type IncomingMessage } from 'node:http';
@@ -122,6 +122,26 @@ describe('attack: request body limits', () => {
       expect(fourth.status).toBeLessThan(500);
     } finally {
       agent.destroy();
+    }
+  });
+
+  it('keeps the connection usable after /oidc or a page left a body unread', async () => {
+    // oidc-provider stops reading a chunked form at its own limit, and a page reads no body: the server reads and
+    // drops the rest after the answer, or the next request on the connection would sit unread.
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    for (const [path, body, headers] of [['/oidc/token', stream(2 * 1024 * 1024), form], ['/auth/login', stream(BODY_LIMITS.json / 2), {}]] as const) {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        const first = await post(server.url, path, body, { agent, headers });
+        expect(first.status, `${path}: ${first.body}`).toBeGreaterThanOrEqual(200);
+        const started = Date.now();
+        const next = await post(server.url, '/api/rate', Buffer.from('{"from":"BTC","to":"USD"}'), { agent });
+        expect(next.reusedSocket, path).toBe(true);
+        expect(next.status, path).toBe(200);
+        expect(Date.now() - started, `${path}: answered at once, not at the keep-alive timeout`).toBeLessThan(2_000);
+      } finally {
+        agent.destroy();
+      }
     }
   });
 
