@@ -1,5 +1,4 @@
 import { createServer, ServerResponse, type IncomingMessage } from 'node:http';
-import compression from 'compression';
 import { getRequestListener } from '@hono/node-server';
 import { ConfigError, type Config } from './config.ts';
 import { loadEnvironmentConfig, productVersion as version, recordServerSettings, startFailure } from './environment.ts';
@@ -17,6 +16,7 @@ import { loadWriteKey, type AnalyticsSource } from './domain/analytics.ts';
 import { formatStartSummary, startSummary } from './start-summary.ts';
 import { createWorker } from './jobs/worker.ts';
 import { drainAfterAnswer, refuseDeclaredOversize } from './http/body-limit.ts';
+import { createCompressor } from './http/compress.ts';
 import { createChainProgress } from './domain/chain-progress.ts';
 import { createReadiness, pricedAssets } from './domain/readiness.ts';
 import { createMetrics } from './metrics/metrics.ts';
@@ -138,7 +138,7 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
   // The embedded identity provider; absent when OIDC_ISSUER names another issuer, and then /oidc is an unknown path.
   const mounts: { oidc?: NodeHandler } = { oidc: accounts.idp?.handle };
 
-  const compress = compression() as unknown as (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+  const compress = createCompressor();
   const route = (req: IncomingMessage, res: ServerResponse) => {
     const path = req.url ?? '/';
     if (path.startsWith('/api/') || path === '/api' || path.startsWith('/sandbox/')) return void (hot?.(req, res) || api(req, res));

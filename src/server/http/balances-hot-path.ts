@@ -19,10 +19,7 @@ import type { AccessTokenVerifier } from './auth-middleware.ts';
 /** The route's own path, with any query (the route reads none); the account as the database writes ids. */
 const ASSET_PATH = /^\/api\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/asset(?:\?|$)/;
 
-/**
- * The asset list's headers, on both ways: its length given, so the compressor leaves a list under its 1 KiB threshold
- * as it is (a length Hono passes to node by itself is one the compressor cannot see, and it gzipped every poll).
- */
+/** The asset list's headers, the same on both ways: its type and its length (without it node would chunk this one). */
 export function assetListHeaders(json: string): Record<string, string> {
   return { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(json)) };
 }
