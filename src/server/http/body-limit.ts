@@ -63,7 +63,7 @@ async function bounded(request: Request): Promise<Request | Response> {
 
 /** Beyond this a declared body is not worth reading to keep the connection: it is closed after the 413. */
 const DRAIN_LIMIT = 8 * 1024 * 1024;
-/** How long the rest of a refused body may take to arrive before its connection is closed. */
+/** How long the rest of a body left unread may take to arrive before its connection is closed. */
 const DRAIN_MS = 500;
 
 /**
