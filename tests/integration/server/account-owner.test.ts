@@ -1,7 +1,8 @@
 /**
  * The one account-owner guard on every /{account} route the gateway registers (walked from the app itself): another
  * user's token, or an account that does not exist, is 403 FORBIDDEN; no token is 401. Sell honours the
- * Idempotency-Key header like the other flows.
+ * Idempotency-Key header like the other flows. The balances poll answered from memory is the gateway's answer, byte
+ * for byte, and small answers go uncompressed.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
@@ -57,6 +58,14 @@ describe('the account-owner guard', () => {
     expect(refused.status).toBe(403);
     expect(JSON.parse(refused.body)).toMatchObject({ exceptionCode: 'FORBIDDEN' });
     expect((await fetch(`${server.url}/api/${alice.accountId}/asset`)).status).toBe(401);
+  });
+
+  it('sends any small JSON answer of the gateway to a browser uncompressed, with its length (compress.ts)', async () => {
+    const profile = await fetch(`${server.url}/api/user`, { headers: { authorization: `Bearer ${alice.accessToken}`, 'accept-encoding': 'gzip, deflate, br, zstd' } });
+    const text = await profile.text();
+    expect(profile.status).toBe(200);
+    expect(profile.headers.get('content-encoding')).toBeNull();
+    expect(profile.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
   });
 
   const fill = (path: string, account: string) =>
