@@ -133,7 +133,7 @@ describe('attack: request body limits', () => {
       const agent = new Agent({ keepAlive: true, maxSockets: 1 });
       try {
         const first = await post(server.url, path, body, { agent, headers });
-        expect(first.status, `${path}: ${first.body}`).toBeGreaterThanOrEqual(200);
+        expect(first.status, `${path}: ${first.body}`).toBeLessThan(500);
         const started = Date.now();
         const next = await post(server.url, '/api/rate', Buffer.from('{"from":"BTC","to":"USD"}'), { agent });
         expect(next.reusedSocket, path).toBe(true);
