@@ -224,6 +224,8 @@ export async function startServer(config: Config, log: Logger): Promise<RunningS
       readiness.drain();
       if (config.operating.shutdownDrainMs > 0) await new Promise((resolve) => setTimeout(resolve, config.operating.shutdownDrainMs));
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A connection answering now is closed once its answer is out, not kept KEEP_ALIVE_MS for a next request.
+      server.keepAliveTimeout = 1;
       server.closeIdleConnections();
       const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
       await drained;

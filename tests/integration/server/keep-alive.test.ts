@@ -1,7 +1,8 @@
 /**
  * An idle client connection outlives a proxy's idle timeout's worth of quiet at the gateway's side: a connection the
  * gateway closed after 5 s of quiet once met a request sent at that instant (a reset, which a proxy turns into a
- * 502, and which failed an e2e test's request). Here the same socket answers again after 6 s of quiet.
+ * 502, and which failed an e2e test's request). Here the same socket answers again after 6 s of quiet; and a stop
+ * still ends soon after the last answer, not a keep-alive later.
  */
 import { request, Agent } from 'node:http';
 import type { Socket } from 'node:net';
@@ -41,6 +42,28 @@ describe('kept-alive connections', () => {
     const second = await get();
     expect(second.status).toBe(200);
     expect(second.socket, 'the same connection answered').toBe(first.socket);
+    agent.destroy();
+  });
+
+  it('stops without waiting out the keep-alive of a connection that was answering when the stop came', async () => {
+    // A request in flight at the stop: its body is still coming when close() is called.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const answered = new Promise<number>((resolve, reject) => {
+      const req = request(`${server.url}/api/rate`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.once('error', reject);
+      req.write('{"from":"BTC",');
+      setTimeout(() => req.end('"to":"USD"}'), 500);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = Date.now();
+    const stopped = server.close();
+    expect(await answered, 'the request in flight is answered').toBe(200);
+    await stopped;
+    // Not SHUTDOWN_TIMEOUT_MS (10 s, when the stop gives up and cuts every connection), nor KEEP_ALIVE_MS.
+    expect(Date.now() - started).toBeLessThan(5_000);
     agent.destroy();
   });
 });
