@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
+import { request, type Agent } from 'node:http';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from './wait.ts';
@@ -186,4 +187,22 @@ export async function launchProductionServer(env: Record<string, string>, option
     await signer.stop();
     throw error;
   }
+}
+
+/**
+ * A POST /api/rate (it reads the prices from the database) whose body is still coming for 500 ms: what a stop must
+ * let finish. Returns once the request is under way, with its status to come.
+ */
+export async function rateRequestInFlight(url: string, agent?: Agent): Promise<{ answered: Promise<number> }> {
+  const answered = new Promise<number>((resolve, reject) => {
+    const req = request(`${url}/api/rate`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.once('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.once('error', reject);
+    req.write('{"from":"BTC",');
+    setTimeout(() => req.end('"to":"USD"}'), 500);
+  });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return { answered };
 }

@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { startInProcess, testServerEnv, type InProcessServer } from '../../support/in-process.ts';
+import { rateRequestInFlight } from '../../support/server.ts';
 import { KEEP_ALIVE_MS } from '../../../src/server/main.ts';
 
 describe('kept-alive connections', () => {
@@ -48,16 +49,7 @@ describe('kept-alive connections', () => {
   it('stops without waiting out the keep-alive of a connection that was answering when the stop came', async () => {
     // A request in flight at the stop: its body is still coming when close() is called.
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const answered = new Promise<number>((resolve, reject) => {
-      const req = request(`${server.url}/api/rate`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (res) => {
-        res.resume();
-        res.once('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.once('error', reject);
-      req.write('{"from":"BTC",');
-      setTimeout(() => req.end('"to":"USD"}'), 500);
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    const { answered } = await rateRequestInFlight(server.url, agent);
     const started = Date.now();
     const stopped = server.close();
     expect(await answered, 'the request in flight is answered').toBe(200);

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createServer } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
-import { launchServer, runUntilExit, freePort } from '../../support/server.ts';
+import { launchServer, runUntilExit, freePort, rateRequestInFlight } from '../../support/server.ts';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runningPort } from '../../../src/server/db/embedded.ts';
@@ -36,17 +35,8 @@ describe('starting the server', () => {
     await chmod(dir, 0o755);
     const server = await launchServer({ DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'info' }, { waitMs: 120_000 });
     try {
-      // Its body still coming when the signal arrives; /api/rate reads the prices from the database.
-      const answered = new Promise<number>((resolve, reject) => {
-        const req = request(`${server.url}/api/rate`, { method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
-          res.resume();
-          res.once('end', () => resolve(res.statusCode ?? 0));
-        });
-        req.once('error', reject);
-        req.write('{"from":"BTC",');
-        setTimeout(() => req.end('"to":"USD"}'), 500);
-      });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      // Its body still coming when the signal arrives.
+      const { answered } = await rateRequestInFlight(server.url);
       const stopped = server.stop();
       expect(await answered, server.output()).toBe(200);
       expect(await stopped, server.output()).toBe(0);
