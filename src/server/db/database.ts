@@ -2,6 +2,7 @@ import pg from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { fileURLToPath } from 'node:url';
+import { setTimeout } from 'node:timers/promises';
 import * as schema from './schema.ts';
 import { startEmbeddedPostgres } from './embedded.ts';
 import type { Logger } from '../log.ts';
@@ -12,6 +13,8 @@ export type Database = { pool: pg.Pool; db: Db; url: string; close: () => Promis
 const MIGRATIONS = fileURLToPath(new URL('./migrations', import.meta.url));
 /** Arbitrary but fixed: every process of this product takes the same lock before migrating. */
 const MIGRATION_LOCK = 7_420_001;
+/** How long a close waits for the connections pg-pool has asked to end. */
+const CLOSE_WAIT_MS = 5_000;
 
 // numeric stays a string (exact money); int8 counts become bigint-safe strings too.
 pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
@@ -28,9 +31,17 @@ export async function openDatabase(
   // A checked-out client has no listener of the pool's: when the server ends its connection (57P01 on a restart,
   // a crash) the 'error' event would take the process down. The query in flight still fails, and the pool drops
   // the broken client when it is released.
-  pool.on('connect', (client) => client.on('error', (error) => log.warn({ err: error }, 'database connection failed')));
+  // pg-pool's end() resolves once it has asked each idle client to end, not once its connection has closed. Each
+  // client's own end is awaited too, so an embedded PostgreSQL is never stopped under connections still closing.
+  const ending = new Set<Promise<void>>();
+  pool.on('connect', (client) => {
+    client.on('error', (error) => log.warn({ err: error }, 'database connection failed'));
+    const ended: Promise<void> = new Promise<void>((resolve) => client.once('end', resolve)).then(() => void ending.delete(ended));
+    ending.add(ended);
+  });
   const close = async () => {
     await pool.end().catch(() => {});
+    await Promise.race([Promise.all(ending), setTimeout(CLOSE_WAIT_MS, undefined, { ref: false })]);
     await embedded?.stop();
   };
   try {
