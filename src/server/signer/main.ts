@@ -7,7 +7,6 @@ import { openTool, toolFail } from '../cli/tool.ts';
 import { startFailure } from '../environment.ts';
 import { startSigner } from './service.ts';
 
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.removeAllListeners(signal);
 const tool = await openTool({ quiet: false, poolSize: 4 });
 const { config, log, database } = tool;
 const signer = await startSigner(config, log, database.pool).catch(async (error: unknown) => {
