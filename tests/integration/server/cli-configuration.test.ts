@@ -144,5 +144,5 @@ describe('the commands read the server configuration', () => {
       if (script.endsWith('devnet.ts')) expect(run.stderr).toBe('CHAINS=off: there is no devnet to send to\n');
       else expect({ script, code: run.code, stderr: run.stderr }).toEqual({ script, code: 1, stderr: `${refusal}\n` });
     }
-  });
+  }, 120_000);
 });

@@ -386,5 +386,5 @@ describe('the operator console, in process', () => {
     expect((await run('approve-withdrawal', held, '--as', people.finance2.email)).err).toContain('WITHDRAWAL_NOT_UNDER_REVIEW');
     expect((JSON.parse((await run('audit', '1')).out) as { action: string; reason: string }[])[0]).toMatchObject({ action: 'withdrawal.reject', reason: 'suspicious address' });
     expect((await run('nonsense')).err).toContain('usage: npm run operator');
-  });
+  }, 120_000);
 });

@@ -211,7 +211,7 @@ describe('batched withdrawals on Litecoin Core regtest', () => {
     expect(await balance(user)).toEqual({ available: '0.8', onHold: '0' });
     expect(await matching()).toMatchObject({ matches: true, inFlight: 0 });
     expect(await auditFailures(database.pool)).toEqual([]);
-  });
+  }, 120_000);
 
   it('replaces a stuck batch by fee for all its members, and reopens each member when a reorganisation takes the batch off the chain', async () => {
     const user = await funded('rbf', '1');

@@ -424,5 +424,5 @@ describe('a withdrawal worker killed between broadcast and completion', () => {
     await waitFor('the reconciliation to be logged', async () => worker?.output().includes('reconciled by its hash'), 5_000);
     expect(await api.balance(user, 'BTC')).toEqual({ available: '0.01', onHold: '0' });
     expect(await auditFailures(pool)).toEqual([]);
-  });
+  }, 120_000);
 });
