@@ -79,7 +79,7 @@ export type RunningServer = { close: () => Promise<void>; port: number; routes: 
 export async function startServer(config: Config, log: Logger): Promise<RunningServer> {
   const web = await createWebHandler();
   const tracing = await openTracing(config, version, log);
-  const database: Database = await openDatabase(config, log).catch(async (error: unknown) => {
+  const database: Database = await openDatabase({ ...config, gracefulStop: true }, log).catch(async (error: unknown) => {
     await tracing?.shutdown();
     throw error;
   });

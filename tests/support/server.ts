@@ -48,7 +48,8 @@ export function freePort(): Promise<number> {
  * `logFile` sends its stdout to a file instead of this process (a bench's access log would otherwise cost the
  * measuring process as much as the server).
  */
-export async function launchServer(env: Record<string, string>, options: { waitMs?: number; logFile?: string } = {}): Promise<LaunchedServer> {
+/** ownGroup: in a process group of its own, as a terminal runs it, so a test can send a Ctrl-C to the whole group. */
+export async function launchServer(env: Record<string, string>, options: { waitMs?: number; logFile?: string; ownGroup?: boolean } = {}): Promise<LaunchedServer> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   let output = '';
   const logFd = options.logFile === undefined ? undefined : openSync(options.logFile, 'a');
@@ -57,6 +58,7 @@ export async function launchServer(env: Record<string, string>, options: { waitM
     // Analytics is off in tests unless a test turns it on (ANALYTICS_WRITE_KEY unset or a key of its own).
     env: { ...process.env, LOG_LEVEL: 'warn', ANALYTICS_WRITE_KEY: 'off', ...env, PORT: String(port) },
     stdio: ['ignore', logFd ?? 'pipe', 'pipe'],
+    detached: options.ownGroup ?? false,
   });
   if (logFd !== undefined) closeSync(logFd);
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -20,6 +20,8 @@ type ToolOptions = {
   quiet?: boolean;
   /** The database connections the tool may hold (4; the worker, whose jobs run side by side, takes more). */
   poolSize?: number;
+  /** It stops itself on SIGINT/SIGTERM (the worker, the signer): an embedded PostgreSQL it starts runs in a process group of its own (see embedded.ts). */
+  gracefulStop?: boolean;
 };
 
 export async function openTool(options: ToolOptions = {}): Promise<Tool> {
@@ -31,7 +33,7 @@ export async function openTool(options: ToolOptions = {}): Promise<Tool> {
   }
   // A tool talks to its user on the terminal; its logs stay quiet unless LOG_LEVEL asks for them.
   const log = createLogger(process.env.LOG_LEVEL || options.quiet === false ? config.logLevel : 'warn');
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: options.poolSize ?? 4 }, log).catch((error: unknown) => toolFail(startFailure(error)));
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: options.poolSize ?? 4, gracefulStop: options.gracefulStop ?? false }, log).catch((error: unknown) => toolFail(startFailure(error)));
   return { config, log, database };
 }
 

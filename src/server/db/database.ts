@@ -21,10 +21,16 @@ pg.types.setTypeParser(pg.types.builtins.NUMERIC, (value) => value);
 
 /** Connects to DATABASE_URL, or starts embedded PostgreSQL under DATA_DIR, then applies migrations. */
 export async function openDatabase(
-  options: { databaseUrl: string | undefined; dataDir: string; poolSize?: number },
+  options: {
+    databaseUrl: string | undefined;
+    dataDir: string;
+    poolSize?: number;
+    /** The process stops itself on a signal, closing this database first: an embedded PostgreSQL gets a process group of its own. */
+    gracefulStop?: boolean;
+  },
   log: Logger,
 ): Promise<Database> {
-  const embedded = options.databaseUrl ? undefined : await startEmbeddedPostgres(options.dataDir, log);
+  const embedded = options.databaseUrl ? undefined : await startEmbeddedPostgres(options.dataDir, log, { ownGroup: options.gracefulStop ?? false });
   const url = options.databaseUrl ?? embedded?.url ?? '';
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 20, connectionTimeoutMillis: 10_000 });
   pool.on('error', (error) => log.warn({ err: error }, 'idle database connection failed'));

@@ -8,7 +8,7 @@ import { openTracing } from '../metrics/optional-tracing.ts';
 import { productVersion } from '../environment.ts';
 
 // As many connections as the server's pool: a quarter of them run jobs at once (worker.ts), each job's work takes more.
-const tool = await openTool({ quiet: false, poolSize: 20 });
+const tool = await openTool({ quiet: false, poolSize: 20, gracefulStop: true });
 const { config, log, database } = tool;
 // Spans per job run and chain node call when OTEL_EXPORTER_OTLP_ENDPOINT is set (metrics/tracing.ts).
 const tracing = await openTracing(config, productVersion, log);

@@ -7,7 +7,7 @@ import { openTool, toolFail } from '../cli/tool.ts';
 import { startFailure } from '../environment.ts';
 import { startSigner } from './service.ts';
 
-const tool = await openTool({ quiet: false, poolSize: 4 });
+const tool = await openTool({ quiet: false, poolSize: 4, gracefulStop: true });
 const { config, log, database } = tool;
 const signer = await startSigner(config, log, database.pool).catch(async (error: unknown) => {
   await database.close();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createServer } from 'node:net';
 import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
 import { launchServer, runUntilExit, freePort, rateRequestInFlight } from '../../support/server.ts';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runningPort } from '../../../src/server/db/embedded.ts';
@@ -29,15 +29,20 @@ describe('starting the server', () => {
     }
   });
 
-  it('on its embedded PostgreSQL, a SIGTERM answers the request in flight before PostgreSQL stops', async () => {
+  it.each([
+    ['a SIGTERM to the server', false],
+    // A terminal's Ctrl-C signals its whole foreground process group: PostgreSQL runs in a group of its own.
+    ["a terminal's Ctrl-C (SIGINT to the server's process group)", true],
+  ] as const)('on its embedded PostgreSQL, %s answers the request in flight before PostgreSQL stops', async (_, ctrlC) => {
     // DATA_DIR under a directory PostgreSQL's own user can reach (as root it runs as 'postgres').
     const dir = await mkdtemp(join(tmpdir(), 'wallet-embedded-'));
     await chmod(dir, 0o755);
-    const server = await launchServer({ DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'info' }, { waitMs: 120_000 });
+    const server = await launchServer({ DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'info' }, { waitMs: 120_000, ownGroup: ctrlC });
     try {
       // Its body still coming when the signal arrives.
       const { answered } = await rateRequestInFlight(server.url);
-      const stopped = server.stop();
+      const stopped = ctrlC ? new Promise<number | null>((resolve) => server.process.once('exit', resolve)) : server.stop();
+      if (ctrlC) process.kill(-(server.process.pid ?? 0), 'SIGINT');
       expect(await answered, server.output()).toBe(200);
       expect(await stopped, server.output()).toBe(0);
       expect(server.output()).toContain('"msg":"stopped"');
@@ -45,6 +50,9 @@ describe('starting the server', () => {
       expect(await runningPort(join(dir, 'data', 'pg')), 'PostgreSQL stopped with the server').toBeUndefined();
     } finally {
       server.process.kill('SIGKILL');
+      // A failed run may leave its PostgreSQL (in a group of its own) running.
+      const postmaster = Number((await readFile(join(dir, 'data', 'pg', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+      if (postmaster > 0) process.kill(postmaster, 'SIGKILL');
       await rm(dir, { recursive: true, force: true });
     }
   }, 180_000);
