@@ -84,6 +84,10 @@ async function runPostgres(databaseDir: string, port: number, ownGroup: boolean,
     env: { ...process.env, LC_MESSAGES: 'C' },
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const running = () => child.exitCode === null && child.signalCode === null;
+  // A process ending without its stop (a command's process.exit, a crash) stops it too, as the package's exit hook did.
+  const atExit = () => void (running() && child.kill('SIGINT'));
+  process.once('exit', atExit);
   await new Promise<void>((resolve, reject) => {
     let said = '';
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
@@ -95,8 +99,9 @@ async function runPostgres(databaseDir: string, port: number, ownGroup: boolean,
     child.once('exit', (code, signal) => reject(new Error(`postgres exited (${signal ?? code}) before it accepted connections: ${said.trim()}`)));
   });
   return async () => {
+    process.off('exit', atExit);
     // SIGINT is PostgreSQL's fast shutdown: what is still connected is disconnected, nothing committed is lost.
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+    if (running()) child.kill('SIGINT');
     await exited;
   };
 }
