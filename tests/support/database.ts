@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startEmbeddedPostgres } from '../../src/server/db/embedded.ts';
+import { runningPort, startEmbeddedPostgres } from '../../src/server/db/embedded.ts';
 import { createLogger } from '../../src/server/log.ts';
 
 /**
@@ -72,4 +72,15 @@ export function countedPool(pool: pg.Pool): { pool: pg.Pool; counts: { statement
     },
   }) as pg.Pool;
   return { pool: counted, counts };
+}
+
+/** Kills a PostgreSQL a failed test left running on its data directory (the server runs it in a group of its own). */
+export async function killLeftPostgres(databaseDir: string): Promise<void> {
+  if ((await runningPort(databaseDir)) === undefined) return;
+  const pid = Number((await readFile(join(databaseDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
+  try {
+    if (pid > 0) process.kill(pid, 'SIGKILL');
+  } catch {
+    // Gone meanwhile.
+  }
 }

@@ -46,9 +46,9 @@ export function freePort(): Promise<number> {
 /**
  * Starts the real server (`node src/server/main.ts`, as `npm start` does) and waits until /api/health answers.
  * `logFile` sends its stdout to a file instead of this process (a bench's access log would otherwise cost the
- * measuring process as much as the server).
+ * measuring process as much as the server). `ownGroup` runs it in a process group of its own, as a terminal does, so a
+ * test can send a Ctrl-C to the whole group.
  */
-/** ownGroup: in a process group of its own, as a terminal runs it, so a test can send a Ctrl-C to the whole group. */
 export async function launchServer(env: Record<string, string>, options: { waitMs?: number; logFile?: string; ownGroup?: boolean } = {}): Promise<LaunchedServer> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   let output = '';

@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase } from '../../../src/server/db/database.ts';
 import { runningPort } from '../../../src/server/db/embedded.ts';
 import { loggerOptions } from '../../../src/server/log.ts';
+import { killLeftPostgres } from '../../support/database.ts';
 
 describe('closing the database', () => {
   it('ends every pooled connection before it stops the embedded PostgreSQL it started', async () => {
@@ -55,8 +56,7 @@ describe('closing the database', () => {
       }
       expect(left, 'PostgreSQL stopped with its process').toBeUndefined();
     } finally {
-      const postmaster = Number((await readFile(join(dir, 'data', 'pg', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
-      if (postmaster > 0) process.kill(postmaster, 'SIGKILL');
+      await killLeftPostgres(join(dir, 'data', 'pg'));
       await rm(dir, { recursive: true, force: true });
     }
   }, 120_000);

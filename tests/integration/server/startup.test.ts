@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createServer } from 'node:net';
-import { createTestDatabase, type TestDatabase } from '../../support/database.ts';
+import { createTestDatabase, killLeftPostgres, type TestDatabase } from '../../support/database.ts';
 import { launchServer, runUntilExit, freePort, rateRequestInFlight } from '../../support/server.ts';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runningPort } from '../../../src/server/db/embedded.ts';
@@ -51,8 +51,7 @@ describe('starting the server', () => {
     } finally {
       server.process.kill('SIGKILL');
       // A failed run may leave its PostgreSQL (in a group of its own) running.
-      const postmaster = Number((await readFile(join(dir, 'data', 'pg', 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]);
-      if (postmaster > 0) process.kill(postmaster, 'SIGKILL');
+      await killLeftPostgres(join(dir, 'data', 'pg'));
       await rm(dir, { recursive: true, force: true });
     }
   }, 180_000);
